@@ -1,0 +1,36 @@
+"""The `hpx` command: a thin typer layer over :mod:`hpx_core.api`.
+
+Command modules attach themselves to :data:`hpx_core.cli.app.app` when imported below;
+:func:`main` turns every :class:`~hpx_core.errors.HpxError` into two readable lines and an exit
+code, never a traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+import typer
+
+from hpx_core.cli.app import app
+from hpx_core.errors import HpxError
+
+# commands
+from hpx_core.cli import main_commands as _main_commands  # noqa: F401  isort: skip
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI. As the console script it exits; called with ``argv`` it returns the code."""
+    try:
+        app(args=list(argv) if argv is not None else None, prog_name="hpx")
+        code = 0
+    except HpxError as error:
+        typer.secho(f"error: {error.message}", fg="red", err=True)
+        if error.hint:
+            typer.echo(f"hint: {error.hint}", err=True)
+        code = error.exit_code
+    except SystemExit as done:
+        code = done.code if isinstance(done.code, int) else (0 if done.code is None else 1)
+    if argv is None:
+        sys.exit(code)
+    return code

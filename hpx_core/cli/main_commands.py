@@ -1,0 +1,238 @@
+"""Top-level commands: version, plugins, config, doctor, profile."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import attrs
+import typer
+from rich.console import Console
+from rich.table import Table
+from ruamel.yaml import YAML
+
+from hpx_core import __version__, api, pipeline
+from hpx_core.cli.app import app, config_app
+from hpx_core.config import walk_values
+from hpx_core.doctor import run_doctor
+from hpx_core.errors import UsageError
+from hpx_core.log import configure_logging
+
+console = Console()
+
+ConfigOption = Annotated[
+    Path | None, typer.Option("--config", "-c", help="Profile config (YAML).", exists=False)
+]
+EngineOption = Annotated[str | None, typer.Option("--engine", help="Engine name.")]
+BackendOption = Annotated[str | None, typer.Option("--backend", help="Engine backend.")]
+BoardOption = Annotated[str | None, typer.Option("--board", help="Board name.")]
+ToolchainOption = Annotated[str | None, typer.Option("--toolchain", help="Toolchain name.")]
+EngineConfigOption = Annotated[
+    list[str] | None,
+    typer.Option("--engine-config", help="engine.config KEY=VALUE (YAML value); repeatable."),
+]
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"hpx {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print version.")
+    ] = False,
+    log_json: Annotated[bool, typer.Option("--log-json", help="Logs as JSON lines.")] = False,
+    verbose: Annotated[int, typer.Option("--verbose", "-v", count=True, help="More logs.")] = 0,
+    no_plugins: Annotated[
+        bool, typer.Option("--no-plugins", help="Only the engines that ship with hpx.")
+    ] = False,
+) -> None:
+    """Profile ML inference on Cortex-M: real Apollo boards or emulated ones."""
+    configure_logging(json=log_json, verbosity=verbose)
+    api.registry(no_plugins=no_plugins, reload=True)
+
+
+@app.command()
+def plugins() -> None:
+    """List installed engines, their distributions and versions."""
+    report = api.list_plugins()
+    table = Table("engine", "distribution", "version", "models", "backends", "about")
+    for row in report.engines:
+        table.add_row(
+            row.engine,
+            row.distribution,
+            row.version,
+            ", ".join(row.model_formats),
+            ", ".join(row.backends) or "-",
+            row.summary,
+        )
+    console.print(table)
+    for failure in report.failures:
+        console.print(
+            f"[yellow]skipped plugin {failure.plugin.name}[/] "
+            f"({failure.plugin.distribution}): {failure.reason}"
+        )
+    for name in report.conflicts:
+        console.print(f"[yellow]engine {name} is declared by more than one plugin; not usable[/]")
+
+
+def collect_overrides(
+    *,
+    engine: str | None = None,
+    backend: str | None = None,
+    board: str | None = None,
+    toolchain: str | None = None,
+    engine_config: list[str] | None = None,
+    **values: Any,
+) -> api.Overrides:
+    """CLI flags as dotted config overrides, each remembering its flag."""
+    flags = {
+        "engine.type": (engine, "--engine"),
+        "engine.backend": (backend, "--backend"),
+        "target.board": (board, "--board"),
+        "target.toolchain": (toolchain, "--toolchain"),
+    }
+    for dotted, value in values.items():
+        flags[dotted.replace("__", ".")] = (value, "--" + dotted.split("__")[-1].replace("_", "-"))
+    overrides = {path: pair for path, pair in flags.items() if pair[0] is not None}
+    for item in engine_config or []:
+        key, sep, raw = item.partition("=")
+        if not sep or not key:
+            raise UsageError(f"--engine-config {item!r} is not KEY=VALUE", "e.g. ns_ops=true")
+        overrides[f"engine.config.{key}"] = (YAML(typ="safe").load(raw), "--engine-config")
+    return overrides
+
+
+@config_app.command("validate")
+def config_validate(file: Path) -> None:
+    """Check a config file, including the engine's own section."""
+    validated = api.validate_config(file)
+    engine = validated.config.engine
+    typer.echo(
+        f"{file}: valid ({engine.type}, backend {engine.backend}, "
+        f"board {validated.config.target.board})"
+    )
+
+
+@config_app.command("show")
+def config_show(
+    file: Annotated[Path | None, typer.Argument()] = None,
+    engine: EngineOption = None,
+    backend: BackendOption = None,
+    board: BoardOption = None,
+    toolchain: ToolchainOption = None,
+    engine_config: EngineConfigOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="JSON output.")] = False,
+) -> None:
+    """Print every resolved value and where it came from."""
+    overrides = collect_overrides(
+        engine=engine,
+        backend=backend,
+        board=board,
+        toolchain=toolchain,
+        engine_config=engine_config,
+    )
+    validated = api.validate_config(file, overrides)
+    values = list(walk_values(validated.config, validated.document))
+    engine_values = (
+        attrs.asdict(validated.engine_config) if attrs.has(type(validated.engine_config)) else {}
+    )
+    rows = [
+        (v.path, v.value, v.origin)
+        for v in values
+        if v.path != "engine.config" and not v.path.startswith("engine.config.")
+    ]
+    rows += [
+        (f"engine.config.{k}", val, validated.document.origin(f"engine.config.{k}"))
+        for k, val in engine_values.items()
+    ]
+    if as_json:
+        typer.echo(
+            json.dumps(
+                [{"path": p, "value": _jsonable(v), "origin": o} for p, v, o in rows], indent=2
+            )
+        )
+        return
+    table = Table("key", "value", "from")
+    for path, value, origin in rows:
+        table.add_row(path, str(value), origin)
+    console.print(table)
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, Path):
+        return str(value)
+    if isinstance(value, tuple):
+        return list(value)
+    if attrs.has(type(value)):
+        return attrs.asdict(value)
+    return value
+
+
+@app.command()
+def doctor(
+    config: ConfigOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="JSON output.")] = False,
+) -> None:
+    """Check Python, plugins and tools; non-zero exit when something needed is missing."""
+    toolchain, emulated = "arm-none-eabi-gcc", None
+    if config is not None:
+        validated = api.validate_config(config)
+        toolchain = validated.config.target.toolchain
+        emulated = validated.config.target.board.startswith("qemu-")
+    report = run_doctor(api.registry(), toolchain=toolchain, emulated=emulated)
+    if as_json:
+        typer.echo(
+            json.dumps(
+                {"healthy": report.healthy, "checks": [attrs.asdict(c) for c in report.checks]},
+                indent=2,
+            )
+        )
+    else:
+        table = Table("check", "status", "detail")
+        for check in report.checks:
+            status = "ok" if check.ok else ("MISSING" if check.required else "absent")
+            table.add_row(check.name, status, check.detail)
+        console.print(table)
+    if not report.healthy:
+        raise typer.Exit(1)
+
+
+@app.command()
+def profile(
+    model: Annotated[Path | None, typer.Argument(help="Model file (.tflite or .pte).")] = None,
+    config: ConfigOption = None,
+    engine: EngineOption = None,
+    backend: BackendOption = None,
+    board: BoardOption = None,
+    toolchain: ToolchainOption = None,
+    engine_config: EngineConfigOption = None,
+    output_dir: Annotated[Path | None, typer.Option("--output-dir")] = None,
+    iterations: Annotated[int | None, typer.Option("--iterations")] = None,
+    warmup: Annotated[int | None, typer.Option("--warmup")] = None,
+    offline: Annotated[bool | None, typer.Option("--offline/--online")] = None,
+) -> None:
+    """Profile a model: config, sources, firmware, build, run, capture, results."""
+    overrides = collect_overrides(
+        engine=engine,
+        backend=backend,
+        board=board,
+        toolchain=toolchain,
+        engine_config=engine_config,
+        output__dir=str(output_dir) if output_dir else None,
+        profiling__iterations=iterations,
+        profiling__warmup=warmup,
+        build__offline=offline,
+    )
+    outcome = pipeline.profile(
+        model,
+        config,
+        overrides,
+        api.registry(),
+        on_stage=lambda name: console.print(f"[dim]-> {name}[/]"),
+    )
+    console.print(f"done: {', '.join(outcome.stages)}")

@@ -1,0 +1,165 @@
+"""A configuration as the user wrote it: YAML with positions, CLI overrides, and their origins.
+
+Every value remembers where it came from (``FILE:LINE:COL``, a CLI flag, an environment
+variable, or the default), so errors point at the right line and ``hpx config show`` can explain
+each value.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, TypeVar
+
+import attrs
+from cattrs.errors import BaseValidationError
+from ruamel.yaml import YAML, CommentedMap
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+from hpx_core.config.convert import ConfigPath, first_error, make_converter
+from hpx_core.errors import ConfigError, Location
+from hpx_core.suggest import did_you_mean
+
+T = TypeVar("T")
+_converter = make_converter()
+
+
+@attrs.define
+class ConfigDocument:
+    """The raw configuration tree plus where each value came from."""
+
+    file: Path | None
+    tree: dict[str, Any]
+    origins: dict[str, str] = attrs.field(factory=dict)
+
+    @classmethod
+    def load(cls, file: Path | None) -> ConfigDocument:
+        """Read ``file`` (or start empty), keeping line and column of every key and value."""
+        if file is None:
+            return cls(None, CommentedMap())
+        tree = _read_yaml(file)
+        document = cls(file, tree)
+        document._record_origins(tree, ())
+        return document
+
+    def override(self, dotted: str, value: Any, origin: str) -> None:
+        """Set ``dotted`` (e.g. ``"target.board"``) from a CLI flag or environment variable."""
+        *parents, leaf = dotted.split(".")
+        node = self.tree
+        for key in parents:
+            child = node.get(key)
+            if not isinstance(child, dict):
+                child = CommentedMap()
+                node[key] = child
+            node = child
+        node[leaf] = value
+        self.origins[dotted] = origin
+
+    def origin(self, dotted: str) -> str:
+        """Where the value at ``dotted`` came from; ``"default"`` when nobody set it."""
+        return self.origins.get(dotted, "default")
+
+    def get(self, dotted: str) -> Any:
+        """The raw value at ``dotted``, or ``None``."""
+        node: Any = self.tree
+        for key in dotted.split("."):
+            if not isinstance(node, Mapping) or key not in node:
+                return None
+            node = node[key]
+        return node
+
+    def structure(self, cls: type[T], dotted: str = "", env: Mapping[str, str] | None = None) -> T:
+        """Structure the subtree at ``dotted`` into ``cls``, or raise a located ConfigError.
+
+        ``env`` maps field names to environment variables that supply a value the file and the
+        command line left unset (recorded as the value's origin).
+        """
+        for field, variable in (env or {}).items():
+            key = f"{dotted}.{field}" if dotted else field
+            if self.get(key) is None and os.environ.get(variable):
+                self.override(key, os.environ[variable], f"env {variable}")
+        raw = self.get(dotted) if dotted else self.tree
+        prefix: ConfigPath = tuple(dotted.split(".")) if dotted else ()
+        raw = {} if raw is None else raw
+        self._check_keys(raw, cls, prefix)
+        try:
+            return _converter.structure(_plain(raw), cls)
+        except (BaseValidationError, ValueError, TypeError) as error:
+            path, message = first_error(error)
+            raise self.error(_dotted((*prefix, *path)), message) from None
+
+    def error(self, dotted: str, message: str, hint: str = "") -> ConfigError:
+        """A ConfigError about the value at ``dotted``, located in the file when possible."""
+        return ConfigError(f"{dotted}: {message}", hint, self.locate(dotted))
+
+    def locate(self, dotted: str, *, key: bool = False) -> Location | None:
+        """File position of the value (or key) at ``dotted``, when it came from the file."""
+        if self.file is None:
+            return None
+        *parents, leaf = dotted.split(".")
+        node: Any = self.tree
+        for part in parents:
+            node = node.get(part) if isinstance(node, Mapping) else None
+        if not isinstance(node, CommentedMap) or leaf not in node:
+            return None
+        line, column = node.lc.key(leaf) if key else node.lc.value(leaf)
+        return Location(self.file, line + 1, column + 1)
+
+    def _check_keys(self, raw: Any, cls: type[Any], prefix: ConfigPath) -> None:
+        if not isinstance(raw, Mapping) or not attrs.has(cls):
+            return
+        fields = {f.name: f for f in attrs.fields(attrs.resolve_types(cls))}
+        for key, value in raw.items():
+            dotted = _dotted((*prefix, str(key)))
+            if key not in fields:
+                raise ConfigError(
+                    f"unknown key {dotted!r}{did_you_mean(str(key), fields)}",
+                    "allowed here: " + ", ".join(fields),
+                    self.locate(dotted, key=True),
+                )
+            field_type = fields[key].type
+            if isinstance(field_type, type) and attrs.has(field_type):
+                self._check_keys(value, field_type, (*prefix, str(key)))
+
+    def _record_origins(self, node: Any, prefix: ConfigPath) -> None:
+        if not isinstance(node, CommentedMap):
+            return
+        for key in node:
+            path = (*prefix, str(key))
+            location = self.locate(_dotted(path), key=True)
+            self.origins[_dotted(path)] = str(location)
+            self._record_origins(node[key], path)
+
+
+def _read_yaml(file: Path) -> dict[str, Any]:
+    try:
+        text = file.read_text(encoding="utf-8")
+    except OSError as error:
+        raise ConfigError(f"cannot read {file}: {error.strerror}", "check the path") from None
+    try:
+        data = YAML(typ="rt").load(text)
+    except MarkedYAMLError as error:
+        mark = error.problem_mark
+        where = Location(file, mark.line + 1, mark.column + 1) if mark else None
+        raise ConfigError(f"invalid YAML: {error.problem}", "fix the syntax", where) from None
+    except YAMLError as error:
+        raise ConfigError(f"invalid YAML: {error}", "fix the syntax") from None
+    if data is None:
+        return CommentedMap()
+    if not isinstance(data, CommentedMap):
+        raise ConfigError(f"{file}: the top level must be a mapping", "see examples in configs/")
+    return data
+
+
+def _plain(value: Any) -> Any:
+    """Strip ruamel's comment-carrying types so cattrs sees ordinary dicts and lists."""
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _dotted(path: ConfigPath) -> str:
+    return ".".join(str(p) for p in path)

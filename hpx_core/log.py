@@ -1,0 +1,28 @@
+"""Log set-up: readable lines on a terminal, JSON lines with ``--log-json``."""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+import structlog
+
+
+def configure_logging(*, json: bool = False, verbosity: int = 0) -> None:
+    """Route structlog to stderr; ``verbosity`` 0 shows warnings, 1 info, 2+ debug."""
+    level = [logging.WARNING, logging.INFO, logging.DEBUG][min(verbosity, 2)]
+    renderer: structlog.typing.Processor = (
+        structlog.processors.JSONRenderer()
+        if json
+        else structlog.dev.ConsoleRenderer(colors=sys.stderr.isatty())
+    )
+    structlog.configure(
+        processors=[
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso"),
+            renderer,
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(level),
+        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        cache_logger_on_first_use=False,
+    )

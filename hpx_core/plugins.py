@@ -1,0 +1,164 @@
+"""Finding engine plugins through the ``hpx.engines`` entry-point group.
+
+The four engines that ship with hpx are found exactly like a third-party one. A plugin that fails
+to import or breaks the contract is reported by name and skipped; hpx keeps working with the rest.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from importlib.metadata import EntryPoint, entry_points
+from types import ModuleType
+from typing import Any
+
+import attrs
+import pluggy
+import structlog
+
+from hpx_core import PROJECT_NAME, hookspecs
+from hpx_core.engine import EngineDescriptor
+from hpx_core.errors import PluginError
+from hpx_core.suggest import did_you_mean
+
+ENTRY_POINT_GROUP = "hpx.engines"
+DISABLE_ENV = "HPX_DISABLE_PLUGINS"
+FIRST_PARTY = frozenset({"hpx-tflm", "hpx-heliart", "hpx-heliaaot", "hpx-executorch"})
+
+log = structlog.get_logger(__name__)
+
+
+@attrs.frozen
+class PluginInfo:
+    """An installed plugin: its entry-point name, distribution and version."""
+
+    name: str
+    distribution: str
+    version: str
+
+
+@attrs.frozen
+class PluginFailure:
+    """A plugin that could not be used, and why."""
+
+    plugin: PluginInfo
+    reason: str
+
+
+@attrs.frozen
+class EngineEntry:
+    """An engine as the registry knows it: its descriptor and the plugin that provides it."""
+
+    descriptor: EngineDescriptor
+    plugin: PluginInfo
+    module: ModuleType
+
+
+@attrs.frozen
+class Registry:
+    """The loaded plugins and the engines they provide."""
+
+    manager: pluggy.PluginManager
+    engines: Mapping[str, EngineEntry]
+    failures: tuple[PluginFailure, ...] = ()
+    conflicts: Mapping[str, tuple[PluginInfo, ...]] = attrs.field(factory=dict)
+
+    def engine(self, name: str) -> EngineEntry:
+        """The engine called ``name``, or a PluginError listing what is installed."""
+        if name in self.conflicts:
+            owners = " and ".join(p.distribution for p in self.conflicts[name])
+            raise PluginError(
+                f"engine {name!r} is declared by {owners}",
+                f"uninstall one of them or disable one with {DISABLE_ENV}=<plugin name>",
+            )
+        if name not in self.engines:
+            installed = ", ".join(sorted(self.engines)) or "none"
+            raise PluginError(
+                f"unknown engine {name!r}{did_you_mean(name, self.engines)}",
+                f"installed engines: {installed}; engines are installed as packages, "
+                "e.g. pip install hpx-tflm",
+            )
+        return self.engines[name]
+
+    def engine_hook(self, engine: str, hook: str) -> Any:
+        """A hook caller that reaches only the plugin providing ``engine``."""
+        owner = self.engine(engine).module
+        others = [p for p in self.manager.get_plugins() if p is not owner]
+        return self.manager.subset_hook_caller(hook, remove_plugins=others)
+
+
+def load_registry(*, no_plugins: bool = False, disabled: Iterable[str] | None = None) -> Registry:
+    """Load every plugin in the entry-point group, skipping disabled and broken ones.
+
+    ``no_plugins`` keeps only the engines that ship with hpx; ``disabled`` (default: the
+    comma-separated ``HPX_DISABLE_PLUGINS``) names plugins or distributions to leave out.
+    """
+    skip = set(disabled if disabled is not None else _disabled_from_env())
+    manager = pluggy.PluginManager(PROJECT_NAME)
+    manager.add_hookspecs(hookspecs)
+    loaded: list[tuple[PluginInfo, ModuleType]] = []
+    failures: list[PluginFailure] = []
+    for entry in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+        info = _info(entry)
+        if info.name in skip or info.distribution in skip:
+            continue
+        if no_plugins and info.distribution not in FIRST_PARTY:
+            continue
+        try:
+            module = _register(manager, entry)
+        except Exception as error:  # a broken plugin must never take hpx down
+            failures.append(PluginFailure(info, f"{type(error).__name__}: {error}"))
+            log.warning("plugin skipped", plugin=info.name, reason=str(error))
+            continue
+        loaded.append((info, module))
+    engines, conflicts, described_failures = _collect_engines(manager, loaded)
+    return Registry(manager, engines, tuple(failures + described_failures), conflicts)
+
+
+def _register(manager: pluggy.PluginManager, entry: EntryPoint) -> ModuleType:
+    module = entry.load()
+    if not isinstance(module, ModuleType):
+        raise PluginError(f"entry point {entry.value!r} is not a module", "")
+    manager.register(module, name=entry.name)
+    try:
+        manager.check_pending()  # a misspelled hook name fails here, loudly
+    except pluggy.PluginValidationError:
+        manager.unregister(module)
+        raise
+    return module
+
+
+def _collect_engines(
+    manager: pluggy.PluginManager, loaded: list[tuple[PluginInfo, ModuleType]]
+) -> tuple[dict[str, EngineEntry], dict[str, tuple[PluginInfo, ...]], list[PluginFailure]]:
+    engines: dict[str, EngineEntry] = {}
+    owners: dict[str, list[PluginInfo]] = {}
+    failures: list[PluginFailure] = []
+    for info, module in loaded:
+        others = [p for p in manager.get_plugins() if p is not module]
+        try:
+            answers = manager.subset_hook_caller("hpx_engines", remove_plugins=others)()
+        except Exception as error:
+            manager.unregister(module)
+            failures.append(PluginFailure(info, f"hpx_engines() failed: {error}"))
+            continue
+        for descriptor in (d for answer in answers for d in answer):
+            owners.setdefault(descriptor.name, []).append(info)
+            engines[descriptor.name] = EngineEntry(descriptor, info, module)
+    conflicts = {name: tuple(infos) for name, infos in owners.items() if len(infos) > 1}
+    for name in conflicts:
+        del engines[name]
+    return engines, conflicts, failures
+
+
+def _info(entry: EntryPoint) -> PluginInfo:
+    dist = entry.dist
+    return PluginInfo(
+        name=entry.name,
+        distribution=dist.name if dist else "unknown",
+        version=dist.version if dist else "unknown",
+    )
+
+
+def _disabled_from_env() -> list[str]:
+    return [name.strip() for name in os.environ.get(DISABLE_ENV, "").split(",") if name.strip()]

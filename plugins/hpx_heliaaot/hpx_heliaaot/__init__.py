@@ -1,0 +1,1 @@
+"""hpx engine plugin for the Ambiq heliaAOT ahead-of-time compiler."""

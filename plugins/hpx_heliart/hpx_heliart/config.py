@@ -1,0 +1,34 @@
+"""The ``engine.config`` section of the ``helia-rt`` engine."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from hpx_core import auto_or_names, names_to_tuple
+
+ENV = {"source_path": "HELIART_SOURCE_PATH", "dist_path": "HELIART_DIST_PATH"}
+"""Environment variables that fill fields the config leaves unset."""
+
+
+@attrs.frozen
+class ReleaseSource:
+    """A heliaRT release to use instead of the pinned commit (a development override)."""
+
+    repo: str
+    ref: str
+
+
+@attrs.frozen
+class HeliaRtConfig:
+    """Where heliaRT comes from and how it is built; the backend is ``engine.backend``."""
+
+    source_path: Path | None = None
+    dist_path: Path | None = None
+    source: ReleaseSource | None = None
+    resolver_ops: Any = attrs.field(
+        default="auto", converter=names_to_tuple, validator=auto_or_names
+    )
+    variant: str | None = None

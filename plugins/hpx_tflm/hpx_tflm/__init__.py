@@ -1,0 +1,1 @@
+"""hpx engine plugin for upstream TensorFlow Lite Micro."""

@@ -1,0 +1,20 @@
+"""The ``engine.config`` section of the ``tflm`` engine."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from hpx_core import auto_or_names, names_to_tuple
+
+
+@attrs.frozen
+class TflmConfig:
+    """Options of upstream TFLite Micro; the backend is ``engine.backend``."""
+
+    resolver_ops: Any = attrs.field(
+        default="auto", converter=names_to_tuple, validator=auto_or_names
+    )
+    source_path: Path | None = None
