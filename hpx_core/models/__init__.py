@@ -1,0 +1,83 @@
+"""Model analysis: what is inside a ``.tflite`` or ExecuTorch ``.pte`` file.
+
+:func:`load_model` decides the format from the FlatBuffers file identifier (bytes 4..8), not
+from the file name, so a renamed file is still read correctly and a wrong one is refused.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+
+import attrs
+
+from hpx_core.errors import ModelError
+from hpx_core.models.info import (
+    ExecutionPlan,
+    Instruction,
+    ModelFormat,
+    ModelInfo,
+    Operator,
+    OperatorRef,
+    Provider,
+    PteProgram,
+    Quantization,
+    TensorInfo,
+)
+from hpx_core.models.pte_reader import read_pte
+from hpx_core.models.sidecar import read_sidecar
+from hpx_core.models.tflite_reader import read_tflite
+
+_PTE_IDENTIFIER = re.compile(rb"ET\d\d")
+
+__all__ = [
+    "ExecutionPlan",
+    "Instruction",
+    "ModelFormat",
+    "ModelInfo",
+    "Operator",
+    "OperatorRef",
+    "Provider",
+    "PteProgram",
+    "Quantization",
+    "TensorInfo",
+    "detect_format",
+    "load_model",
+]
+
+
+def detect_format(data: bytes, name: str = "model") -> ModelFormat:
+    """``tflite`` or ``pte`` from the file identifier; anything else is a ModelError."""
+    ident = data[4:8]
+    if ident == b"TFL3":
+        return "tflite"
+    if _PTE_IDENTIFIER.fullmatch(ident):
+        return "pte"
+    raise ModelError(
+        f"{name}: not a TFLite or ExecuTorch model (file identifier {ident!r} at byte 4)",
+        hint="hpx reads .tflite flatbuffers (identifier TFL3) and ExecuTorch .pte programs "
+        "(identifier ET12); check the path or re-export the model",
+    )
+
+
+def load_model(path: Path) -> ModelInfo:
+    """Read and analyze one model file (and a PTE's verified sidecar, when present)."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise ModelError(
+            f"model file not found: {path}",
+            hint="check model.path; relative paths are resolved from the current directory",
+        ) from None
+    except OSError as exc:
+        raise ModelError(
+            f"cannot read model file {path}: {exc.strerror or exc}",
+            hint="check that the path is a readable file",
+        ) from None
+    sha256 = hashlib.sha256(data).hexdigest()
+    if detect_format(data, path.name) == "tflite":
+        return read_tflite(data, path, sha256)
+    info = read_pte(data, path, sha256)
+    return attrs.evolve(info, sidecar=read_sidecar(path, sha256))

@@ -1,0 +1,284 @@
+"""Read an ExecuTorch ``.pte`` program without torch.
+
+A PTE is a FlatBuffer (executorch ``schema/program.fbs``, identifier ``ET12``) optionally
+followed by data segments that an extended header (``eh00`` at byte 8) locates. The accessors
+below follow the schema's field order; slot numbers are the schema's declaration order.
+
+The operator table, not an export-time report, decides which kernels a firmware must register:
+every entry is resolved at ``Method::load`` whether or not it is reached.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+import attrs
+
+from hpx_core.errors import ModelError
+from hpx_core.models.flatbuf import I8, I32, I64, U8, U32, U64, FlatBuffer, Table
+from hpx_core.models.guard import MALFORMED, Budget, malformed
+from hpx_core.models.info import (
+    ExecutionPlan,
+    Instruction,
+    InstructionKind,
+    ModelInfo,
+    Operator,
+    OperatorRef,
+    Provider,
+    PteProgram,
+    TensorInfo,
+)
+from hpx_core.models.macs import pte_macs
+
+IDENTIFIER = b"ET12"
+KIND = "ExecuTorch program"
+_EXTENDED_HEADER = re.compile(rb"eh\d\d")
+
+# executorch ScalarType -> (name, bytes per element)
+_SCALAR_TYPES: dict[int, tuple[str, int | None]] = {
+    0: ("uint8", 1), 1: ("int8", 1), 2: ("int16", 2), 3: ("int32", 4), 4: ("int64", 8),
+    5: ("float16", 2), 6: ("float32", 4), 7: ("float64", 8), 11: ("bool", 1),
+    12: ("qint8", 1), 13: ("quint8", 1), 14: ("qint32", 4), 15: ("bfloat16", 2),
+    16: ("quint4x2", None), 17: ("quint2x4", None),
+}  # fmt: skip
+
+# union KernelTypes (EValue.val) tags; 0 is NONE
+_EVALUE_TENSOR = 5
+# union InstructionArguments tags
+_INSTRUCTION_KINDS: dict[int, InstructionKind] = {
+    1: "kernel", 2: "delegate", 3: "move", 4: "jump_false", 5: "free",
+}  # fmt: skip
+
+
+@attrs.frozen
+class _Tensor:
+    dtype: str
+    shape: tuple[int, ...]
+    element_bytes: int | None
+    constant: bool
+
+
+def read_pte(data: bytes, path: Path, sha256: str) -> ModelInfo:
+    """Parse an ExecuTorch program; any structural damage becomes a :class:`ModelError`."""
+    if len(data) < 8 or data[4:8] != IDENTIFIER:
+        found = data[4:8]
+        raise ModelError(
+            f"{path.name}: not an ExecuTorch ET12 program (identifier {found!r} at byte 4)",
+            hint="hpx reads programs written by ExecuTorch's to_executorch() (format ET12); "
+            "re-export the model with a current ExecuTorch",
+        )
+    try:
+        return _read(data, path, sha256)
+    except ModelError:
+        raise
+    except MALFORMED as exc:
+        raise malformed(path.name, KIND, type(exc).__name__) from exc
+
+
+def _extended_header(data: bytes, fb: FlatBuffer) -> tuple[int, int]:
+    """(program size, segment base offset); without a header the program is the whole file."""
+    if not _EXTENDED_HEADER.fullmatch(data[8:12]):
+        return len(data), 0
+    header_size = fb.read(U32, 12)
+    if header_size < 24:
+        raise fb.error(f"extended header of {header_size} bytes")
+    program_size, segment_base = fb.read(U64, 16), fb.read(U64, 24)
+    if program_size > len(data) or program_size < 16:
+        raise ModelError(
+            f"{fb.budget.name}: truncated ExecuTorch program: the header says {program_size} "
+            f"bytes of program data, the file has {len(data)}",
+            hint="the file was cut short; copy or re-export it again",
+        )
+    return program_size, segment_base
+
+
+def _read(data: bytes, path: Path, sha256: str) -> ModelInfo:
+    budget = Budget(len(data), path.name, KIND)
+    program_size, segment_base = _extended_header(data, FlatBuffer(data, budget))
+    program = FlatBuffer(data, budget, limit=program_size).root()
+    plans = [_plan(t) for t in program.tables(1)]  # execution_plan
+    if not plans:
+        raise ModelError(
+            f"{path.name}: the ExecuTorch program has no execution plan",
+            hint="re-export the model; a program needs at least a forward method",
+        )
+    segments = [(s.scalar(0, U64), s.scalar(1, U64)) for s in program.tables(4)]  # segments
+    for offset, size in segments:
+        if segment_base + offset + size > len(data):
+            raise ModelError(
+                f"{path.name}: truncated ExecuTorch program: a data segment ends at byte "
+                f"{segment_base + offset + size}, the file has {len(data)}",
+                hint="the file was cut short; copy or re-export it again",
+            )
+    constant_bytes = _constant_bytes(program, segments, path.name)
+    index = next((i for i, p in enumerate(plans) if p[0].name == "forward"), 0)
+    plan, operators, inputs, outputs = plans[index]
+    table = [_provider(op) for op in plan.operators]
+    return ModelInfo(
+        format="pte",
+        path=path,
+        sha256=sha256,
+        size_bytes=len(data),
+        operators=operators,
+        inputs=inputs,
+        outputs=outputs,
+        weight_bytes=constant_bytes,
+        resolver_ops=sorted({op.qualified_name for op in plan.operators}),
+        subgraph_count=len(plans),
+        portable_ops=sorted(
+            {
+                op.qualified_name
+                for op, kind in zip(plan.operators, table, strict=True)
+                if kind is Provider.PORTABLE
+            }
+        ),
+        planned_memory=plan.non_const_buffer_sizes[1:],
+        constant_segment_bytes=constant_bytes,
+        needs_ns_ops=Provider.NS in table,
+        program=PteProgram(
+            version=program.scalar(0, U32), plans=[p[0] for p in plans], segment_count=len(segments)
+        ),
+    )
+
+
+def _constant_bytes(program: Table, segments: list[tuple[int, int]], name: str) -> int:
+    """Size of the constant data: the constant segment, or the legacy inline buffers."""
+    subsegments = program.table(5)  # constant_segment: SubsegmentOffsets
+    if subsegments is not None and subsegments.scalars(1, U64):  # offsets
+        segment = subsegments.scalar(0, U32)  # segment_index
+        if segment >= len(segments):
+            raise malformed(name, KIND, f"constant segment {segment} does not exist")
+        return segments[segment][1]
+    # constant_buffer: [Buffer { storage: [ubyte] }] (deprecated, still readable)
+    return sum(len(buffer.scalars(0, U8)) for buffer in program.tables(2))
+
+
+def _provider(op: OperatorRef) -> Provider:
+    namespace = op.name.partition("::")[0]
+    if namespace == "cortex_m":
+        return Provider.CMSIS_NN
+    if namespace == "cortex_m_ns":
+        return Provider.NS
+    if namespace == "aten" and op.overload.endswith("out"):
+        return Provider.PORTABLE
+    return Provider.OTHER
+
+
+def _plan(
+    t: Table,
+) -> tuple[ExecutionPlan, list[Operator], list[TensorInfo], list[TensorInfo]]:
+    """ExecutionPlan fields: name 0, container_meta_type 1, values 2, inputs 3, outputs 4,
+    chains 5, operators 6, delegates 7, non_const_buffer_sizes 8."""
+    values = t.tables(2)
+    operators = [
+        OperatorRef(name=o.string(0) or "", overload=o.string(1) or "") for o in t.tables(6)
+    ]
+    delegates = [d.string(0) or "" for d in t.tables(7)]  # BackendDelegate.id
+    chains = [[_instruction(i) for i in chain.tables(2)] for chain in t.tables(5)]
+    plan = ExecutionPlan(
+        name=t.string(0) or "",
+        operators=operators,
+        chains=chains,
+        delegates=delegates,
+        non_const_buffer_sizes=t.scalars(8, I64),
+        value_count=len(values),
+    )
+    tensors = _Values(values, t.fb)
+    executed = _operators(plan, tensors)
+    inputs = [tensors.io(v, f"input{n}") for n, v in enumerate(t.scalars(3, I32))]
+    outputs = [tensors.io(v, f"output{n}") for n, v in enumerate(t.scalars(4, I32))]
+    return plan, executed, inputs, outputs
+
+
+def _instruction(t: Table) -> Instruction:
+    """Instruction { instr_args: InstructionArguments } (union: type slot 0, value slot 1)."""
+    tag, args = t.union(0)
+    kind = _INSTRUCTION_KINDS.get(tag)
+    if kind is None or args is None:
+        raise t.fb.error(f"instruction of unknown type {tag}")
+    if kind in ("kernel", "delegate"):  # KernelCall/DelegateCall: index 0, args 1
+        return Instruction(kind=kind, target=args.scalar(0, I32), args=args.scalars(1, I32))
+    return Instruction(kind=kind)
+
+
+class _Values:
+    """The plan's EValue table, decoded on demand."""
+
+    def __init__(self, values: list[Table], fb: FlatBuffer) -> None:
+        self.values = values
+        self.fb = fb
+        self.cache: dict[int, _Tensor | None] = {}
+
+    def tensor(self, index: int) -> _Tensor | None:
+        if not 0 <= index < len(self.values):
+            raise self.fb.error(f"value index {index} out of range (0..{len(self.values) - 1})")
+        if index not in self.cache:
+            tag, val = self.values[index].union(0)  # EValue { val: KernelTypes }
+            self.cache[index] = _tensor(val) if tag == _EVALUE_TENSOR and val else None
+        return self.cache[index]
+
+    def io(self, index: int, name: str) -> TensorInfo:
+        tensor = self.tensor(index)
+        if tensor is None:
+            return TensorInfo(name=name, dtype="non-tensor", shape=(), size_bytes=None)
+        size = (
+            None
+            if tensor.element_bytes is None
+            else tensor.element_bytes * math.prod(max(d, 0) for d in tensor.shape)
+        )
+        return TensorInfo(name=name, dtype=tensor.dtype, shape=tensor.shape, size_bytes=size)
+
+
+def _tensor(t: Table) -> _Tensor:
+    """Tensor fields: scalar_type 0, storage_offset 1, sizes 2, dim_order 3, requires_grad 4,
+    data_buffer_idx 5, allocation_info 6, layout 7, shape_dynamism 8, extra_tensor_info 9."""
+    scalar_type = t.scalar(0, I8)
+    dtype, element_bytes = _SCALAR_TYPES.get(scalar_type, (f"scalar_type_{scalar_type}", None))
+    constant = t.scalar(5, U32) > 0 and t.table(6) is None
+    return _Tensor(dtype, t.scalars(2, I32), element_bytes, constant)
+
+
+def _operators(plan: ExecutionPlan, values: _Values) -> list[Operator]:
+    """Kernel and delegate calls in execution order, chain by chain.
+
+    ExecuTorch kernels are out-variants that take their output tensor last, so the last tensor
+    argument is reported as the output and the others as inputs.
+    """
+    executed: list[Operator] = []
+    for chain in plan.chains:
+        for instruction in chain:
+            if instruction.kind not in ("kernel", "delegate") or instruction.target is None:
+                continue
+            tensors = [t for t in (values.tensor(a) for a in instruction.args) if t is not None]
+            ins, outs = tensors[:-1], tensors[-1:]
+            params = sum(math.prod(max(d, 0) for d in t.shape) for t in ins if t.constant)
+            name, overload, provider = _callee(plan, instruction, values.fb)
+            in_shapes, out_shapes = [t.shape for t in ins], [t.shape for t in outs]
+            executed.append(
+                Operator(
+                    index=len(executed),
+                    name=name,
+                    overload=overload,
+                    provider=provider,
+                    inputs=in_shapes,
+                    outputs=out_shapes,
+                    params=params,
+                    macs=pte_macs(name, in_shapes, out_shapes),
+                )
+            )
+    return executed
+
+
+def _callee(
+    plan: ExecutionPlan, instruction: Instruction, fb: FlatBuffer
+) -> tuple[str, str | None, Provider]:
+    target = instruction.target if instruction.target is not None else -1
+    table = plan.operators if instruction.kind == "kernel" else plan.delegates
+    if not 0 <= target < len(table):
+        raise fb.error(f"{instruction.kind} call to index {target} of a {len(table)}-entry table")
+    if instruction.kind == "delegate":
+        return f"delegate:{plan.delegates[target]}", None, Provider.DELEGATE
+    op = plan.operators[target]
+    return op.name, op.overload, _provider(op)
