@@ -1,0 +1,145 @@
+"""The ExecuTorch reader on programs written with the flatbuffers Builder per program.fbs.
+
+The exported fixtures (tests/models/test_pte_fixtures.py) are the ground truth; these cover
+the paths an export rarely produces (legacy inline constants, delegates, damaged segments).
+"""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+import pytest
+from ptebuild import DELEGATE_CALL, KERNEL_CALL, Call, TensorSpec, build_program, sample_spec
+
+from hpx_core.errors import ModelError
+from hpx_core.models import Provider, load_model
+
+
+def _write(tmp_path: Path, data: bytes, name: str = "model.pte") -> Path:
+    path = tmp_path / name
+    path.write_bytes(data)
+    return path
+
+
+def test_sample_program(tmp_path: Path) -> None:
+    info = load_model(_write(tmp_path, build_program(sample_spec())))
+    assert info.format == "pte"
+    # execution order follows the instructions, not the operator table
+    assert [op.qualified_name for op in info.operators] == [
+        "cortex_m::quantize_per_tensor.out",
+        "cortex_m_ns::quantized_sub.out",
+        "cortex_m::dequantize_per_tensor.out",
+        "aten::leaky_relu.out",
+    ]
+    assert [op.provider for op in info.operators] == [
+        Provider.CMSIS_NN, Provider.NS, Provider.CMSIS_NN, Provider.PORTABLE,
+    ]  # fmt: skip
+    assert info.portable_ops == ("aten::leaky_relu.out",)
+    assert info.needs_ns_ops
+    assert info.providers() == {"cortex_m": 2, "cortex_m_ns": 1, "portable": 1}
+    # the last tensor argument is the output; the Int argument is not a tensor
+    sub = info.operators[1]
+    assert sub.inputs == ((1, 16, 32, 32), (16,)) and sub.outputs == ((1, 16, 32, 32),)
+    assert sub.params == 16  # the constant [16] operand
+    assert [(t.dtype, t.shape, t.size_bytes) for t in info.inputs] == [
+        ("float32", (1, 16, 32, 32), 16 * 32 * 32 * 4)
+    ]
+    assert info.planned_memory == (98304,)
+    assert info.constant_segment_bytes == info.weight_bytes == 64
+    assert info.program is not None
+    (plan,) = info.program.plans
+    assert plan.name == "forward"
+    assert [(i.kind, i.target) for i in plan.chains[0]] == [
+        ("kernel", 0), ("kernel", 1), ("kernel", 3), ("kernel", 2), ("free", None),
+    ]  # fmt: skip
+
+
+def test_legacy_inline_constants_and_no_header(tmp_path: Path) -> None:
+    spec = sample_spec()
+    spec.constant_segment = None
+    spec.inline_constants = [b"", bytes(40), bytes(24)]
+    data = build_program(spec)
+    assert data[8:10] != b"eh"
+    info = load_model(_write(tmp_path, data))
+    assert info.constant_segment_bytes == 64
+
+
+def test_delegate_call_and_other_namespace(tmp_path: Path) -> None:
+    spec = sample_spec()
+    spec.operators = [("quantized_decomposed::add", "out"), ("aten::add", "Tensor")]
+    spec.delegates = ["ArmBackend"]
+    spec.calls = [
+        Call(KERNEL_CALL, 0, [0, 1]),
+        Call(DELEGATE_CALL, 0, [1, 3]),
+        Call(KERNEL_CALL, 1, [3, 5]),
+    ]
+    info = load_model(_write(tmp_path, build_program(spec)))
+    assert [(op.name, op.provider) for op in info.operators] == [
+        ("quantized_decomposed::add", Provider.OTHER),
+        ("delegate:ArmBackend", Provider.DELEGATE),
+        ("aten::add", Provider.OTHER),  # a functional overload has no portable out-kernel
+    ]
+    assert not info.needs_ns_ops and info.portable_ops == ()
+
+
+def test_plan_named_forward_is_analyzed(tmp_path: Path) -> None:
+    spec = sample_spec()
+    spec.plan_name = "encode"
+    info = load_model(_write(tmp_path, build_program(spec)))
+    assert info.program is not None and info.program.plans[0].name == "encode"
+    assert len(info.operators) == 4  # without a forward, the first plan
+
+
+def test_truncated_segment_is_reported(tmp_path: Path) -> None:
+    data = build_program(sample_spec())
+    with pytest.raises(ModelError, match="truncated") as err:
+        load_model(_write(tmp_path, data[:-10]))
+    assert "cut short" in err.value.hint
+
+
+def test_header_claiming_more_program_than_the_file(tmp_path: Path) -> None:
+    data = bytearray(build_program(sample_spec()))
+    struct.pack_into("<Q", data, 16, len(data) + 1)
+    with pytest.raises(ModelError, match="truncated"):
+        load_model(_write(tmp_path, bytes(data)))
+
+
+@pytest.mark.parametrize(
+    "mutate",
+    [
+        lambda d: d[:12],  # header only
+        lambda d: d[:200],  # cut inside the flatbuffer
+        lambda d: struct.pack("<I", 0xFFFFFF00) + d[4:],  # root offset past the end
+        lambda d: d[:4] + b"ET99" + d[8:],  # another format version
+        lambda d: d[:4] + b"ETxx" + d[8:],  # not a program at all
+    ],
+    ids=["header-only", "cut", "root-offset", "version", "identifier"],
+)
+def test_damaged_programs_raise_model_error(tmp_path: Path, mutate: object) -> None:
+    data = mutate(build_program(sample_spec()))  # type: ignore[operator]
+    with pytest.raises(ModelError) as err:
+        load_model(_write(tmp_path, data))
+    assert err.value.hint
+
+
+def test_instruction_to_missing_operator(tmp_path: Path) -> None:
+    spec = sample_spec()
+    spec.calls = [Call(KERNEL_CALL, 7, [0, 1])]
+    with pytest.raises(ModelError, match="index 7"):
+        load_model(_write(tmp_path, build_program(spec)))
+
+
+def test_argument_to_missing_value(tmp_path: Path) -> None:
+    spec = sample_spec()
+    spec.calls = [Call(KERNEL_CALL, 0, [0, 99])]
+    with pytest.raises(ModelError, match="value index 99"):
+        load_model(_write(tmp_path, build_program(spec)))
+
+
+def test_unknown_scalar_type_has_no_size(tmp_path: Path) -> None:
+    spec = sample_spec()
+    spec.values = [TensorSpec(42, [2, 2], planned=False), *list(spec.values)[1:]]
+    info = load_model(_write(tmp_path, build_program(spec)))
+    assert (info.inputs[0].dtype, info.inputs[0].size_bytes) == ("scalar_type_42", None)
+    assert info.input_bytes is None
