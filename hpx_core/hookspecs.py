@@ -1,3 +1,4 @@
+# mypy: disable-error-code="empty-body"
 """The hpx plugin contract: every hook an engine plugin may implement.
 
 An engine plugin is a module registered under the ``hpx.engines`` entry-point group. It

@@ -87,18 +87,25 @@ class Registry:
         return self.manager.subset_hook_caller(hook, remove_plugins=others)
 
 
-def load_registry(*, no_plugins: bool = False, disabled: Iterable[str] | None = None) -> Registry:
+def load_registry(
+    *,
+    no_plugins: bool = False,
+    disabled: Iterable[str] | None = None,
+    entries: Iterable[EntryPoint] | None = None,
+) -> Registry:
     """Load every plugin in the entry-point group, skipping disabled and broken ones.
 
     ``no_plugins`` keeps only the engines that ship with hpx; ``disabled`` (default: the
-    comma-separated ``HPX_DISABLE_PLUGINS``) names plugins or distributions to leave out.
+    comma-separated ``HPX_DISABLE_PLUGINS``) names plugins or distributions to leave out;
+    ``entries`` replaces the installed entry points (embedding hpx, tests).
     """
     skip = set(disabled if disabled is not None else _disabled_from_env())
     manager = pluggy.PluginManager(PROJECT_NAME)
     manager.add_hookspecs(hookspecs)
     loaded: list[tuple[PluginInfo, ModuleType]] = []
     failures: list[PluginFailure] = []
-    for entry in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+    installed = entries if entries is not None else entry_points(group=ENTRY_POINT_GROUP)
+    for entry in sorted(installed, key=lambda e: e.name):
         info = _info(entry)
         if info.name in skip or info.distribution in skip:
             continue

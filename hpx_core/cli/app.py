@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import sys
+
 import typer
+from rich.console import Console
 
 app = typer.Typer(
     name="hpx",
@@ -20,3 +23,6 @@ app.add_typer(config_app, name="config")
 app.add_typer(sources_app, name="sources")
 app.add_typer(cache_app, name="cache")
 app.add_typer(results_app, name="results")
+
+console = Console(width=None if sys.stdout.isatty() else 200, soft_wrap=not sys.stdout.isatty())
+"""Where commands print: the terminal's width on a TTY; unwrapped lines into pipes and files."""

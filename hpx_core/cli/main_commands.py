@@ -8,18 +8,15 @@ from typing import Annotated, Any
 
 import attrs
 import typer
-from rich.console import Console
 from rich.table import Table
 from ruamel.yaml import YAML
 
 from hpx_core import __version__, api, pipeline
-from hpx_core.cli.app import app, config_app
+from hpx_core.cli.app import app, config_app, console
 from hpx_core.config import walk_values
 from hpx_core.doctor import run_doctor
 from hpx_core.errors import UsageError
 from hpx_core.log import configure_logging
-
-console = Console()
 
 ConfigOption = Annotated[
     Path | None, typer.Option("--config", "-c", help="Profile config (YAML).", exists=False)
@@ -57,9 +54,14 @@ def root(
 
 
 @app.command()
-def plugins() -> None:
+def plugins(
+    as_json: Annotated[bool, typer.Option("--json", help="JSON output.")] = False,
+) -> None:
     """List installed engines, their distributions and versions."""
     report = api.list_plugins()
+    if as_json:
+        typer.echo(json.dumps(attrs.asdict(report), indent=2))
+        return
     table = Table("engine", "distribution", "version", "models", "backends", "about")
     for row in report.engines:
         table.add_row(

@@ -14,7 +14,8 @@ from typing import Any, TypeVar
 
 import attrs
 from cattrs.errors import BaseValidationError
-from ruamel.yaml import YAML, CommentedMap
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 from hpx_core.config.convert import ConfigPath, first_error, make_converter
@@ -146,10 +147,11 @@ def _read_yaml(file: Path) -> dict[str, Any]:
     except YAMLError as error:
         raise ConfigError(f"invalid YAML: {error}", "fix the syntax") from None
     if data is None:
-        return CommentedMap()
+        data = CommentedMap()
     if not isinstance(data, CommentedMap):
         raise ConfigError(f"{file}: the top level must be a mapping", "see examples in configs/")
-    return data
+    tree: dict[str, Any] = data
+    return tree
 
 
 def _plain(value: Any) -> Any:

@@ -1,0 +1,56 @@
+"""Sessions: tests, lint, typecheck, e2e (needs pinned engine sources)."""
+
+from __future__ import annotations
+
+import nox
+
+nox.options.sessions = ["tests", "lint", "typecheck"]
+nox.options.reuse_existing_virtualenvs = True
+
+PLUGINS = [
+    "plugins/hpx_tflm",
+    "plugins/hpx_heliart",
+    "plugins/hpx_heliaaot",
+    "plugins/hpx_executorch",
+]
+CODE = ["hpx_core", "plugins", "tests", "noxfile.py", "benchmarks", "tools"]
+
+
+def install_hpx(session: nox.Session) -> None:
+    """The core with its dev extras and the four engine plugins, editable."""
+    session.install("-e", ".[dev]", *(arg for p in PLUGINS for arg in ("-e", p)))
+
+
+@nox.session
+def tests(session: nox.Session) -> None:
+    """Unit, contract and emulated end-to-end tests (no engine sources, no hardware)."""
+    install_hpx(session)
+    session.run("pytest", "-m", "not e2e and not hardware", *session.posargs, success_codes=[0, 5])
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    """ruff: lint and formatting."""
+    session.install("ruff>=0.5")
+    session.run("ruff", "check", *CODE)
+
+
+@nox.session
+def typecheck(session: nox.Session) -> None:
+    """mypy --strict over the core and the plugins."""
+    install_hpx(session)
+    session.run("mypy", "hpx_core", *(f"{p}/{p.split('/')[1]}" for p in PLUGINS))
+
+
+@nox.session
+def e2e(session: nox.Session) -> None:
+    """Tests that need the pinned engine sources (git mirrors or network)."""
+    install_hpx(session)
+    session.run("pytest", "-m", "e2e", *session.posargs, success_codes=[0, 5])
+
+
+@nox.session(python="3.11")
+def export(session: nox.Session) -> None:
+    """Re-export the .pte test fixtures with the stock exporter (torch + executorch, ~1.7 GB)."""
+    session.install("-r", "tools/export/pte_fixtures/requirements.txt")
+    session.run("python", "tools/export/pte_fixtures/export_pte_fixtures.py", *session.posargs)

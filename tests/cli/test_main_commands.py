@@ -1,0 +1,102 @@
+"""The CLI prints errors as two lines with the right exit code, never a traceback."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from hpx_core.cli import main
+
+WriteYaml = Callable[..., Path]
+
+
+def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "--version")
+    assert code == 0 and out.startswith("hpx ")
+
+
+def test_validate_typo_prints_location_and_suggestion(
+    capsys: pytest.CaptureFixture[str], write_yaml: WriteYaml
+) -> None:
+    path = write_yaml("target: {bord: qemu-m55}\n")
+    code, _, err = _run(capsys, "config", "validate", str(path))
+    assert code == 2
+    assert f"{path}:1:10: unknown key 'target.bord'; did you mean 'board'?" in err
+    assert "Traceback" not in err
+
+
+def test_validate_ns_ops_with_arm(
+    capsys: pytest.CaptureFixture[str], write_yaml: WriteYaml
+) -> None:
+    path = write_yaml("engine: {type: executorch, backend: arm, config: {ns_ops: true}}\n")
+    code, _, err = _run(capsys, "config", "validate", str(path))
+    assert code == 2
+    assert "ns_ops needs the ns provider" in err
+    assert "hint: set engine.backend: ns" in err
+    assert "Traceback" not in err
+
+
+def test_validate_ok(capsys: pytest.CaptureFixture[str], write_yaml: WriteYaml) -> None:
+    path = write_yaml("engine: {type: tflm, backend: cmsis_nn}\n")
+    code, out, _ = _run(capsys, "config", "validate", str(path))
+    assert code == 0 and "valid (tflm, backend cmsis_nn" in out
+
+
+def test_show_reports_origins(capsys: pytest.CaptureFixture[str], write_yaml: WriteYaml) -> None:
+    path = write_yaml("engine:\n  type: executorch\n  backend: ns\n")
+    code, out, _ = _run(
+        capsys,
+        "config",
+        "show",
+        str(path),
+        "--board",
+        "apollo510_evb",
+        "--engine-config",
+        "method_arena_size=2048",
+        "--json",
+    )
+    assert code == 0
+    rows = {r["path"]: r for r in json.loads(out)}
+    assert rows["engine.backend"]["origin"] == f"{path}:3:3"
+    assert rows["target.board"] == {
+        "path": "target.board",
+        "value": "apollo510_evb",
+        "origin": "--board",
+    }
+    assert rows["engine.config.method_arena_size"]["value"] == 2048
+    assert rows["profiling.iterations"]["origin"] == "default"
+
+
+def test_bad_engine_config_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = _run(capsys, "config", "show", "--engine-config", "oops")
+    assert code == 2 and "is not KEY=VALUE" in err
+
+
+def test_plugins_lists_engines(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "plugins")
+    assert code == 0
+    for name in ("tflm", "helia-rt", "helia-aot", "executorch"):
+        assert name in out
+
+
+def test_profile_unknown_engine(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = _run(capsys, "profile", "--engine", "tflmx")
+    assert code == 2
+    assert "did you mean 'tflm'" in err and "installed engines:" in err
+
+
+def test_doctor_json(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "doctor", "--json")
+    report = json.loads(out)
+    names = {c["name"] for c in report["checks"]}
+    assert {"python", "git", "cmake", "ninja", "arm-none-eabi-gcc", "qemu-system-arm"} <= names
+    assert code == (0 if report["healthy"] else 1)

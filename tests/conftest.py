@@ -1,0 +1,26 @@
+"""Shared test helpers: the repository root and the real models in it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def repo() -> Path:
+    return REPO
+
+
+@pytest.fixture
+def write_yaml(tmp_path: Path):  # type: ignore[no-untyped-def]
+    """Write a YAML text to a file in tmp_path and return its path."""
+
+    def write(text: str, name: str = "hpx.yaml") -> Path:
+        path = tmp_path / name
+        path.write_text(text, encoding="utf-8")
+        return path
+
+    return write

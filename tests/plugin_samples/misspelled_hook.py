@@ -1,0 +1,10 @@
+"""A plugin whose hook name has a typo: pluggy's check_pending must catch it."""
+
+from __future__ import annotations
+
+from hpx_core import hookimpl
+
+
+@hookimpl
+def hpx_engine() -> list[object]:
+    return []

@@ -1,0 +1,106 @@
+"""The registry finds engines through entry points and survives bad plugins."""
+
+from __future__ import annotations
+
+from importlib.metadata import EntryPoint
+from pathlib import Path
+
+import pytest
+
+from hpx_core.errors import PluginError
+from hpx_core.plugins import ENTRY_POINT_GROUP, load_registry
+
+SAMPLES = Path(__file__).parent / "plugin_samples"
+BUILT_IN = {
+    "tflm": "hpx-tflm",
+    "helia-rt": "hpx-heliart",
+    "helia-aot": "hpx-heliaaot",
+    "executorch": "hpx-executorch",
+}
+
+
+def _entry(name: str, module: str) -> EntryPoint:
+    return EntryPoint(name=name, value=module, group=ENTRY_POINT_GROUP)
+
+
+@pytest.fixture
+def samples_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.syspath_prepend(str(SAMPLES))
+
+
+def test_four_engines_come_from_four_distributions() -> None:
+    registry = load_registry(disabled=[])
+    found = {name: e.plugin.distribution for name, e in registry.engines.items()}
+    assert {k: found.get(k) for k in BUILT_IN} == BUILT_IN
+    assert registry.engines["executorch"].descriptor.backends == ("arm", "ns")
+
+
+def test_disable_by_plugin_name_and_by_distribution() -> None:
+    registry = load_registry(disabled=["tflm", "hpx-executorch"])
+    assert "tflm" not in registry.engines
+    assert "executorch" not in registry.engines
+    assert "helia-rt" in registry.engines
+
+
+def test_disable_through_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HPX_DISABLE_PLUGINS", "helia-aot, helia-rt")
+    assert set(load_registry().engines) >= {"tflm", "executorch"}
+    assert not {"helia-aot", "helia-rt"} & set(load_registry().engines)
+
+
+def test_unknown_engine_lists_installed_ones() -> None:
+    registry = load_registry(disabled=[])
+    with pytest.raises(PluginError) as caught:
+        registry.engine("tflmm")
+    assert "did you mean 'tflm'" in caught.value.message
+    assert "executorch, helia-aot, helia-rt, tflm" in caught.value.hint
+
+
+@pytest.mark.usefixtures("samples_on_path")
+def test_duplicate_engine_name_is_refused() -> None:
+    import hpx_tflm.plugin
+
+    registry = load_registry(
+        entries=[_entry("tflm", hpx_tflm.plugin.__name__), _entry("dup", "dup_tflm")]
+    )
+    assert "tflm" in registry.conflicts
+    with pytest.raises(PluginError, match="declared by"):
+        registry.engine("tflm")
+
+
+@pytest.mark.usefixtures("samples_on_path")
+def test_misspelled_hook_skips_only_that_plugin() -> None:
+    import hpx_tflm.plugin
+
+    registry = load_registry(
+        entries=[_entry("typo", "misspelled_hook"), _entry("tflm", hpx_tflm.plugin.__name__)]
+    )
+    assert list(registry.engines) == ["tflm"]
+    (failure,) = registry.failures
+    assert failure.plugin.name == "typo"
+    assert "hpx_engine" in failure.reason
+
+
+@pytest.mark.usefixtures("samples_on_path")
+def test_import_error_and_failing_descriptor_are_reported_by_name() -> None:
+    registry = load_registry(
+        entries=[_entry("gone", "no_such_module_anywhere"), _entry("bad", "failing_descriptor")]
+    )
+    assert registry.engines == {}
+    reasons = {f.plugin.name: f.reason for f in registry.failures}
+    assert "ModuleNotFoundError" in reasons["gone"]
+    assert "descriptor table is corrupt" in reasons["bad"]
+
+
+def test_engine_hook_reaches_only_the_owning_plugin(tmp_path: Path) -> None:
+    from hpx_tflm.config import TflmConfig
+
+    from hpx_core.config import load_config
+    from hpx_core.engine import ConfigContext
+
+    registry = load_registry(disabled=[])
+    config, document = load_config(None, {"engine.type": ("tflm", "test")})
+    answer = registry.engine_hook("tflm", "hpx_validate_config")(
+        ctx=ConfigContext(config=config, document=document)
+    )
+    assert isinstance(answer, TflmConfig)
