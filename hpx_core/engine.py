@@ -6,7 +6,7 @@ plugin's internals. Everything here is public API for engine authors.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -16,6 +16,11 @@ if TYPE_CHECKING:
     from hpx_core.config.document import ConfigDocument
     from hpx_core.config.schema import ProfileConfig
 
+
+def _names(values: Iterable[str]) -> tuple[str, ...]:
+    return tuple(values)
+
+
 Provenance = Literal["qualified", "qualified-with-engine-override", "development-overrides"]
 
 
@@ -24,10 +29,10 @@ class EngineDescriptor:
     """What an engine plugin offers: answered by ``hpx_engines()``."""
 
     name: str
-    model_formats: tuple[str, ...] = attrs.field(converter=tuple)
+    model_formats: tuple[str, ...] = attrs.field(converter=_names)
     config_class: type[Any]
     summary: str = ""
-    backends: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+    backends: tuple[str, ...] = attrs.field(default=(), converter=_names)
 
 
 @attrs.frozen
@@ -53,11 +58,15 @@ class SourceRepo:
     license: str
 
 
+def _source_repos(value: Iterable[SourceRepo]) -> tuple[SourceRepo, ...]:
+    return tuple(value)
+
+
 @attrs.frozen
 class SourceSet:
     """Answer of ``hpx_materialize_sources``: where the engine's sources are, and how trusted."""
 
-    repos: tuple[SourceRepo, ...] = attrs.field(converter=tuple)
+    repos: tuple[SourceRepo, ...] = attrs.field(converter=_source_repos)
     provenance: Provenance = "qualified"
 
     def path_of(self, name: str) -> Path:
@@ -77,8 +86,8 @@ class FirmwareContribution:
     """
 
     files: Mapping[str, str] = attrs.field(factory=dict)
-    sources: tuple[str, ...] = attrs.field(default=(), converter=tuple)
-    include_dirs: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+    sources: tuple[str, ...] = attrs.field(default=(), converter=_names)
+    include_dirs: tuple[str, ...] = attrs.field(default=(), converter=_names)
     defines: Mapping[str, str] = attrs.field(factory=dict)
     cmake: str = ""
     fingerprint_inputs: Mapping[str, str] = attrs.field(factory=dict)
