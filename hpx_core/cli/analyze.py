@@ -1,0 +1,87 @@
+"""``hpx analyze MODEL``: what is inside a model, layer by layer (host only, no board)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from hpx_core.cli.app import app, console
+from hpx_core.models import ModelInfo, TensorInfo, load_model
+from hpx_core.models.report import model_report
+
+
+@app.command()
+def analyze(
+    model: Annotated[Path, typer.Argument(help="A .tflite or ExecuTorch .pte file.")],
+    as_json: Annotated[bool, typer.Option("--json", help="JSON output.")] = False,
+) -> None:
+    """Per-layer operators, output shapes, MACs and parameters of a model."""
+    info = load_model(model)
+    if as_json:
+        typer.echo(json.dumps(model_report(info), indent=2))
+        return
+    console.print(_layer_table(info))
+    for line in _summary(info):
+        console.print(line)
+
+
+def _number(value: int | None) -> str:
+    return "-" if value is None else f"{value:,}"
+
+
+def _layer_table(info: ModelInfo) -> Table:
+    pte = info.format == "pte"
+    table = Table("#", "operator", "output shape", "MACs", "params", title=info.path.name)
+    if pte:
+        table.add_column("provider")
+    for op in info.operators:
+        shape = " ".join(str(list(s)) for s in op.outputs) or "-"
+        row = [str(op.index), op.qualified_name, shape, _number(op.macs), _number(op.params)]
+        if pte:
+            row.append(op.provider.value if op.provider else "-")
+        table.add_row(*row)
+    totals = ["", f"{len(info.operators)} layers", "", _number(info.total_macs)]
+    table.add_row(*totals, _number(info.total_params), *([""] if pte else []), style="bold")
+    return table
+
+
+def _tensors(tensors: tuple[TensorInfo, ...]) -> str:
+    return (
+        ", ".join(f"{t.name} {t.dtype}{list(t.shape)} ({_number(t.size_bytes)} B)" for t in tensors)
+        or "-"
+    )
+
+
+def _summary(info: ModelInfo) -> list[str]:
+    lines = [
+        f"format {info.format}, {info.size_bytes:,} bytes, sha256 {info.sha256}",
+        f"inputs:  {_tensors(info.inputs)}",
+        f"outputs: {_tensors(info.outputs)}",
+        f"weights: {info.weight_bytes:,} bytes",
+    ]
+    uncounted = [op.qualified_name for op in info.operators if op.macs is None]
+    if uncounted:
+        lines.append(f"MACs not counted (no arithmetic rule): {', '.join(sorted(set(uncounted)))}")
+    if info.format == "tflite":
+        lines.append(f"op resolver: {', '.join(info.resolver_ops)}")
+        if info.var_handle_count:
+            lines.append(f"resource variables (VAR_HANDLE): {info.var_handle_count}")
+        return lines
+    providers = ", ".join(f"{k} {v}" for k, v in sorted(info.providers().items()))
+    lines.append(f"providers: {providers or '-'}")
+    lines.append(f"portable ops: {', '.join(info.portable_ops) or 'none'}")
+    lines.append(
+        f"planned memory: {_number(info.planned_arena_bytes)} bytes {list(info.planned_memory)}"
+    )
+    if info.needs_ns_ops:
+        lines.append(
+            "[yellow]needs ns_ops[/]: cortex_m_ns:: kernels (engine.backend ns, "
+            "engine.config.ns_ops true; Ambiq Apollo boards only)"
+        )
+    if info.sidecar is not None:
+        lines.append(f"sidecar: {info.sidecar.path.name} (sha256 verified)")
+    return lines

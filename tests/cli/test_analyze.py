@@ -1,0 +1,83 @@
+"""``hpx analyze``: the table, the JSON document, and errors without tracebacks."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from hpx_core.cli import main
+
+REPO = Path(__file__).parents[2]
+KWS = REPO / "examples" / "models" / "mlperf_tiny" / "kws_ref_model.tflite"
+
+
+def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _ptebuild():  # type: ignore[no-untyped-def]
+    """The PTE-writing test helper beside the model tests."""
+    if "ptebuild" not in sys.modules:
+        path = REPO / "tests" / "models" / "ptebuild.py"
+        spec = importlib.util.spec_from_file_location("ptebuild", path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["ptebuild"] = module
+        spec.loader.exec_module(module)
+    return sys.modules["ptebuild"]
+
+
+def test_kws_json_has_13_layers(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "analyze", str(KWS), "--json")
+    assert code == 0
+    doc = json.loads(out)
+    assert len(doc["layers"]) == 13
+    assert doc["layers"][0]["name"] == "CONV_2D"
+    assert doc["layers"][0]["outputs"] == [[1, 25, 5, 64]]
+    assert doc["totals"]["layers"] == 13
+    assert doc["totals"]["macs"] == sum(layer["macs"] or 0 for layer in doc["layers"])
+    assert doc["inputs"][0]["shape"] == [1, 49, 10, 1]
+    assert doc["format"] == "tflite" and len(doc["sha256"]) == 64
+
+
+def test_kws_table(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "analyze", str(KWS))
+    assert code == 0
+    assert "DEPTHWISE_CONV_2D" in out and "[1, 25, 5, 64]" in out
+    assert "13 layers" in out and "2,664,768" in out
+    assert "op resolver: AVERAGE_POOL_2D, CONV_2D" in out
+
+
+def test_pte_shows_providers_and_ns_ops(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    ptebuild = _ptebuild()
+    path = tmp_path / "tier1.pte"
+    path.write_bytes(ptebuild.build_program(ptebuild.sample_spec()))
+    code, out, _ = _run(capsys, "analyze", str(path))
+    assert code == 0
+    assert "portable ops: aten::leaky_relu.out" in out
+    assert "needs ns_ops" in out
+    assert "cortex_m_ns" in out
+    code, out, _ = _run(capsys, "analyze", str(path), "--json")
+    doc = json.loads(out)
+    assert doc["needs_ns_ops"] is True
+    assert doc["providers"] == {"cortex_m": 2, "cortex_m_ns": 1, "portable": 1}
+    assert [layer["provider"] for layer in doc["layers"]] == [
+        "cortex_m", "cortex_m_ns", "cortex_m", "portable",
+    ]  # fmt: skip
+
+
+def test_bad_model_is_two_lines_and_exit_1(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "bad.tflite"
+    path.write_bytes(b"\0" * 100)
+    code, _, err = _run(capsys, "analyze", str(path))
+    assert code == 1
+    assert err.startswith("error: bad.tflite: not a TFLite or ExecuTorch model")
+    assert "\nhint: " in err and "Traceback" not in err
