@@ -1,0 +1,149 @@
+"""Read-only questions about a git checkout: is it exactly at its pin, and clean?
+
+Both the cache (``hpx sources list``, ``--offline``) and ``source_path`` overrides ask the same
+questions, so the answer is computed in one place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Literal
+
+import attrs
+import git
+
+from hpx_core.sources.baseline import RepoPin, SubmodulePin
+
+State = Literal["missing", "at pin", "dirty", "wrong commit", "invalid"]
+
+
+def _strs(value: Iterable[str]) -> tuple[str, ...]:
+    return tuple(value)
+
+
+def git_at(path: Path, *, allow_file_protocol: bool = False) -> git.Git:
+    """A git command runner in ``path``.
+
+    ``allow_file_protocol`` lets submodules clone from local paths and ``file://`` mirrors,
+    which git refuses by default for submodules since 2.38.1.
+    """
+    runner = git.Git(str(path))
+    if allow_file_protocol:
+        runner.set_persistent_git_options(c="protocol.file.allow=always")
+    return runner
+
+
+@attrs.frozen
+class CheckoutState:
+    """What a folder holds compared with its pin; ``detail`` says why when not at pin."""
+
+    state: State
+    head: str | None = None
+    detail: str = ""
+    absent_optional: tuple[str, ...] = attrs.field(default=(), converter=_strs)
+
+
+def head_of(path: Path) -> str | None:
+    """The commit checked out in ``path``, or None when it is not a usable git checkout."""
+    if not (path / ".git").exists():
+        return None
+    try:
+        return str(git_at(path).rev_parse("--verify", "HEAD^{commit}")).strip()
+    except git.GitCommandError:
+        return None
+
+
+def toplevel_of(path: Path) -> Path | None:
+    try:
+        return Path(str(git_at(path).rev_parse("--show-toplevel")).strip()).resolve()
+    except (git.GitCommandError, OSError):
+        return None
+
+
+def gitlink(parent: Path, rel: str) -> str | None:
+    """The commit a superproject records for its submodule at ``rel``."""
+    out = str(git_at(parent).ls_tree("HEAD", "--", rel)).strip()
+    if not out:
+        return None
+    meta, _, _ = out.partition("\t")
+    mode, kind, sha = meta.split()
+    return sha if kind == "commit" and mode == "160000" else None
+
+
+def dirt(path: Path) -> str:
+    """The first changed, untracked or ignored paths in ``path`` (empty when clean)."""
+    out = str(
+        git_at(path).status(
+            "--porcelain=v1",
+            "--ignored=matching",
+            "--untracked-files=all",
+            "--ignore-submodules=all",
+        )
+    )
+    lines = [line for line in out.splitlines() if line.strip()]
+    shown = "; ".join(lines[:3]) + ("; ..." if len(lines) > 3 else "")
+    return shown
+
+
+def origin_of(path: Path) -> str | None:
+    try:
+        return str(git_at(path).config("--get", "remote.origin.url")).strip()
+    except git.GitCommandError:
+        return None
+
+
+def _submodule_state(root: Path, pin: RepoPin, sub: SubmodulePin) -> tuple[State | None, str]:
+    parent, rel = split_submodule(root, pin, sub)
+    recorded = gitlink(parent, rel)
+    head = head_of(root / sub.path)
+    if head is None:
+        if not sub.required:
+            return None, "absent"
+        return "wrong commit", f"submodule {sub.path} is not initialized"
+    if head != recorded:
+        return "wrong commit", f"submodule {sub.path} is at {head[:12]}, recorded {recorded}"
+    problem = dirt(root / sub.path)
+    if problem:
+        return "dirty", f"submodule {sub.path}: {problem}"
+    return None, ""
+
+
+def split_submodule(root: Path, pin: RepoPin, sub: SubmodulePin) -> tuple[Path, str]:
+    """The repository owning ``sub`` (deepest listed parent, or the root), and its path there."""
+    parents = [s.path for s in pin.submodules if sub.path.startswith(s.path + "/")]
+    if not parents:
+        return root, sub.path
+    parent = max(parents, key=len)
+    return root / parent, sub.path[len(parent) + 1 :]
+
+
+def inspect(path: Path, pin: RepoPin, *, check_origin: bool = True) -> CheckoutState:
+    """Compare ``path`` with ``pin`` without changing anything."""
+    if not path.exists():
+        return CheckoutState("missing")
+    head = head_of(path)
+    top = toplevel_of(path) if head else None
+    if head is None or top != path.resolve():
+        return CheckoutState("invalid", detail=f"{path} is not the root of a git checkout")
+    if check_origin:
+        origin = origin_of(path)
+        if origin != pin.url:
+            return CheckoutState("invalid", head, f"a clone of {origin}, not {pin.url}")
+    if head != pin.commit:
+        return CheckoutState("wrong commit", head, f"at {head[:12]}, pinned {pin.commit[:12]}")
+    absent: list[str] = []
+    found: dict[State, str] = {}
+    for sub in pin.submodules:
+        state, detail = _submodule_state(path, pin, sub)
+        if detail == "absent":
+            absent.append(sub.path)
+        elif state is not None:
+            found.setdefault(state, detail)
+    problem = dirt(path)
+    if problem:
+        found.setdefault("dirty", problem)
+    for state in ("wrong commit", "dirty"):
+        if state in found:
+            return CheckoutState(state, head, found[state])
+    return CheckoutState("at pin", head, absent_optional=absent)
