@@ -81,6 +81,7 @@ class TensorInfo:
     shape: Shape = attrs.field(converter=_ints)
     size_bytes: int | None  # None when the element type has no fixed size
     quantization: Quantization | None = None
+    dim_order: tuple[int, ...] = attrs.field(default=(), converter=_ints)  # PTE memory order
 
 
 @attrs.frozen

@@ -45,7 +45,7 @@ _SCALAR_TYPES: dict[int, tuple[str, int | None]] = {
 }  # fmt: skip
 
 # union KernelTypes (EValue.val) tags; 0 is NONE
-_EVALUE_TENSOR = 5
+_EVALUE_INT, _EVALUE_TENSOR, _EVALUE_INT_LIST = 2, 5, 7
 # union InstructionArguments tags
 _INSTRUCTION_KINDS: dict[int, InstructionKind] = {
     1: "kernel", 2: "delegate", 3: "move", 4: "jump_false", 5: "free",
@@ -56,6 +56,7 @@ _INSTRUCTION_KINDS: dict[int, InstructionKind] = {
 class _Tensor:
     dtype: str
     shape: tuple[int, ...]
+    dim_order: tuple[int, ...]
     element_bytes: int | None
     constant: bool
 
@@ -209,15 +210,31 @@ class _Values:
     def __init__(self, values: list[Table], fb: FlatBuffer) -> None:
         self.values = values
         self.fb = fb
-        self.cache: dict[int, _Tensor | None] = {}
+        self.cache: dict[int, tuple[int, Table | None]] = {}
 
-    def tensor(self, index: int) -> _Tensor | None:
+    def _value(self, index: int) -> tuple[int, Table | None]:
         if not 0 <= index < len(self.values):
             raise self.fb.error(f"value index {index} out of range (0..{len(self.values) - 1})")
         if index not in self.cache:
-            tag, val = self.values[index].union(0)  # EValue { val: KernelTypes }
-            self.cache[index] = _tensor(val) if tag == _EVALUE_TENSOR and val else None
+            self.cache[index] = self.values[index].union(0)  # EValue { val: KernelTypes }
         return self.cache[index]
+
+    def tensor(self, index: int) -> _Tensor | None:
+        tag, val = self._value(index)
+        return _tensor(val) if tag == _EVALUE_TENSOR and val is not None else None
+
+    def int_list(self, index: int) -> tuple[int, ...] | None:
+        """An IntList's values; its items are indices of Int EValues."""
+        tag, val = self._value(index)
+        if tag != _EVALUE_INT_LIST or val is None:
+            return None
+        ints = []
+        for item in val.scalars(0, I64):
+            item_tag, item_val = self._value(item)
+            if item_tag != _EVALUE_INT or item_val is None:
+                return None
+            ints.append(item_val.scalar(0, I64))  # Int { int_val: long }
+        return tuple(ints)
 
     def io(self, index: int, name: str) -> TensorInfo:
         tensor = self.tensor(index)
@@ -228,7 +245,13 @@ class _Values:
             if tensor.element_bytes is None
             else tensor.element_bytes * math.prod(max(d, 0) for d in tensor.shape)
         )
-        return TensorInfo(name=name, dtype=tensor.dtype, shape=tensor.shape, size_bytes=size)
+        return TensorInfo(
+            name=name,
+            dtype=tensor.dtype,
+            shape=tensor.shape,
+            size_bytes=size,
+            dim_order=tensor.dim_order,
+        )
 
 
 def _tensor(t: Table) -> _Tensor:
@@ -237,23 +260,41 @@ def _tensor(t: Table) -> _Tensor:
     scalar_type = t.scalar(0, I8)
     dtype, element_bytes = _SCALAR_TYPES.get(scalar_type, (f"scalar_type_{scalar_type}", None))
     constant = t.scalar(5, U32) > 0 and t.table(6) is None
-    return _Tensor(dtype, t.scalars(2, I32), element_bytes, constant)
+    return _Tensor(dtype, t.scalars(2, I32), t.scalars(3, U8), element_bytes, constant)
+
+
+def _returned(args: tuple[int, ...]) -> int:
+    """How many trailing arguments are return values.
+
+    The emitter passes a kernel its schema arguments, then its return values; an out-variant
+    returns its ``out`` arguments, so each return repeats a value index already in the list.
+    """
+    count = 0
+    while count < len(args) and args[-1 - count] in args[: -1 - count]:
+        count += 1
+    return count
 
 
 def _operators(plan: ExecutionPlan, values: _Values) -> list[Operator]:
     """Kernel and delegate calls in execution order, chain by chain.
 
-    ExecuTorch kernels are out-variants that take their output tensor last, so the last tensor
-    argument is reported as the output and the others as inputs.
+    Outputs are the returned values (for a call without returns, its last tensor argument);
+    inputs are the other tensor arguments, in order.
     """
     executed: list[Operator] = []
     for chain in plan.chains:
         for instruction in chain:
             if instruction.kind not in ("kernel", "delegate") or instruction.target is None:
                 continue
-            tensors = [t for t in (values.tensor(a) for a in instruction.args) if t is not None]
-            ins, outs = tensors[:-1], tensors[-1:]
-            params = sum(math.prod(max(d, 0) for d in t.shape) for t in ins if t.constant)
+            args = instruction.args
+            returned = _returned(args)
+            if returned:
+                out_ids = list(dict.fromkeys(args[len(args) - returned :]))
+            else:
+                out_ids = [a for a in args if values.tensor(a) is not None][-1:]
+            ins = [t for t in (values.tensor(a) for a in args if a not in out_ids) if t is not None]
+            outs = [t for t in (values.tensor(a) for a in out_ids) if t is not None]
+            lists = [v for v in (values.int_list(a) for a in args) if v is not None]
             name, overload, provider = _callee(plan, instruction, values.fb)
             in_shapes, out_shapes = [t.shape for t in ins], [t.shape for t in outs]
             executed.append(
@@ -264,8 +305,8 @@ def _operators(plan: ExecutionPlan, values: _Values) -> list[Operator]:
                     provider=provider,
                     inputs=in_shapes,
                     outputs=out_shapes,
-                    params=params,
-                    macs=pte_macs(name, in_shapes, out_shapes),
+                    params=sum(math.prod(max(d, 0) for d in t.shape) for t in ins if t.constant),
+                    macs=pte_macs(name, in_shapes, out_shapes, lists),
                 )
             )
     return executed
