@@ -37,6 +37,7 @@ from executorch.exir import schema as et_schema
 from executorch.exir._serialize._flatbuffer_program import _flatbuffer_to_program
 from executorch.exir._serialize._program import _get_extended_header
 from executorch.exir.tensor import get_scalar_type
+from numpy.typing import NDArray
 from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
 
 SEED = 20260819
@@ -64,7 +65,8 @@ class Tier1(torch.nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         y = self.leaky_relu(self.conv2(self.hardswish(self.conv1(x))))
-        return self.relu(y - x)
+        out: torch.Tensor = self.relu(y - x)
+        return out
 
 
 class Tier1Mean(torch.nn.Module):
@@ -82,7 +84,8 @@ class SingleConv(torch.nn.Module):
         self.conv = torch.nn.Conv2d(3, 8, kernel_size=3, padding=1)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.conv(x)
+        out: torch.Tensor = self.conv(x)
+        return out
 
 
 @dataclass(frozen=True)
@@ -114,7 +117,7 @@ def _layout(t: torch.Tensor, channels_last: bool) -> torch.Tensor:
     return t.to(memory_format=torch.channels_last) if channels_last else t.contiguous()
 
 
-def _channel_bias(shape: tuple[int, ...]) -> np.ndarray:
+def _channel_bias(shape: tuple[int, ...]) -> NDArray[np.int64]:
     """Per-channel offsets in int8 code units, spread over [-64, 64) across the channels.
 
     Without them every channel averages to about zero and a mean over H,W says little.
@@ -133,7 +136,7 @@ def _inputs(spec: Spec, gen: torch.Generator, count: int) -> list[torch.Tensor]:
     ]
 
 
-def reference_codes(shape: tuple[int, ...]) -> np.ndarray:
+def reference_codes(shape: tuple[int, ...]) -> NDArray[np.int8]:
     """Reference input codes: a fixed integer hash of the flat NCHW index plus channel offsets.
 
     The float input is ``codes / 128`` (exact in float32), so any tool can rebuild it from the
@@ -149,7 +152,7 @@ class Lowered:
     """The program and its host reference output, as int8 codes of the final dequantize."""
 
     program: Any
-    output_codes: np.ndarray
+    output_codes: NDArray[np.int8]
     output_scale: float
     output_zero_point: int
 
@@ -163,7 +166,7 @@ def _output_qparams(edge: Any) -> tuple[float, int]:
     return float(source.args[1]), int(source.args[2])
 
 
-def _to_codes(output: torch.Tensor, scale: float, zero_point: int) -> np.ndarray:
+def _to_codes(output: torch.Tensor, scale: float, zero_point: int) -> NDArray[np.int8]:
     """Recover the int8 codes of a dequantized output and check the round trip is exact."""
     codes = torch.clamp(torch.round(output / scale) + zero_point, -128, 127).to(torch.int8)
     rebuilt = (codes.to(torch.float32) - zero_point) * torch.tensor(scale, dtype=torch.float32)
@@ -184,7 +187,7 @@ def lower(spec: Spec) -> Lowered:
     model = spec.factory().eval()
     model.requires_grad_(False)
     if spec.channels_last:
-        model = model.to(memory_format=torch.channels_last)
+        model = model.to(memory_format=torch.channels_last)  # type: ignore[call-overload]
     calibration = _inputs(spec, gen, CALIBRATION_SAMPLES)
     codes = torch.from_numpy(reference_codes(spec.input_shape))
     reference_input = _layout(codes.to(torch.float32) / INPUT_DIVISOR, spec.channels_last)
@@ -278,7 +281,7 @@ def file_record(pte: bytes, emitted: et_schema.Program) -> dict[str, Any]:
     }
 
 
-def _npy_bytes(array: np.ndarray) -> bytes:
+def _npy_bytes(array: NDArray[np.int8]) -> bytes:
     buffer = io.BytesIO()
     np.save(buffer, np.ascontiguousarray(array), allow_pickle=False)
     return buffer.getvalue()
@@ -341,6 +344,7 @@ def main(argv: list[str] | None = None) -> int:
     out_dir: Path = args.out
     out_dir.mkdir(parents=True, exist_ok=True)
     torch.use_deterministic_algorithms(True)
+    programs = [export_one(spec, out_dir) for spec in SPECS]
     record = {
         "schema": RECORD_SCHEMA,
         "seed": SEED,
@@ -351,11 +355,11 @@ def main(argv: list[str] | None = None) -> int:
             "torch": torch.__version__,
             "torchao": importlib.metadata.version("torchao"),
         },
-        "programs": [export_one(spec, out_dir) for spec in SPECS],
+        "programs": programs,
     }
     text = json.dumps(record, indent=2, sort_keys=True) + "\n"
     (out_dir / "pte_fixtures.json").write_text(text, encoding="utf-8")
-    for program in record["programs"]:
+    for program in programs:
         print(f"{program['file']}: {program['size_bytes']} bytes sha256 {program['sha256']}")
     return 0
 
