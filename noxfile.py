@@ -49,6 +49,13 @@ def e2e(session: nox.Session) -> None:
     session.run("pytest", "-m", "e2e", *session.posargs, success_codes=[0, 5])
 
 
+@nox.session
+def fuzz(session: nox.Session) -> None:
+    """Fuzz the .tflite and .pte readers: 10,000 damaged/random inputs each (hypothesis)."""
+    install_hpx(session)
+    session.run("pytest", "tests/fuzz", "-s", *session.posargs, env={"HPX_FUZZ_EXAMPLES": "10000"})
+
+
 @nox.session(python="3.11")
 def export(session: nox.Session) -> None:
     """Re-export the .pte test fixtures with the stock exporter (torch + executorch, ~1.7 GB)."""

@@ -44,6 +44,7 @@ __all__ = [
     "TensorInfo",
     "detect_format",
     "load_model",
+    "read_model_bytes",
 ]
 
 
@@ -76,8 +77,15 @@ def load_model(path: Path) -> ModelInfo:
             f"cannot read model file {path}: {exc.strerror or exc}",
             hint="check that the path is a readable file",
         ) from None
+    info = read_model_bytes(data, path)
+    if info.format == "tflite":
+        return info
+    return attrs.evolve(info, sidecar=read_sidecar(path, info.sha256))
+
+
+def read_model_bytes(data: bytes, path: Path) -> ModelInfo:
+    """Analyze a model already in memory; ``path`` names it in records and messages."""
     sha256 = hashlib.sha256(data).hexdigest()
     if detect_format(data, path.name) == "tflite":
         return read_tflite(data, path, sha256)
-    info = read_pte(data, path, sha256)
-    return attrs.evolve(info, sidecar=read_sidecar(path, sha256))
+    return read_pte(data, path, sha256)

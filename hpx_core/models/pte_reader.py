@@ -211,6 +211,8 @@ class _Values:
         self.values = values
         self.fb = fb
         self.cache: dict[int, tuple[int, Table | None]] = {}
+        self.tensors: dict[int, _Tensor | None] = {}
+        self.int_lists: dict[int, tuple[int, ...] | None] = {}
 
     def _value(self, index: int) -> tuple[int, Table | None]:
         if not 0 <= index < len(self.values):
@@ -220,11 +222,18 @@ class _Values:
         return self.cache[index]
 
     def tensor(self, index: int) -> _Tensor | None:
-        tag, val = self._value(index)
-        return _tensor(val) if tag == _EVALUE_TENSOR and val is not None else None
+        if index not in self.tensors:
+            tag, val = self._value(index)
+            self.tensors[index] = _tensor(val) if tag == _EVALUE_TENSOR and val else None
+        return self.tensors[index]
 
     def int_list(self, index: int) -> tuple[int, ...] | None:
         """An IntList's values; its items are indices of Int EValues."""
+        if index not in self.int_lists:
+            self.int_lists[index] = self._int_list(index)
+        return self.int_lists[index]
+
+    def _int_list(self, index: int) -> tuple[int, ...] | None:
         tag, val = self._value(index)
         if tag != _EVALUE_INT_LIST or val is None:
             return None

@@ -85,10 +85,12 @@ def _read(data: bytes, path: Path, sha256: str) -> ModelInfo:
         var_handles += sum(1 for op in ops if op.name == "VAR_HANDLE")
         if main is None:
             inputs = [
-                tensors[i].info for i in _indices(subgraph, "Inputs", len(tensors), path.name)
+                tensors[i].info
+                for i in _indices(subgraph, "Inputs", len(tensors), path.name, budget)
             ]
             outputs = [
-                tensors[i].info for i in _indices(subgraph, "Outputs", len(tensors), path.name)
+                tensors[i].info
+                for i in _indices(subgraph, "Outputs", len(tensors), path.name, budget)
             ]
             main = (ops, inputs, outputs)
     assert main is not None
@@ -145,12 +147,8 @@ def _vector(obj: Any, field: str, budget: Budget) -> list[int]:
     return [int(v) for v in getattr(obj, f"{field}AsNumpy")()[:n]]
 
 
-def _indices(owner: Any, field: str, count: int, name: str) -> list[int]:
-    values = (
-        [int(v) for v in getattr(owner, f"{field}AsNumpy")()]
-        if getattr(owner, f"{field}Length")()
-        else []
-    )
+def _indices(owner: Any, field: str, count: int, name: str, budget: Budget) -> list[int]:
+    values = _vector(owner, field, budget)
     for v in values:
         if not -1 <= v < count:
             raise ModelError(
@@ -212,9 +210,8 @@ def _operators(
                 hint="the model file is damaged; re-export it",
             )
         op_name, version = codes[code]
-        ins = _indices(op, "Inputs", len(tensors), name)
-        outs = [i for i in _indices(op, "Outputs", len(tensors), name) if i >= 0]
-        budget.count(len(ins) + len(outs))
+        ins = _indices(op, "Inputs", len(tensors), name, budget)
+        outs = [i for i in _indices(op, "Outputs", len(tensors), name, budget) if i >= 0]
         in_shapes = [tensors[i].info.shape if i >= 0 else None for i in ins]
         out_shapes = [tensors[i].info.shape for i in outs]
         constants = [
