@@ -23,6 +23,18 @@ def configure_logging(*, json: bool = False, verbosity: int = 0) -> None:
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(level),
-        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        logger_factory=_StderrLogger,
         cache_logger_on_first_use=False,
     )
+
+
+class _StderrLogger:
+    """Writes to whatever ``sys.stderr`` is at call time (it may be replaced after set-up)."""
+
+    def __init__(self, *_args: object) -> None:
+        pass
+
+    def msg(self, message: str) -> None:
+        print(message, file=sys.stderr, flush=True)
+
+    debug = info = warning = warn = error = critical = exception = fatal = log = msg
