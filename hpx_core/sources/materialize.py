@@ -213,6 +213,7 @@ def _fresh_clone(pin: RepoPin, store: SourceCache, report: ProgressFn) -> list[s
         report(pin.name, "cloning", None)
         _clone(pin.url, temp, pin.name, report)
         missing = _sync(temp, pin, report)
+        temp.chmod(0o755)  # mkdtemp made it private; the cache is shared
         temp.rename(final)
     except BaseException:
         shutil.rmtree(temp, ignore_errors=True)

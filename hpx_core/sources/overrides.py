@@ -33,7 +33,7 @@ def _check_root(pin: RepoPin, path: Path) -> None:
             f"source_path {path} is not the root of a {pin.name} checkout: {missing[0]} is missing",
             f"point it at the top folder of a checkout of {pin.url}",
         )
-    top = toplevel_of(path) if head_of(path) else None
+    top = toplevel_of(path)
     if top is not None and top != path.resolve():
         raise SourceError(
             f"source_path {path} is inside the git checkout {top}, not its root",
