@@ -18,6 +18,7 @@ from hpx_core.errors import HpxError
 # commands
 from hpx_core.cli import main_commands as _main_commands  # noqa: F401  isort: skip
 from hpx_core.cli import analyze as _analyze  # noqa: F401  isort: skip
+from hpx_core.cli import sources as _sources  # noqa: F401  isort: skip
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -144,6 +144,18 @@ class Baseline:
             ) from None
         return tuple(self.repositories[n] for n in board.repositories)
 
+    def users_of(self, name: str) -> tuple[str, ...]:
+        """Who needs repository ``name``: engines (``engine/backend``), board families, all."""
+        if name in self.common:
+            return ("every build",)
+        users: list[str] = []
+        for engine in self.engines.values():
+            if name in engine.repositories:
+                users.append(engine.name)
+            users += [f"{engine.name}/{b}" for b, names in engine.backends.items() if name in names]
+        users += [f"{b.name} boards" for b in self.boards.values() if name in b.repositories]
+        return tuple(users)
+
     def pin(self, name: str) -> RepoPin:
         try:
             return self.repositories[name]

@@ -1,0 +1,173 @@
+"""`hpx sources list|fetch` and `hpx cache info|clean`: thin views over :mod:`hpx_core.sources`."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from hpx_core.boards import all_boards, get_board
+from hpx_core.cli.app import cache_app, console, sources_app
+from hpx_core.engine import SourceSet
+from hpx_core.errors import UsageError
+from hpx_core.sources.baseline import load_baseline
+from hpx_core.sources.cache import SourceCache, cache_info, clean_cache, pin_states
+from hpx_core.sources.materialize import ProgressFn, materialize, materialize_board
+from hpx_core.sources.versions import package_status
+
+_STATE_STYLE = {
+    "at pin": "green",
+    "missing": "dim",
+    "dirty": "yellow",
+    "wrong commit": "yellow",
+    "invalid": "red",
+}
+
+
+def human(size: int) -> str:
+    value = float(size)
+    for unit in ("B", "KB", "MB", "GB"):
+        if value < 1024 or unit == "GB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{value:.1f} GB"
+
+
+@sources_app.command("list")
+def list_sources(
+    engine: Annotated[str | None, typer.Option("--engine", help="Only this engine's pins.")] = None,
+    backend: Annotated[str | None, typer.Option("--backend", help="Engine backend.")] = None,
+) -> None:
+    """What the baseline pins, each pin's license, and what the cache holds for it."""
+    baseline = load_baseline()
+    pins = baseline.pins_for(engine, backend) if engine else tuple(baseline.repositories.values())
+    store = SourceCache()
+    table = Table("repository", "commit", "license", "runs on", "used by", "cache")
+    for row in pin_states(pins, store):
+        style = _STATE_STYLE[row.state.state]
+        detail = f" ({row.state.detail})" if row.state.detail else ""
+        absent = row.state.absent_optional
+        if absent:
+            detail += f" (optional absent: {', '.join(absent)})"
+        table.add_row(
+            row.pin.name,
+            row.pin.commit[:12],
+            row.pin.license,
+            row.pin.runs_on,
+            ", ".join(baseline.users_of(row.pin.name)),
+            f"[{style}]{row.state.state}[/]{detail}",
+        )
+    console.print(table)
+    packages = baseline.packages_for(engine) if engine else tuple(baseline.packages.values())
+    for pkg in packages:
+        status = package_status(pkg.name, baseline)
+        found = status.installed or "not installed"
+        console.print(
+            f"package {pkg.distribution}: {found} (minimum {pkg.min_version}), "
+            f"{pkg.license}, runs on {pkg.runs_on}"
+        )
+    console.print(f"cache: {store.root}")
+
+
+def _progress_bar(progress: Progress) -> ProgressFn:
+    tasks: dict[str, TaskID] = {}
+
+    def report(name: str, phase: str, fraction: float | None) -> None:
+        if name not in tasks:
+            tasks[name] = progress.add_task(name, total=1.0, phase="waiting")
+        task = tasks[name]
+        if fraction is not None and phase in ("cloning", "done"):
+            progress.update(task, completed=fraction, phase=phase)
+        else:
+            progress.update(task, phase=phase)
+
+    return report
+
+
+@sources_app.command("fetch")
+def fetch(
+    engine: Annotated[str | None, typer.Option("--engine", help="Engine to fetch.")] = None,
+    backend: Annotated[
+        str | None, typer.Option("--backend", help="Backend (default: every backend).")
+    ] = None,
+    board: Annotated[
+        str | None, typer.Option("--board", help="Refuse first unless the engine may run here.")
+    ] = None,
+    board_family: Annotated[
+        str | None, typer.Option("--board-family", help="Board support to fetch (e.g. apollo).")
+    ] = None,
+    source_path: Annotated[
+        Path | None, typer.Option("--source-path", help="Use this checkout for the engine.")
+    ] = None,
+    allow_unpinned: Annotated[
+        bool, typer.Option("--allow-unpinned", help="Accept an override that is not at the pin.")
+    ] = False,
+    offline: Annotated[
+        bool, typer.Option("--offline", help="Cache only: verify it is at the pins and clean.")
+    ] = False,
+) -> None:
+    """Materialize pinned sources ahead of a run."""
+    if (engine is None) == (board_family is None):
+        raise UsageError("give exactly one of --engine or --board-family", "see `hpx sources list`")
+    store = SourceCache()
+    baseline = load_baseline()
+    started = time.monotonic()
+    columns = (
+        TextColumn("{task.description:<16}"),
+        BarColumn(),
+        TextColumn("{task.fields[phase]}"),
+        TimeElapsedColumn(),
+    )
+    with Progress(*columns, console=Console(stderr=True), transient=False) as progress:
+        report = _progress_bar(progress)
+        if engine is not None:
+            target = get_board(board) if board else None
+            sources = materialize(
+                engine, backend, board=target, known_boards=all_boards().values(),
+                source_path=source_path, allow_unpinned=allow_unpinned, offline=offline,
+                cache=store, baseline=baseline, progress=report,
+            )  # fmt: skip
+        else:
+            assert board_family is not None
+            sources = materialize_board(
+                board_family, offline=offline, cache=store, baseline=baseline, progress=report
+            )
+    _print_sources(sources, time.monotonic() - started)
+
+
+def _print_sources(sources: SourceSet, seconds: float) -> None:
+    table = Table("repository", "commit", "license", "path")
+    for repo in sources.repos:
+        table.add_row(repo.name, repo.commit, repo.license, str(repo.path))
+    console.print(table)
+    console.print(f"provenance: {sources.provenance}; {seconds:.1f} s")
+
+
+@cache_app.command("info")
+def info() -> None:
+    """Where the cache is and how big each part of it is."""
+    report = cache_info()
+    table = Table("entry", "size")
+    for entry in report.entries:
+        table.add_row(entry.name, human(entry.size))
+    console.print(table)
+    console.print(f"cache: {report.root}  total: {human(report.total)}")
+
+
+@cache_app.command("clean")
+def clean(
+    names: Annotated[
+        list[str] | None, typer.Argument(help="Repositories to remove (default: everything).")
+    ] = None,
+) -> None:
+    """Remove cached sources (each under its lock), or the whole cache."""
+    removed = clean_cache(names or None, baseline=load_baseline())
+    for path in removed:
+        console.print(f"removed {path}")
+    if not removed:
+        console.print("nothing to remove")

@@ -1,0 +1,140 @@
+"""`hpx sources` and `hpx cache` against real local repositories (and the shipped baseline)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hpx_core.cli import main
+from hpx_core.sources.baseline import Baseline, parse_baseline
+
+
+def _load_gitrepos() -> Any:
+    if "gitrepos" not in sys.modules:
+        path = Path(__file__).parents[1] / "sources" / "gitrepos.py"
+        spec = importlib.util.spec_from_file_location("gitrepos", path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["gitrepos"] = module
+        spec.loader.exec_module(module)
+    return sys.modules["gitrepos"]
+
+
+gitrepos = _load_gitrepos()
+git_env = gitrepos.git_env
+upstream = gitrepos.upstream
+cli_sources = importlib.import_module("hpx_core.cli.sources")
+
+
+def toy_baseline(up: Any) -> Baseline:
+    """A baseline with one engine, `toy`, built from the test repositories."""
+    pin = up.pin()
+    return parse_baseline(
+        {
+            "schema": 1,
+            "common": [],
+            "repositories": {
+                "app": {
+                    "url": pin.url,
+                    "commit": pin.commit,
+                    "license": "Apache-2.0",
+                    "runs_on": "any",
+                    "markers": ["app.txt"],
+                    "submodules": [
+                        {"path": s.path, "name": s.name, "url": s.url, "commit": s.commit,
+                         "license": s.license}
+                        for s in pin.submodules
+                    ],
+                }
+            },
+            "engines": {"toy": {"primary": "app", "repositories": ["app"]}},
+        }
+    )  # fmt: skip
+
+
+@pytest.fixture
+def toy(upstream: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+    monkeypatch.setattr(cli_sources, "load_baseline", lambda: toy_baseline(upstream))
+    return upstream
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def cache_dir() -> Path:
+    import os
+
+    return Path(os.environ["HPX_CACHE_DIR"])
+
+
+def test_fetch_list_offline_and_clean(toy: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "sources", "list")
+    assert code == 0
+    assert "Apache-2.0" in out and "missing" in out and "toy" in out
+    code, out, err = run(capsys, "sources", "fetch", "--engine", "toy")
+    assert code == 0, err
+    assert toy.c3 in out and toy.leaf_commit in out
+    assert "provenance: qualified;" in out
+    assert "app" in err  # the progress bar goes to stderr
+    code, out, _ = run(capsys, "sources", "list")
+    assert "at pin" in out
+    (cache_dir() / "sources" / "app" / "scratch.txt").write_text("left behind\n")
+    code, out, _ = run(capsys, "sources", "list")
+    assert "dirty" in out and "scratch.txt" in out
+    code, _, err = run(capsys, "sources", "fetch", "--engine", "toy", "--offline")
+    assert code == 1
+    assert "error: app in the cache is dirty" in err and "hint:" in err
+    assert "Traceback" not in err
+    code, _, _ = run(capsys, "sources", "fetch", "--engine", "toy")
+    assert code == 0 and not (cache_dir() / "sources" / "app" / "scratch.txt").exists()
+    code, out, _ = run(capsys, "cache", "info")
+    assert code == 0 and "sources/app" in out and "total" in out
+    code, out, _ = run(capsys, "cache", "clean", "app")
+    assert code == 0 and "removed" in out
+    assert not (cache_dir() / "sources" / "app").exists()
+
+
+def test_fetch_with_source_path_is_stamped(
+    toy: Any, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    run(capsys, "sources", "fetch", "--engine", "toy")
+    mine = tmp_path / "mine"
+    gitrepos.git(tmp_path, "clone", "-q", "--recurse-submodules", toy.url("app"), str(mine))
+    gitrepos.git(mine, "checkout", "-q", "--detach", toy.c3)
+    gitrepos.git(mine, "submodule", "update", "-q", "--init", "--recursive")
+    code, out, err = run(capsys, "sources", "fetch", "--engine", "toy", "--source-path", str(mine))
+    assert code == 0, err
+    assert "provenance: qualified-with-engine-override" in out
+
+
+def test_helia_rt_on_an_emulated_board_is_refused_before_fetching(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, _, err = run(capsys, "sources", "fetch", "--engine", "helia-rt", "--board", "qemu-m55")
+    assert code == 2
+    assert "LicenseRef-Ambiq-Apollo-SDK" in err
+    assert "Ambiq" in err.split("hint:")[1]
+    assert not cache_dir().exists()
+
+
+def test_shipped_baseline_listing_shows_every_license(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, _ = run(capsys, "sources", "list")
+    assert code == 0
+    for name in ("tflite-micro", "helia-rt", "nsx-executorch", "nsx-ambiq-sdk"):
+        assert name in out
+    assert "LicenseRef-Ambiq-Apollo-SDK" in out and "BSD-3-Clause" in out
+    assert "helia-aot" in out and "0.18.0" in out
+
+
+def test_fetch_needs_an_engine_or_a_board_family(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "sources", "fetch")
+    assert code == 2 and "--engine or --board-family" in err
