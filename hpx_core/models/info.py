@@ -90,7 +90,8 @@ class Operator:
 
     ``version`` is the TFLite operator-code version; ``overload`` the ExecuTorch overload name.
     ``macs`` is None when hpx has no arithmetic model for the operator (never a guess);
-    ``params`` counts the elements of the constant tensors it reads (weights, biases, ...).
+    ``params`` counts the elements of the constant tensors it reads: weights and biases, and
+    for ExecuTorch kernels also the per-channel requantization tensors stored in the program.
     """
 
     index: int

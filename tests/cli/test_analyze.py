@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import json
 import sys
@@ -81,3 +82,27 @@ def test_bad_model_is_two_lines_and_exit_1(
     assert code == 1
     assert err.startswith("error: bad.tflite: not a TFLite or ExecuTorch model")
     assert "\nhint: " in err and "Traceback" not in err
+
+
+def test_pte_sidecar_verified_or_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    fixture = REPO / "tests" / "fixtures" / "pte" / "tier1.pte"
+    path = tmp_path / "tier1.pte"
+    path.write_bytes(fixture.read_bytes())
+    sidecar = tmp_path / "tier1.pte.json"
+    manifest = {
+        "schema": "nsx-executorch.pte-manifest/1",
+        "pte_sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
+        "kernel_provider": "arm",
+        "requires_ns_ops": False,
+        "operators": {"portable": ["aten::leaky_relu.out"]},
+    }
+    sidecar.write_text(json.dumps(manifest), encoding="utf-8")
+    code, out, _ = _run(capsys, "analyze", str(path))
+    assert code == 0 and "sidecar: tier1.pte.json (sha256 verified)" in out
+    manifest["pte_sha256"] = "0" * 64
+    sidecar.write_text(json.dumps(manifest), encoding="utf-8")
+    code, out, err = _run(capsys, "analyze", str(path))
+    assert code == 2 and out == ""
+    assert "describes a different program" in err and "\nhint: re-export" in err
