@@ -12,9 +12,15 @@ from hpx_core import auto_or_names, names_to_tuple
 
 @attrs.frozen
 class TflmConfig:
-    """Options of upstream TFLite Micro; the backend is ``engine.backend``."""
+    """Options of upstream TFLite Micro; the backend is ``engine.backend``.
+
+    ``input`` is ``random`` (seeded with ``input_seed``), ``zeros``, or a ``.npy``/``.bin``
+    file; the same bytes feed the board and the host reference.
+    """
 
     resolver_ops: Any = attrs.field(
         default="auto", converter=names_to_tuple, validator=auto_or_names
     )
     source_path: Path | None = None
+    input: str = "random"
+    input_seed: int = 0

@@ -1,0 +1,19 @@
+"""Engine libraries built once per configuration and shared by every model's firmware.
+
+An engine library depends on the engine, backend, board (CPU flags), toolchain and source pins,
+never on the model. hpx builds it once into a content-addressed folder of the cache and links
+each model's small app against it.
+"""
+
+from hpx_core.enginelib.build import EngineLibrary, ensure_library, library_cmake
+from hpx_core.enginelib.spec import LibrarySpec, SourceGroup, Stage, toolchain_identity
+
+__all__ = [
+    "EngineLibrary",
+    "LibrarySpec",
+    "SourceGroup",
+    "Stage",
+    "ensure_library",
+    "library_cmake",
+    "toolchain_identity",
+]

@@ -1,0 +1,87 @@
+"""What an engine library is made of, and the key that names it in the cache."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import subprocess
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+
+import attrs
+
+from hpx_core.errors import ToolError
+
+RECIPE_VERSION = 1
+"""Bump when the way libraries are built changes, so old cache entries are not reused."""
+
+Stage = Callable[[Path], None]
+"""Writes generated inputs (e.g. patched headers) into the library folder before the build."""
+
+
+def _strs(value: Iterable[str]) -> tuple[str, ...]:
+    return tuple(str(v) for v in value)
+
+
+def _groups(value: Iterable[SourceGroup]) -> tuple[SourceGroup, ...]:
+    return tuple(value)
+
+
+def _str_map(value: Mapping[str, str]) -> dict[str, str]:
+    return {str(k): str(v) for k, v in sorted(value.items())}
+
+
+@attrs.frozen
+class SourceGroup:
+    """Sources compiled with the same extra options (upstream's per-group optimization level)."""
+
+    name: str
+    files: tuple[str, ...] = attrs.field(converter=_strs)
+    options: tuple[str, ...] = attrs.field(default=(), converter=_strs)
+
+
+@attrs.frozen
+class LibrarySpec:
+    """Everything that decides the bytes of an engine library.
+
+    ``include_dirs`` may name ``@LIB@/...``: folders the ``stage`` callback creates inside the
+    library's own cache folder (TFLM's patched flatbuffers headers live there, never in the
+    source cache). ``identity`` holds what the file lists cannot show: engine, backend, board,
+    pinned commits, toolchain version.
+    """
+
+    name: str
+    groups: tuple[SourceGroup, ...] = attrs.field(converter=_groups)
+    include_dirs: tuple[str, ...] = attrs.field(converter=_strs)
+    defines: Mapping[str, str] = attrs.field(converter=_str_map)
+    cpu_flags: tuple[str, ...] = attrs.field(converter=_strs)
+    common_flags: tuple[str, ...] = attrs.field(converter=_strs)
+    file_options: Mapping[str, str] = attrs.field(factory=dict, converter=_str_map)
+    identity: Mapping[str, str] = attrs.field(factory=dict, converter=_str_map)
+    stage_inputs: Mapping[str, str] = attrs.field(factory=dict, converter=_str_map)
+
+    @property
+    def file_count(self) -> int:
+        return sum(len(g.files) for g in self.groups)
+
+    def key(self) -> str:
+        """SHA-256 over every input that can change the library."""
+        doc = {
+            "recipe": RECIPE_VERSION,
+            "spec": attrs.asdict(self, recurse=True),
+        }
+        return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
+
+
+def toolchain_identity(compiler: str = "arm-none-eabi-gcc") -> str:
+    """The compiler's first ``--version`` line: part of every library key."""
+    found = shutil.which(compiler)
+    if found is None:
+        raise ToolError(
+            f"{compiler} is not on PATH",
+            "install the Arm GNU toolchain (Debian: gcc-arm-none-eabi libnewlib-arm-none-eabi "
+            "libstdc++-arm-none-eabi-newlib)",
+        )
+    out = subprocess.run([found, "--version"], capture_output=True, text=True, check=False)
+    return out.stdout.splitlines()[0].strip() if out.stdout else compiler

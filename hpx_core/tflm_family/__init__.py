@@ -1,0 +1,41 @@
+"""Glue shared by engines built on TFLite Micro's MicroInterpreter (upstream TFLM, heliaRT).
+
+It lives in the core so both engine plugins depend only on the core's public API: the
+generated model array, op resolver, inputs and layer table, arena sizing, the host reference
+and the C++ runner under ``firmware_templates/tflm_family/``.
+"""
+
+from hpx_core.tflm_family.arena import ArenaPlan, arena_summary, plan_arena, suggested_arena
+from hpx_core.tflm_family.glue import FamilyGlue, family_glue, layer_names
+from hpx_core.tflm_family.inputs import InputSpec, input_bytes
+from hpx_core.tflm_family.model_array import c_array, parse_c_array
+from hpx_core.tflm_family.reference import OutputCheck, compare_outputs, host_outputs
+from hpx_core.tflm_family.resolver import (
+    UPSTREAM_METHODS,
+    methods_from_checkout,
+    parse_resolver_methods,
+    resolver_source,
+    select_ops,
+)
+
+__all__ = [
+    "UPSTREAM_METHODS",
+    "ArenaPlan",
+    "FamilyGlue",
+    "InputSpec",
+    "OutputCheck",
+    "arena_summary",
+    "c_array",
+    "compare_outputs",
+    "family_glue",
+    "host_outputs",
+    "input_bytes",
+    "layer_names",
+    "methods_from_checkout",
+    "parse_c_array",
+    "parse_resolver_methods",
+    "plan_arena",
+    "resolver_source",
+    "select_ops",
+    "suggested_arena",
+]

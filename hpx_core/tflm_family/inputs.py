@@ -1,0 +1,86 @@
+"""What the firmware feeds the model: a file (.npy/.bin), seeded random values, or zeros.
+
+The bytes are made on the host, embedded in the firmware and copied into the input tensors
+before every inference; the same bytes feed the host reference, so outputs must match exactly.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+import attrs
+import numpy as np
+
+from hpx_core.errors import ConfigError
+from hpx_core.models import ModelInfo, TensorInfo
+
+InputKind = Literal["zeros", "random", "file"]
+
+
+@attrs.frozen
+class InputSpec:
+    """Where input bytes come from; ``describe()`` is what the results print."""
+
+    kind: InputKind = "random"
+    path: Path | None = None
+    seed: int = 0
+
+    @classmethod
+    def parse(cls, value: str, seed: int = 0) -> InputSpec:
+        """``zeros``, ``random``, or a path to a ``.npy``/``.bin`` file."""
+        if value in ("zeros", "random"):
+            return cls(value, None, seed)  # type: ignore[arg-type]
+        return cls("file", Path(value), seed)
+
+    def describe(self) -> str:
+        if self.kind == "file":
+            return f"file {self.path}"
+        return f"random (numpy default_rng seed {self.seed})" if self.kind == "random" else "zeros"
+
+
+def _size(tensor: TensorInfo) -> int:
+    if tensor.size_bytes is None:
+        raise ConfigError(f"input {tensor.name} has no fixed size ({tensor.dtype})",
+                          "hpx can only feed fixed-size input tensors")
+    return tensor.size_bytes
+
+
+def _random(tensor: TensorInfo, rng: np.random.Generator) -> bytes:
+    size = _size(tensor)
+    if tensor.dtype.startswith("float"):
+        count = size // np.dtype(tensor.dtype).itemsize
+        return rng.standard_normal(count).astype(tensor.dtype).tobytes()
+    return rng.integers(0, 256, size, dtype=np.uint8).tobytes()
+
+
+def _from_file(path: Path, tensor: TensorInfo) -> bytes:
+    if not path.is_file():
+        raise ConfigError(f"input file not found: {path}", "give a .npy or .bin file, or zeros")
+    if path.suffix == ".npy":
+        array = np.load(path, allow_pickle=False)
+        if str(array.dtype) != tensor.dtype:
+            raise ConfigError(f"{path}: dtype {array.dtype}, the model's input is {tensor.dtype}",
+                              f"save the array as {tensor.dtype}")
+        data = np.ascontiguousarray(array).tobytes()
+    elif path.suffix == ".bin":
+        data = path.read_bytes()
+    else:
+        raise ConfigError(f"{path}: unknown input format", "use a .npy or raw .bin file")
+    if len(data) != _size(tensor):
+        raise ConfigError(f"{path} holds {len(data)} bytes, input {tensor.name} takes "
+                          f"{_size(tensor)}", f"shape {tensor.shape}, dtype {tensor.dtype}")
+    return data
+
+
+def input_bytes(spec: InputSpec, model: ModelInfo) -> tuple[bytes, ...]:
+    """One byte string per model input, in input order."""
+    if spec.kind == "zeros":
+        return tuple(bytes(_size(t)) for t in model.inputs)
+    if spec.kind == "random":
+        rng = np.random.default_rng(spec.seed)
+        return tuple(_random(t, rng) for t in model.inputs)
+    if len(model.inputs) != 1 or spec.path is None:
+        raise ConfigError("an input file can feed only a single-input model",
+                          "use random or zeros for models with several inputs")
+    return (_from_file(spec.path, model.inputs[0]),)

@@ -1,0 +1,113 @@
+"""The ``tflm`` engine's stages as typed functions; the hooks in ``plugin.py`` only adapt them.
+
+Order for one profile: :func:`tflm_sources` -> :func:`tflm_library` (cached, model-independent)
+-> :func:`tflm_firmware` (model glue + CMake linking the library) -> core build/run/capture ->
+:func:`tflm_layers` and :func:`hpx_core.tflm_family.compare_outputs` on the capture.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import attrs
+
+from hpx_core.boards import Board
+from hpx_core.engine import FirmwareContribution, LayerRecord, SourceSet
+from hpx_core.enginelib import EngineLibrary, ensure_library, library_cmake
+from hpx_core.errors import ConfigError
+from hpx_core.models import ModelInfo
+from hpx_core.sources import materialize
+from hpx_core.tflm_family import (
+    ArenaPlan,
+    InputSpec,
+    family_glue,
+    host_outputs,
+    input_bytes,
+    methods_from_checkout,
+    select_ops,
+)
+from hpx_tflm.config import TflmConfig
+from hpx_tflm.library import flatbuffers_stage, public_include_dirs, tflm_spec
+
+ENGINE = "tflm"
+BACKENDS = ("reference", "cmsis_nn")
+INFO_FILE = "hpx_tflm_info.json"
+
+
+def check_backend(backend: str | None) -> str:
+    chosen = backend or "reference"
+    if chosen not in BACKENDS:
+        raise ConfigError(f"engine tflm has no backend {chosen!r}",
+                          f"choose one of: {', '.join(BACKENDS)}")
+    return chosen
+
+
+def tflm_sources(
+    backend: str | None, board: Board, config: TflmConfig, *, offline: bool = False
+) -> SourceSet:
+    """tflite-micro, flatbuffers, gemmlowp, ruy (+ CMSIS_6, CMSIS-NN) at their baseline pins."""
+    return materialize(ENGINE, check_backend(backend), board=board,
+                       source_path=config.source_path, offline=offline)
+
+
+def tflm_library(sources: SourceSet, backend: str | None, board: Board,
+                 jobs: int = 2) -> EngineLibrary:
+    """The engine library for this backend/board/toolchain/pins, built once into the cache."""
+    chosen = check_backend(backend)
+    spec = tflm_spec(sources, chosen, board.cpu_flags, board.name)
+    return ensure_library(spec, flatbuffers_stage(sources), jobs=jobs)
+
+
+@attrs.frozen
+class TflmFirmware:
+    """The contribution for the core harness, plus what later stages compare against."""
+
+    contribution: FirmwareContribution
+    info: Mapping[str, object]
+
+
+def tflm_firmware(
+    model: ModelInfo,
+    config: TflmConfig,
+    sources: SourceSet,
+    library: EngineLibrary,
+    arena: ArenaPlan,
+) -> TflmFirmware:
+    """Model-specific glue + a CMake fragment linking the prebuilt engine library."""
+    model_data = Path(model.path).read_bytes()
+    ops = select_ops(model, config.resolver_ops)
+    methods = methods_from_checkout(sources.path_of("tflite-micro"))
+    spec = InputSpec.parse(config.input, config.input_seed)
+    inputs = input_bytes(spec, model)
+    glue = family_glue(model, model_data, ops, methods, inputs, arena)
+    expected = host_outputs(model_data, inputs, model)
+    info: dict[str, object] = {
+        "engine": ENGINE, "library": library.folder.name, "library_key": library.key,
+        "input": spec.describe(), "resolver_ops": list(ops), "arena_size": arena.size,
+        "arena_source": arena.source, "layers": list(glue.layer_names),
+        "host_outputs": [o.hex() for o in expected], "model_sha256": model.sha256,
+    }
+    includes = [*public_include_dirs(sources), *(p.as_posix() for p in library.include_dirs)]
+    files = dict(glue.files) | {INFO_FILE: json.dumps(info, indent=1) + "\n"}
+    contribution = FirmwareContribution(
+        files=files, sources=glue.sources, include_dirs=tuple(dict.fromkeys(includes)),
+        defines=dict(_app_defines(library)), cmake=library_cmake(library),
+        fingerprint_inputs={"engine_library": library.key, "model": model.sha256},
+    )
+    return TflmFirmware(contribution, info)
+
+
+def _app_defines(library: EngineLibrary) -> dict[str, str]:
+    """The glue sees TFLM headers exactly as the library was compiled."""
+    manifest = json.loads((library.folder / "manifest.json").read_text(encoding="utf-8"))
+    defines: dict[str, str] = manifest["spec"]["defines"]
+    return {k: (v or "1") for k, v in defines.items()}
+
+
+def tflm_layers(layer_info: Sequence[tuple[int, str, str]],
+                counts: Mapping[int, Mapping[str, int]]) -> list[LayerRecord]:
+    """Layer records named ``<index>_<op>`` with the TFLite builtin as ``op``."""
+    return [LayerRecord(index=i, name=name, op=op, counters=dict(counts.get(i, {})))
+            for i, name, op in layer_info]

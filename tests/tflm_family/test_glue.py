@@ -1,0 +1,59 @@
+"""The generated TFLM-family project files for the real KWS model (no engine sources needed)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from hpx_core.boards import get_board
+from hpx_core.models import load_model
+from hpx_core.tflm_family import (
+    UPSTREAM_METHODS,
+    InputSpec,
+    family_glue,
+    input_bytes,
+    parse_c_array,
+    plan_arena,
+    select_ops,
+)
+
+KWS = Path(__file__).resolve().parents[2] / "examples/models/mlperf_tiny/kws_ref_model.tflite"
+
+
+def _glue(arena: int | None = None):  # type: ignore[no-untyped-def]
+    model = load_model(KWS)
+    inputs = input_bytes(InputSpec.parse("random", seed=3), model)
+    plan = plan_arena(arena, get_board("qemu-m55"))
+    return model, inputs, family_glue(model, KWS.read_bytes(), select_ops(model),
+                                      UPSTREAM_METHODS, inputs, plan)
+
+
+def test_files_and_sources() -> None:
+    _model, _inputs, glue = _glue()
+    assert set(glue.sources) <= set(glue.files)
+    assert {"hpx_tflm_runner.cc", "hpx_tflm_glue.h", "hpx_tflm_config.h"} <= set(glue.files)
+
+
+def test_model_bytes_and_inputs_are_embedded_exactly() -> None:
+    _model, inputs, glue = _glue()
+    assert parse_c_array(glue.files["hpx_tflm_model.cc"]) == KWS.read_bytes()
+    assert parse_c_array(glue.files["hpx_tflm_inputs.cc"].split("\n", 2)[2]) == inputs[0]
+    assert "hpx_tflm_input_sizes[] = {490u}" in glue.files["hpx_tflm_inputs.cc"]
+
+
+def test_config_header_and_layer_table() -> None:
+    model, _inputs, glue = _glue(arena=30_000)
+    header = glue.files["hpx_tflm_config.h"]
+    assert "#define HPX_TFLM_ARENA_SIZE 30000u" in header
+    assert "#define HPX_TFLM_OP_COUNT 6" in header
+    assert "#define HPX_TFLM_RESOURCE_VARIABLES 0" in header
+    assert "#define HPX_TFLM_LAYER_COUNT 13u" in header
+    ops = re.findall(r'"([A-Z_0-9]+)"', glue.files["hpx_tflm_layers.cc"].split("layer_ops")[1])
+    assert ops == [op.name for op in model.operators]
+    assert glue.layer_names[0] == "0_conv_2d" and glue.layer_names[-1] == "12_softmax"
+
+
+def test_probe_arena_when_unset() -> None:
+    _model, _inputs, glue = _glue()
+    size = int(re.search(r"ARENA_SIZE (\d+)u", glue.files["hpx_tflm_config.h"]).group(1))  # type: ignore[union-attr]
+    assert size == plan_arena(None, get_board("qemu-m55")).size
