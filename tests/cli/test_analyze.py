@@ -7,6 +7,7 @@ import importlib.util
 import json
 import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -22,7 +23,7 @@ def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]
     return code, out, err
 
 
-def _ptebuild():  # type: ignore[no-untyped-def]
+def _ptebuild() -> ModuleType:
     """The PTE-writing test helper beside the model tests."""
     if "ptebuild" not in sys.modules:
         path = REPO / "tests" / "models" / "ptebuild.py"

@@ -115,7 +115,10 @@ def test_kws_params_and_weight_bytes_by_hand() -> None:
 
 
 def test_identity_and_metadata() -> None:
-    sums = dict(reversed(line.split()) for line in (MODELS / "SHA256SUMS").read_text().splitlines())
+    sums = {}
+    for line in (MODELS / "SHA256SUMS").read_text().splitlines():
+        digest, name = line.split()
+        sums[name] = digest
     info = load_model(KWS)
     assert info.format == "tflite"
     assert info.sha256 == sums[KWS.name] == hashlib.sha256(KWS.read_bytes()).hexdigest()
