@@ -12,11 +12,14 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import attrs
 
 from hpx_core.errors import ConfigError
+
+if TYPE_CHECKING:
+    from hpx_core.models.info import ModelInfo
 
 SCHEMA = "nsx-executorch.pte-manifest/1"
 KernelProvider = Literal["arm", "ns"]
@@ -198,11 +201,34 @@ def _total(tensors: tuple[SidecarTensor, ...]) -> int | None:
     return sum(s for s in sizes if s is not None)
 
 
-def check_ns_ops(sidecar: PteSidecar | None, ns_ops: bool) -> None:
-    """Refuse a program that needs the NS kernels on a build configured without them."""
-    if sidecar is not None and sidecar.requires_ns_ops and not ns_ops:
+def pte_defaults(info: ModelInfo) -> SidecarDefaults:
+    """Engine-config defaults for a PTE: the sidecar's export-time facts, else the program's.
+
+    Explicit config values always win over these; the caller applies them only where the
+    config left a value unset.
+    """
+    side = defaults(info.sidecar)
+    return SidecarDefaults(
+        backend=side.backend or ("ns" if info.needs_ns_ops else None),
+        ns_ops=side.ns_ops or info.needs_ns_ops,
+        portable_ops=side.portable_ops if side.portable_ops is not None else info.portable_ops,
+        planned_arena_size=side.planned_arena_size or info.planned_arena_bytes or None,
+        input_size=side.input_size or info.input_bytes or None,
+        output_size=side.output_size or info.output_bytes or None,
+    )
+
+
+def check_ns_ops(info: ModelInfo, ns_ops: bool) -> None:
+    """Refuse a program that needs the NS kernels on a build configured without them.
+
+    The program's operator table decides; a sidecar that declares NS operators counts too.
+    """
+    sidecar = info.sidecar
+    declared = sidecar is not None and sidecar.requires_ns_ops
+    if (info.needs_ns_ops or declared) and not ns_ops:
+        source = sidecar.path.name if declared and sidecar else info.path.name
         raise ConfigError(
-            f"{sidecar.path.name} declares cortex_m_ns:: operators, but ns_ops is disabled",
+            f"{source} declares cortex_m_ns:: operators, but ns_ops is disabled",
             hint="the program would fail at Method::load; set engine.config.ns_ops: true with "
             "engine.backend: ns (Apollo boards only), or export with the arm provider",
         )

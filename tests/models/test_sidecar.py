@@ -17,6 +17,7 @@ from hpx_core.models.sidecar import (
     SidecarDefaults,
     check_ns_ops,
     defaults,
+    pte_defaults,
     read_sidecar,
     sidecar_path,
 )
@@ -135,12 +136,45 @@ def test_unreadable_sidecar(pte: Path, text: str) -> None:
 
 def test_ns_program_with_ns_ops_disabled_is_refused(pte: Path) -> None:
     _write(pte, _manifest(pte))
-    sidecar = read_sidecar(pte, _sha(pte))
-    with pytest.raises(ConfigError, match="ns_ops is disabled") as err:
-        check_ns_ops(sidecar, ns_ops=False)
+    info = load_model(pte)
+    with pytest.raises(ConfigError, match=r"tier1\.pte\.json declares cortex_m_ns") as err:
+        check_ns_ops(info, ns_ops=False)
     assert "ns_ops: true" in err.value.hint
-    check_ns_ops(sidecar, ns_ops=True)  # allowed
-    check_ns_ops(None, ns_ops=False)  # nothing to check without a sidecar
+    check_ns_ops(info, ns_ops=True)  # allowed
+
+
+def test_the_program_itself_decides_without_a_sidecar(pte: Path) -> None:
+    info = load_model(pte)  # the sample calls cortex_m_ns::quantized_sub
+    assert info.sidecar is None and info.needs_ns_ops
+    with pytest.raises(ConfigError, match=r"tier1\.pte declares cortex_m_ns"):
+        check_ns_ops(info, ns_ops=False)
+
+
+def test_arm_program_needs_no_ns_ops() -> None:
+    info = load_model(Path(__file__).parents[1] / "fixtures" / "pte" / "tier1.pte")
+    check_ns_ops(info, ns_ops=False)
+
+
+def test_defaults_come_from_the_program_without_a_sidecar(pte: Path) -> None:
+    info = load_model(pte)
+    assert pte_defaults(info) == SidecarDefaults(
+        backend="ns",
+        ns_ops=True,
+        portable_ops=("aten::leaky_relu.out",),
+        planned_arena_size=98304,
+        input_size=65536,
+        output_size=65536,
+    )
+
+
+def test_sidecar_values_take_precedence_over_the_program(pte: Path) -> None:
+    portable = ["aten::leaky_relu.out", "dim_order_ops::_clone_dim_order.out"]
+    operators = {"portable": portable}
+    _write(pte, _manifest(pte, planned_arena_size=4096, kernel_provider="arm", operators=operators))
+    d = pte_defaults(load_model(pte))
+    assert d.planned_arena_size == 4096
+    assert d.backend == "arm"
+    assert d.portable_ops == tuple(portable)
 
 
 def test_optional_fields_default(pte: Path) -> None:
@@ -148,4 +182,3 @@ def test_optional_fields_default(pte: Path) -> None:
     sidecar = read_sidecar(pte, _sha(pte))
     assert sidecar is not None
     assert defaults(sidecar) == SidecarDefaults(portable_ops=())
-    check_ns_ops(sidecar, ns_ops=False)
