@@ -1,0 +1,41 @@
+/*
+ * The interface between the one core harness and an engine's glue.
+ *
+ * The harness calls, in order:
+ *   hpx_engine_init()                       once; load the model, allocate
+ *   hpx_engine_describe()                   once; call hpx_report_layer() for every layer
+ *   hpx_engine_prepare_input(iteration)     before every inference, never timed
+ *   hpx_engine_invoke(mode)                 one inference
+ *   hpx_engine_finish()                     once at the end; report outputs and metrics
+ *
+ * In HPX_MODE_LAYERS the engine calls hpx_layer_begin(i)/hpx_layer_end(i) (hpx_counter.h)
+ * around layer i. In HPX_MODE_WHOLE the harness times the whole call; the engine should detach
+ * its per-layer hooks (calls made anyway are ignored, but their cost lands in the count).
+ * Every function returns 0 on success or an engine-defined non-zero error code, which the
+ * harness reports in an ERROR record.
+ */
+#ifndef HPX_ENGINE_H
+#define HPX_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hpx_counter.h"
+
+typedef enum {
+    HPX_MODE_WHOLE = 0,  /* uninstrumented whole-inference measurement */
+    HPX_MODE_LAYERS = 1, /* per-layer instrumented pass */
+} hpx_mode_t;
+
+int hpx_engine_init(void);
+int hpx_engine_describe(void);
+int hpx_engine_prepare_input(uint32_t iteration);
+int hpx_engine_invoke(hpx_mode_t mode);
+int hpx_engine_finish(void);
+
+/* Reporting helpers an engine may call (any time after init). */
+void hpx_report_layer(uint32_t index, const char *name, const char *op);
+void hpx_report_metric(const char *name, uint64_t value);
+void hpx_report_output(uint32_t tensor, const uint8_t *data, size_t size);
+
+#endif

@@ -1,0 +1,201 @@
+/*
+ * The harness flow, the same for every engine:
+ *   start record -> counter start -> calibration of an empty begin/end pair -> engine init
+ *   -> layer names -> warm-up -> uninstrumented whole-inference passes -> per-layer passes
+ *   -> engine finish (outputs, metrics) -> end record.
+ * Counts go out raw (counter units); the host subtracts the calibrated pair and converts units.
+ */
+#include <stdint.h>
+
+#include "board.h"
+#include "hpx_config.h"
+#include "hpx_counter_backend.h"
+#include "hpx_harness.h"
+#include "hpx_layers.h"
+#include "hpx_platform.h"
+#include "hpx_wire.h"
+
+#ifndef HPX_ENGINE_NAME
+#define HPX_ENGINE_NAME "unknown"
+#endif
+#ifndef HPX_BOARD_NAME
+#define HPX_BOARD_NAME "unknown"
+#endif
+#ifndef HPX_ITERATIONS
+#define HPX_ITERATIONS 3
+#endif
+#ifndef HPX_WARMUP
+#define HPX_WARMUP 1
+#endif
+#ifndef HPX_CAL_REPEATS
+#define HPX_CAL_REPEATS 8
+#endif
+
+static void send_start(void) {
+    hpx_wire_begin("START");
+    hpx_wire_u64("v", HPX_WIRE_VERSION);
+    hpx_wire_str("board", HPX_BOARD_NAME);
+    hpx_wire_str("engine", HPX_ENGINE_NAME);
+    hpx_wire_str("counter", hpx_counter_name());
+    hpx_wire_str("units", hpx_counter_units());
+    hpx_wire_u64("iterations", HPX_ITERATIONS);
+    hpx_wire_u64("warmup", HPX_WARMUP);
+    hpx_wire_u64("max_layers", HPX_MAX_LAYERS);
+    hpx_wire_end();
+}
+
+static int fail(const char *stage, int32_t code, int exit_status) {
+    hpx_wire_begin("ERROR");
+    hpx_wire_str("stage", stage);
+    hpx_wire_i32("code", code);
+    hpx_wire_end();
+    hpx_wire_begin("END");
+    hpx_wire_u64("status", (uint64_t)exit_status);
+    hpx_wire_end();
+    return exit_status;
+}
+
+static void calibrate(void) {
+    uint64_t low = UINT64_MAX;
+    uint64_t high = 0u;
+    uint64_t sum = 0u;
+    for (uint32_t i = 0; i < HPX_CAL_REPEATS; i++) {
+        hpx_slots_reset(1);
+        hpx_calibration_pair();
+        uint64_t value = hpx_slot_total[HPX_RESERVED_SLOT];
+        low = value < low ? value : low;
+        high = value > high ? value : high;
+        sum += value;
+    }
+    hpx_wire_begin("CAL");
+    hpx_wire_u64("repeats", HPX_CAL_REPEATS);
+    hpx_wire_u64("min", low);
+    hpx_wire_u64("max", high);
+    hpx_wire_u64("sum", sum);
+    hpx_wire_end();
+}
+
+static int run_whole(uint32_t iteration, int record) {
+    int rc = hpx_engine_prepare_input(iteration);
+    if (rc != 0) {
+        return fail("prepare_input", rc, HPX_EXIT_ENGINE_ERROR);
+    }
+    hpx_slots_reset(0);
+    rc = hpx_measure_whole();
+    if (rc != 0) {
+        return fail("invoke", rc, HPX_EXIT_ENGINE_ERROR);
+    }
+    if (record) {
+        hpx_wire_begin("WHOLE");
+        hpx_wire_u64("iter", iteration);
+        hpx_wire_u64("raw", hpx_slot_total[HPX_RESERVED_SLOT]);
+        hpx_wire_end();
+    }
+    return 0;
+}
+
+static int send_layers(uint32_t iteration) {
+    for (uint32_t i = 0; i < HPX_MAX_LAYERS; i++) {
+        if (hpx_slot_open[i]) {
+            return fail("layers", HPX_ERR_UNBALANCED, HPX_EXIT_HARNESS_ERROR);
+        }
+        if (hpx_slot_calls[i] == 0u) {
+            continue;
+        }
+        hpx_wire_begin("LAYER");
+        hpx_wire_u64("iter", iteration);
+        hpx_wire_u64("idx", i);
+        hpx_wire_u64("raw", hpx_slot_total[i]);
+        hpx_wire_u64("calls", hpx_slot_calls[i]);
+        hpx_wire_end();
+    }
+    if (hpx_slot_overflow != 0u) {
+        return fail("layers", HPX_ERR_LAYER_OVERFLOW, HPX_EXIT_HARNESS_ERROR);
+    }
+    return 0;
+}
+
+static int run_layers(uint32_t iteration) {
+    int rc = hpx_engine_prepare_input(iteration);
+    if (rc != 0) {
+        return fail("prepare_input", rc, HPX_EXIT_ENGINE_ERROR);
+    }
+    hpx_slots_reset(1);
+    rc = hpx_engine_invoke(HPX_MODE_LAYERS);
+    if (rc != 0) {
+        return fail("invoke", rc, HPX_EXIT_ENGINE_ERROR);
+    }
+    return send_layers(iteration);
+}
+
+int main(void) {
+    send_start();
+    if (hpx_counter_init() != 0) {
+        return fail("counter_init", HPX_ERR_COUNTER_INIT, HPX_EXIT_HARNESS_ERROR);
+    }
+    calibrate();
+    int rc = hpx_engine_init();
+    if (rc != 0) {
+        return fail("init", rc, HPX_EXIT_ENGINE_ERROR);
+    }
+    rc = hpx_engine_describe();
+    if (rc != 0) {
+        return fail("describe", rc, HPX_EXIT_ENGINE_ERROR);
+    }
+    for (uint32_t w = 0; w < HPX_WARMUP; w++) {
+        if ((rc = run_whole(w, 0)) != 0) {
+            return rc;
+        }
+    }
+    for (uint32_t i = 0; i < HPX_ITERATIONS; i++) {
+        if ((rc = run_whole(i, 1)) != 0) {
+            return rc;
+        }
+    }
+    for (uint32_t i = 0; i < HPX_ITERATIONS; i++) {
+        if ((rc = run_layers(i)) != 0) {
+            return rc;
+        }
+    }
+    rc = hpx_engine_finish();
+    if (rc != 0) {
+        return fail("finish", rc, HPX_EXIT_ENGINE_ERROR);
+    }
+    hpx_wire_begin("END");
+    hpx_wire_u64("status", HPX_EXIT_OK);
+    hpx_wire_end();
+    return HPX_EXIT_OK;
+}
+
+void hpx_report_layer(uint32_t index, const char *name, const char *op) {
+    hpx_wire_begin("LAYERINFO");
+    hpx_wire_u64("idx", index);
+    hpx_wire_str("name", name);
+    hpx_wire_str("op", op);
+    hpx_wire_end();
+}
+
+void hpx_report_metric(const char *name, uint64_t value) {
+    hpx_wire_begin("METRIC");
+    hpx_wire_str("name", name);
+    hpx_wire_u64("value", value);
+    hpx_wire_end();
+}
+
+#define HPX_OUTPUT_CHUNK 64u
+
+void hpx_report_output(uint32_t tensor, const uint8_t *data, size_t size) {
+    for (size_t offset = 0; offset < size || (size == 0u && offset == 0u);
+         offset += HPX_OUTPUT_CHUNK) {
+        size_t n = size - offset < HPX_OUTPUT_CHUNK ? size - offset : HPX_OUTPUT_CHUNK;
+        hpx_wire_begin("OUTPUT");
+        hpx_wire_u64("tensor", tensor);
+        hpx_wire_u64("offset", offset);
+        hpx_wire_u64("size", size);
+        hpx_wire_bytes("hex", data + offset, n);
+        hpx_wire_end();
+        if (size == 0u) {
+            break;
+        }
+    }
+}

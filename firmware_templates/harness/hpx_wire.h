@@ -1,0 +1,26 @@
+/*
+ * Wire emitter: one text record per line,
+ *   @HPX <seq> <TYPE>[ <key>=<value>]... *<crc32 as 8 hex digits>\n
+ * The CRC-32 (IEEE, as zlib) covers every byte before " *". Values are decimal, 0x-hex or
+ * percent-encoded text. The protocol is documented in docs/wire-protocol.md.
+ */
+#ifndef HPX_WIRE_H
+#define HPX_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define HPX_WIRE_VERSION 1
+
+void hpx_wire_begin(const char *type);
+void hpx_wire_u64(const char *key, uint64_t value);
+void hpx_wire_i32(const char *key, int32_t value);
+void hpx_wire_hex32(const char *key, uint32_t value);
+void hpx_wire_str(const char *key, const char *text);
+void hpx_wire_bytes(const char *key, const uint8_t *data, size_t size);
+void hpx_wire_end(void);
+/* Start a fresh line (used by the fault handler, which may interrupt a record). */
+void hpx_wire_newline(void);
+uint32_t hpx_wire_records(void);
+
+#endif

@@ -1,0 +1,66 @@
+"""A board as data: what the build, the runner and the license check need to know about it."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Literal
+
+import attrs
+
+BoardKind = Literal["emulated", "silicon"]
+RunnerName = Literal["qemu", "probe"]
+
+
+@attrs.frozen
+class MemoryRegion:
+    """One region of the memory map (the linker script's MEMORY block mirrors these)."""
+
+    name: str
+    origin: int
+    length: int
+    use: str
+
+
+@attrs.frozen
+class QemuSpec:
+    """How the QEMU runner starts this board. ``icount_shift``: 2**shift ns per instruction."""
+
+    machine: str
+    cpu: str
+    icount_shift: int
+
+
+@attrs.frozen
+class Board:
+    """A board hpx can build for and, given its runner, run on."""
+
+    name: str
+    kind: BoardKind
+    description: str
+    core: str
+    cpu_vendor: str
+    clock_hz: int
+    counter: str
+    runner: RunnerName
+    support: str
+    cpu_flags: tuple[str, ...] = attrs.field(converter=tuple)
+    features: tuple[str, ...] = attrs.field(converter=tuple)
+    memory: tuple[MemoryRegion, ...] = attrs.field(converter=tuple)
+    qemu: QemuSpec | None = None
+
+    @property
+    def emulated(self) -> bool:
+        return self.kind == "emulated"
+
+    def counter_units(self) -> str:
+        """What the host reports counts in (emulated boards count instructions, not cycles)."""
+        return "instructions (emulated)" if self.emulated else "cycles"
+
+    def instructions_per_tick(self) -> Fraction:
+        """Exact conversion of SysTick ticks to instructions under ``-icount shift=N``.
+
+        A tick lasts 1e9/clock_hz ns; an instruction advances virtual time by 2**shift ns.
+        """
+        if self.qemu is None:
+            raise ValueError(f"board {self.name} has no icount conversion")
+        return Fraction(10**9, self.clock_hz) / Fraction(2**self.qemu.icount_shift)

@@ -1,0 +1,157 @@
+"""Configure and build a rendered project with CMake + Ninja.
+
+Ninja is always asked to build: when the inputs are unchanged it answers "no work to do" and
+runs no compiler, which the result records (``compiled == 0``) next to the fingerprint check.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import attrs
+import structlog
+
+from hpx_core.build.elfinfo import SectionSizes, section_sizes
+from hpx_core.build.fingerprint import build_fingerprint, read_stamp
+from hpx_core.build.render import Project
+from hpx_core.build.toolchain import Toolchain
+from hpx_core.engine import SourceSet
+from hpx_core.errors import BuildError, ToolError
+
+log = structlog.get_logger(__name__)
+
+STAMP = "hpx-build.json"
+_COMPILE_LINE = re.compile(r"^\[\d+/\d+\] Building (C|CXX|ASM) object ", re.MULTILINE)
+
+
+@attrs.frozen
+class BuildResult:
+    """What a build produced and how much work it took."""
+
+    elf: Path
+    fingerprint: str
+    toolchain: str
+    toolchain_version: str
+    sizes: SectionSizes
+    configured: bool  # CMake configure ran
+    compiled: int  # compiler invocations Ninja ran
+    no_work: bool  # Ninja said "no work to do"
+    fingerprint_unchanged: bool  # same inputs as the last successful build
+    seconds: float
+    log: Path
+
+
+def _tool(name: str) -> str:
+    found = shutil.which(name)
+    if not found:
+        raise ToolError(f"{name} is not on PATH", f"install {name} (Debian: apt-get install "
+                        f"{'ninja-build' if name == 'ninja' else name})")
+    return found
+
+
+def _run(argv: Sequence[str], log_file: Path, what: str) -> str:
+    done = subprocess.run(argv, capture_output=True, text=True, check=False)
+    output = done.stdout + done.stderr
+    with log_file.open("a", encoding="utf-8") as handle:
+        handle.write(f"$ {' '.join(argv)}\n{output}\n")
+    if done.returncode != 0:
+        errors = [ln for ln in output.splitlines() if "error" in ln.lower()]
+        first = errors[0].strip() if errors else f"exit status {done.returncode}"
+        raise BuildError(f"{what} failed: {first}", f"the full log is in {log_file}")
+    return output
+
+
+def _configure(project: Project, toolchain: Toolchain, log_file: Path) -> None:
+    # The rendered project carries the toolchain file (only GCC has a recipe so far).
+    prefix = str(toolchain.compiler.parent) if toolchain.compiler else ""
+    _run(
+        [
+            _tool("cmake"), "-G", "Ninja",
+            "-S", str(project.source_dir), "-B", str(project.build_dir),
+            f"-DCMAKE_TOOLCHAIN_FILE={project.source_dir / 'toolchain-gcc.cmake'}",
+            f"-DHPX_TOOLCHAIN_PREFIX={prefix}",
+            f"-DCMAKE_MAKE_PROGRAM={_tool('ninja')}",
+            "-DCMAKE_BUILD_TYPE=Release",
+        ],
+        log_file,
+        "CMake configure",
+    )
+
+
+def build_project(
+    project: Project,
+    toolchain: Toolchain,
+    *,
+    config: Mapping[str, object] | None = None,
+    model_sha256: str | None = None,
+    sources: SourceSet | None = None,
+    jobs: int = 2,
+) -> BuildResult:
+    """Build ``project`` into ``project.build_dir``; an unchanged project compiles nothing."""
+    toolchain.require()
+    started = time.perf_counter()
+    fingerprint = build_fingerprint(
+        project, toolchain, config=config, model_sha256=model_sha256, sources=sources
+    )
+    stamp_path = project.root / STAMP
+    previous = read_stamp(stamp_path)
+    if previous.get("toolchain") != toolchain.name and project.build_dir.exists():
+        shutil.rmtree(project.build_dir)  # CMake cannot switch compilers in place
+    project.build_dir.mkdir(parents=True, exist_ok=True)
+    log_file = project.root / "build.log"
+    log_file.write_text("", encoding="utf-8")
+    configured = not (project.build_dir / "build.ninja").is_file()
+    if configured:
+        _configure(project, toolchain, log_file)
+    output = _run([_tool("ninja"), "-C", str(project.build_dir), f"-j{jobs}"], log_file,
+                  "firmware build")
+    compiled = len(_COMPILE_LINE.findall(output))
+    sizes = section_sizes(project.elf)
+    result = BuildResult(
+        elf=project.elf,
+        fingerprint=fingerprint,
+        toolchain=toolchain.name,
+        toolchain_version=toolchain.version,
+        sizes=sizes,
+        configured=configured,
+        compiled=compiled,
+        no_work="ninja: no work to do." in output,
+        fingerprint_unchanged=previous.get("fingerprint") == fingerprint,
+        seconds=time.perf_counter() - started,
+        log=log_file,
+    )
+    _write_stamp(stamp_path, result)
+    log.info("build", elf=str(project.elf), compiled=compiled, seconds=round(result.seconds, 3))
+    return result
+
+
+def _write_stamp(path: Path, result: BuildResult) -> None:
+    data = {
+        "fingerprint": result.fingerprint,
+        "toolchain": result.toolchain,
+        "toolchain_version": result.toolchain_version,
+        "elf": str(result.elf),
+        "sizes": attrs.asdict(result.sizes),
+    }
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2, sort_keys=True), encoding="utf-8")
+    tmp.replace(path)
+
+
+def build_info(result: BuildResult) -> dict[str, object]:
+    """The build facts a result bundle keeps (JSON-ready)."""
+    return {
+        "toolchain": result.toolchain,
+        "toolchain_version": result.toolchain_version,
+        "fingerprint": result.fingerprint,
+        "sizes": {"text": result.sizes.text, "data": result.sizes.data, "bss": result.sizes.bss},
+        "sections": result.sizes.sections,
+        "compiled": result.compiled,
+        "seconds": round(result.seconds, 3),
+    }

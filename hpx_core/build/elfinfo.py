@@ -1,0 +1,96 @@
+"""What the linked ELF holds: section sizes and a symbol inventory, read with lief."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import attrs
+import lief
+
+from hpx_core.errors import BuildError
+
+
+@attrs.frozen
+class Symbol:
+    """A function or object symbol of the firmware."""
+
+    name: str
+    address: int
+    size: int
+    kind: str  # "function" | "object"
+
+
+@attrs.frozen
+class SectionSizes:
+    """Bytes in code/read-only (text), initialized data (data) and zeroed data (bss)."""
+
+    text: int
+    data: int
+    bss: int
+    sections: dict[str, int] = attrs.field(factory=dict)
+
+
+@attrs.frozen
+class SymbolInventory:
+    """Every sized function and object symbol, by name."""
+
+    symbols: tuple[Symbol, ...] = attrs.field(converter=tuple)
+
+    def names(self) -> frozenset[str]:
+        return frozenset(s.name for s in self.symbols)
+
+    def function_at(self, address: int) -> Symbol | None:
+        """The function containing ``address`` (Thumb bit ignored), if any."""
+        address &= ~1
+        for sym in self.symbols:
+            start = sym.address & ~1
+            if sym.kind == "function" and start <= address < start + max(sym.size, 1):
+                return sym
+        return None
+
+
+def _parse(elf: Path) -> lief.ELF.Binary:
+    binary = lief.ELF.parse(str(elf)) if elf.is_file() else None
+    if binary is None:
+        raise BuildError(f"cannot read the firmware ELF {elf}", "rebuild it with `hpx build`")
+    return binary
+
+
+_TEXT_FLAGS = lief.ELF.Section.FLAGS.EXECINSTR
+
+
+def section_sizes(elf: Path) -> SectionSizes:
+    """text/data/bss as `size` counts them: allocated sections by flags and type."""
+    binary = _parse(elf)
+    text = data = bss = 0
+    sections: dict[str, int] = {}
+    for section in binary.sections:
+        if not section.has(lief.ELF.Section.FLAGS.ALLOC) or section.size == 0:
+            continue
+        sections[section.name] = section.size
+        if section.type == lief.ELF.Section.TYPE.NOBITS:
+            if section.name in (".stack", ".heap"):
+                continue
+            bss += section.size
+        elif section.has(_TEXT_FLAGS) or not section.has(lief.ELF.Section.FLAGS.WRITE):
+            text += section.size
+        else:
+            data += section.size
+    return SectionSizes(text, data, bss, sections)
+
+
+def symbol_inventory(elf: Path) -> SymbolInventory:
+    """Function and object symbols with a name, address and size."""
+    binary = _parse(elf)
+    found: dict[tuple[str, int], Symbol] = {}
+    for sym in binary.symtab_symbols:
+        if not sym.name or sym.name.startswith("$"):
+            continue
+        if sym.type == lief.ELF.Symbol.TYPE.FUNC:
+            kind = "function"
+        elif sym.type == lief.ELF.Symbol.TYPE.OBJECT:
+            kind = "object"
+        else:
+            continue
+        found[(sym.name, sym.value)] = Symbol(sym.name, sym.value, sym.size, kind)
+    return SymbolInventory(sorted(found.values(), key=lambda s: (s.address, s.name)))

@@ -1,0 +1,194 @@
+"""Render a firmware project (core harness + board support + counter + engine glue).
+
+Files are written only when their content changes, so an unchanged project keeps its mtimes
+and Ninja finds nothing to do.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+import attrs
+import jinja2
+
+from hpx_core.boards import Board
+from hpx_core.build.templates import templates_root
+from hpx_core.engine import FirmwareContribution
+from hpx_core.errors import BuildError
+
+HARNESS_SOURCES = ("hpx_main.c", "hpx_counter.c", "hpx_wire.c", "hpx_fault.c", "hpx_measure.S")
+BOARD_COMMON_SOURCES = ("startup.c", "cmsdk_uart.c", "semihost_exit.c")
+# Instructions of the SysTick wrap handler (counters/systick_icount/counter_systick.c).
+SYSTICK_HANDLER_INSTRUCTIONS = 5
+
+
+def wrap_cost_q16(board: Board) -> int:
+    """Ticks one SysTick wrap handler costs under icount, in 16.16 fixed point (0 if none)."""
+    if board.counter != "systick_icount" or board.qemu is None:
+        return 0
+    ticks = SYSTICK_HANDLER_INSTRUCTIONS / board.instructions_per_tick()
+    return round(ticks * 65536)
+
+
+@attrs.frozen
+class HarnessSettings:
+    """Harness knobs compiled into ``hpx_config.h``."""
+
+    engine: str
+    iterations: int = 3
+    warmup: int = 1
+    max_layers: int = 240
+    cal_repeats: int = 8
+
+    def __attrs_post_init__(self) -> None:
+        if self.iterations < 1 or self.warmup < 0 or not 1 <= self.max_layers <= 4095:
+            raise BuildError(
+                f"invalid harness settings: {self}",
+                "iterations >= 1, warmup >= 0, 1 <= max_layers <= 4095",
+            )
+
+
+@attrs.frozen
+class Project:
+    """A rendered firmware project: its source folder and the files hpx put there."""
+
+    root: Path
+    board: Board
+    settings: HarnessSettings
+    contribution: FirmwareContribution
+    files: tuple[str, ...] = attrs.field(converter=tuple)
+
+    @property
+    def source_dir(self) -> Path:
+        return self.root / "project"
+
+    @property
+    def build_dir(self) -> Path:
+        return self.root / "build"
+
+    @property
+    def elf(self) -> Path:
+        return self.build_dir / "hpx_app.elf"
+
+
+def _write_if_changed(path: Path, data: bytes) -> None:
+    if path.is_file() and path.read_bytes() == data:
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_bytes(data)
+    tmp.replace(path)
+
+
+def _copy_tree(src: Path, dest: Path, written: dict[str, bytes], base: Path) -> None:
+    for item in sorted(src.rglob("*")):
+        if item.is_file() and not item.name.endswith(".j2"):
+            written[(dest / item.relative_to(src)).relative_to(base).as_posix()] = (
+                item.read_bytes()
+            )
+
+
+def _env(root: Path) -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(root)),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
+
+
+def _cmake_path(path: Path) -> str:
+    return path.as_posix()
+
+
+def _resolve(engine_dir: Path, entries: Iterable[str]) -> list[str]:
+    return [_cmake_path(p if (p := Path(e)).is_absolute() else engine_dir / p) for e in entries]
+
+
+def _cmakelists(
+    env: jinja2.Environment, src: Path, board: Board, settings: HarnessSettings,
+    contribution: FirmwareContribution, root: Path,
+) -> str:
+    hpx = src / "hpx"
+    engine_dir = src / "engine"
+    support = hpx / "boards" / board.support
+    common = hpx / "boards" / "common"
+    counter = hpx / "counters" / board.counter
+    core_sources = [hpx / "harness" / name for name in HARNESS_SOURCES]
+    core_sources += [common / name for name in BOARD_COMMON_SOURCES]
+    core_sources += [counter / c.name for c in sorted((root / "counters" / board.counter).glob("*.c"))]
+    defines: Mapping[str, str] = dict(sorted(contribution.defines.items()))
+    return env.get_template("cmake/CMakeLists.txt.j2").render(
+        board=board,
+        engine=settings.engine,
+        cpu_flags=board.cpu_flags,
+        core_sources=[_cmake_path(p) for p in core_sources],
+        engine_sources=_resolve(engine_dir, contribution.sources),
+        core_include_dirs=[_cmake_path(p) for p in (hpx / "harness", support, common,
+                                                     hpx / "counters", counter)],
+        engine_include_dirs=_resolve(engine_dir, (".", *contribution.include_dirs)),
+        defines=list(defines.items()),
+        linker_dir=_cmake_path(support),
+        common_dir=_cmake_path(common),
+        linker_script=_cmake_path(support / "link.ld"),
+        engine_cmake=_cmake_path(engine_dir / "engine.cmake") if contribution.cmake else "",
+    )
+
+
+def render_project(
+    work_dir: Path,
+    board: Board,
+    contribution: FirmwareContribution,
+    settings: HarnessSettings,
+) -> Project:
+    """Write the CMake project for ``board`` with the engine's glue into ``work_dir/project``.
+
+    Engine ``files`` land under ``project/engine/``; relative ``sources`` and ``include_dirs``
+    resolve against that folder, absolute ones (engine source checkouts) stay as they are.
+    """
+    root = templates_root()
+    work_dir = work_dir.resolve()
+    src = work_dir / "project"
+    if not (root / "counters" / board.counter).is_dir():
+        raise BuildError(
+            f"board {board.name} needs counter backend {board.counter!r}, which has no template",
+            "this hpx version cannot build for that board yet",
+        )
+    env = _env(root)
+    files: dict[str, bytes] = {}
+    _copy_tree(root / "harness", src / "hpx" / "harness", files, src)
+    _copy_tree(root / "boards" / "common", src / "hpx" / "boards" / "common", files, src)
+    _copy_tree(root / "boards" / board.support, src / "hpx" / "boards" / board.support, files, src)
+    _copy_tree(root / "counters" / board.counter, src / "hpx" / "counters" / board.counter,
+               files, src)
+    files["hpx/counters/hpx_counter_backend.h"] = (
+        root / "counters" / "hpx_counter_backend.h").read_bytes()
+    files["hpx/harness/hpx_config.h"] = env.get_template("harness/hpx_config.h.j2").render(
+        **attrs.asdict(settings), wrap_cost_q16=wrap_cost_q16(board)).encode()
+    files["toolchain-gcc.cmake"] = (root / "cmake" / "arm-none-eabi-gcc.cmake").read_bytes()
+    for rel, text in contribution.files.items():
+        if Path(rel).is_absolute() or ".." in Path(rel).parts:
+            raise BuildError(f"engine file {rel!r} escapes the project", "use a relative path")
+        files[f"engine/{rel}"] = text.encode()
+    if contribution.cmake:
+        files["engine/engine.cmake"] = contribution.cmake.encode()
+    (src / "engine").mkdir(parents=True, exist_ok=True)
+    files["CMakeLists.txt"] = _cmakelists(env, src, board, settings, contribution, root).encode()
+    _remove_stale(src, files)
+    for rel, data in files.items():
+        _write_if_changed(src / rel, data)
+    return Project(work_dir, board, settings, contribution, tuple(sorted(files)))
+
+
+def _remove_stale(src: Path, files: Mapping[str, bytes]) -> None:
+    """Drop files a previous render wrote that this one does not (a changed board, say)."""
+    if not src.is_dir():
+        return
+    for item in sorted(src.rglob("*"), reverse=True):
+        rel = item.relative_to(src).as_posix()
+        if item.is_file() and rel not in files:
+            item.unlink()
+        elif item.is_dir() and not any(item.iterdir()):
+            shutil.rmtree(item)

@@ -1,0 +1,194 @@
+"""Result bundles: written whole or not at all, and verifiable afterwards.
+
+A bundle is a folder. It is assembled in a temporary sibling folder and renamed into place, so
+a reader never sees half a bundle; failed runs get a bundle too (status ``failed`` with the
+error). ``manifest.json`` is written last and lists the SHA-256 and size of every other file.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+import attrs
+
+from hpx_core.errors import HpxError, ResultsError
+from hpx_core.results.measure import Measurement
+
+MANIFEST = "manifest.json"
+BUNDLE_SCHEMA = 1
+Status = Literal["complete", "failed"]
+
+
+@attrs.frozen
+class BundleInputs:
+    """Everything a bundle records; absent parts are simply left out (and say so)."""
+
+    board: str
+    engine: str
+    status: Status
+    counter_units: str
+    error: HpxError | None = None
+    measurement: Measurement | None = None
+    capture: bytes | None = None
+    model_sha256: str | None = None
+    toolchain: str | None = None
+    config: Mapping[str, Any] | None = None
+    build: Mapping[str, Any] | None = None
+    run: Mapping[str, Any] | None = None
+    provenance: Mapping[str, Any] | None = None
+    extra: Mapping[str, Any] | None = None
+
+
+def _measurement_json(m: Measurement) -> dict[str, Any]:
+    return {
+        "units": m.units,
+        "raw_units": m.raw_units,
+        "per_raw_unit": str(m.per_raw_unit),
+        "calibration": {"pair": m.calibration, "pair_raw_mean": str(m.calibration_raw)},
+        "whole_inference": {"median": m.whole_median, "samples": list(m.whole),
+                            "raw": list(m.whole_raw)},
+        "layers": [
+            {"index": layer.index, "name": layer.name, "op": layer.op, "calls": layer.calls,
+             "median": layer.median, "spread": layer.spread, "samples": list(layer.counts),
+             "raw": list(layer.raw)}
+            for layer in m.layers
+        ],
+        "layer_sum": m.layer_sum,
+    }
+
+
+def _summary(inputs: BundleInputs) -> dict[str, Any]:
+    m = inputs.measurement
+    summary: dict[str, Any] = {
+        "schema": BUNDLE_SCHEMA,
+        "status": inputs.status,
+        "identity": {
+            "board": inputs.board,
+            "engine": inputs.engine,
+            "model_sha256": inputs.model_sha256,
+            "toolchain": inputs.toolchain,
+            "counter_units": inputs.counter_units,
+        },
+        "validity": m.validity if m else "invalid",
+        "issues": list(m.issues) if m else [],
+        "error": None if inputs.error is None else {
+            "type": type(inputs.error).__name__,
+            "message": inputs.error.message,
+            "hint": inputs.error.hint,
+        },
+        "measurement": _measurement_json(m) if m else None,
+    }
+    if inputs.extra:
+        summary["extra"] = dict(inputs.extra)
+    return summary
+
+
+def _layers_csv(m: Measurement) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["index", "name", "op", "calls", "median", "min", "max", "units",
+                     "raw_median"])
+    for layer in m.layers:
+        raw_sorted = sorted(layer.raw)
+        writer.writerow([layer.index, layer.name, layer.op, layer.calls, layer.median,
+                         min(layer.counts), max(layer.counts), m.units,
+                         raw_sorted[len(raw_sorted) // 2]])
+    return out.getvalue()
+
+
+def _dump(data: Any) -> bytes:
+    return (json.dumps(data, indent=2, sort_keys=True, default=str) + "\n").encode()
+
+
+def _files(inputs: BundleInputs) -> dict[str, bytes]:
+    files = {"summary.json": _dump(_summary(inputs))}
+    if inputs.measurement:
+        files["layers.csv"] = _layers_csv(inputs.measurement).encode()
+    if inputs.capture is not None:
+        files["capture.bin"] = inputs.capture
+    for name, part in (("config.json", inputs.config), ("build.json", inputs.build),
+                       ("run.json", inputs.run), ("provenance.json", inputs.provenance)):
+        if part is not None:
+            files[name] = _dump(dict(part))
+    return files
+
+
+def _entry(path: Path) -> dict[str, Any]:
+    data = path.read_bytes()
+    return {"sha256": hashlib.sha256(data).hexdigest(), "size": len(data)}
+
+
+def write_bundle(results_dir: Path, inputs: BundleInputs, name: str | None = None) -> Path:
+    """Write a bundle under ``results_dir`` atomically and return its folder."""
+    results_dir.mkdir(parents=True, exist_ok=True)
+    name = name or f"{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}-{inputs.board}-" \
+        f"{inputs.engine}-{inputs.status}"
+    final = results_dir / name
+    suffix = 1
+    while final.exists():
+        suffix += 1
+        final = results_dir / f"{name}-{suffix}"
+    tmp = Path(tempfile.mkdtemp(prefix=".tmp-bundle-", dir=results_dir))
+    try:
+        for rel, data in _files(inputs).items():
+            (tmp / rel).write_bytes(data)
+        manifest = {
+            "schema": BUNDLE_SCHEMA,
+            "status": inputs.status,
+            "files": {p.name: _entry(p) for p in sorted(tmp.iterdir())},
+        }
+        (tmp / MANIFEST).write_bytes(_dump(manifest))
+        os.rename(tmp, final)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return final
+
+
+@attrs.frozen
+class BundleCheck:
+    """A bundle that matched its manifest."""
+
+    path: Path
+    status: str
+    files: tuple[str, ...] = attrs.field(converter=tuple)
+
+
+def verify_bundle(path: Path) -> BundleCheck:
+    """Check every file against the manifest; ResultsError names each difference."""
+    manifest_path = path / MANIFEST
+    try:
+        manifest = json.loads(manifest_path.read_text("utf-8"))
+        listed: dict[str, dict[str, Any]] = manifest["files"]
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise ResultsError(
+            f"{path} is not a result bundle: {MANIFEST} is missing or unreadable ({error})",
+            "point at a folder written by hpx",
+        ) from None
+    problems = []
+    present = {p.name for p in path.iterdir() if p.name != MANIFEST}
+    for rel, expected in sorted(listed.items()):
+        file = path / rel
+        if not file.is_file():
+            problems.append(f"{rel} is missing")
+            continue
+        actual = _entry(file)
+        if actual["size"] != expected.get("size") or actual["sha256"] != expected.get("sha256"):
+            problems.append(f"{rel} was modified (sha256 or size differ from the manifest)")
+    problems += [f"{rel} is not in the manifest" for rel in sorted(present - set(listed))]
+    if problems:
+        raise ResultsError(
+            f"bundle {path} fails verification: " + "; ".join(problems),
+            "the bundle was changed after hpx wrote it; re-run to get a trusted one",
+        )
+    return BundleCheck(path, str(manifest.get("status", "")), tuple(sorted(listed)))

@@ -1,0 +1,123 @@
+"""Turn a checked capture into counts: subtract the calibrated pair, convert units.
+
+Raw counts are in the counter's units (SysTick ticks on the emulated boards). The host
+subtracts the empty begin/end pair once per call and converts ticks to instructions with the
+board's exact ratio (icount shift and clock). Raw values stay beside the corrected ones.
+"""
+
+from __future__ import annotations
+
+import statistics
+from fractions import Fraction
+
+import attrs
+
+from hpx_core.boards import Board
+from hpx_core.wire import Capture
+
+
+@attrs.frozen
+class LayerResult:
+    """One layer over all measured iterations."""
+
+    index: int
+    name: str
+    op: str
+    calls: int
+    raw: tuple[int, ...] = attrs.field(converter=tuple)  # per iteration, counter units
+    counts: tuple[int, ...] = attrs.field(converter=tuple)  # per iteration, corrected
+
+    @property
+    def median(self) -> int:
+        return round(statistics.median(self.counts))
+
+    @property
+    def spread(self) -> int:
+        return max(self.counts) - min(self.counts)
+
+
+@attrs.frozen
+class Measurement:
+    """The numbers of one run, corrected and converted, with their validity."""
+
+    units: str
+    raw_units: str
+    per_raw_unit: Fraction  # corrected units per raw unit
+    calibration_raw: Fraction  # mean raw count of an empty begin/end pair
+    whole_raw: tuple[int, ...] = attrs.field(converter=tuple)
+    whole: tuple[int, ...] = attrs.field(converter=tuple)
+    layers: tuple[LayerResult, ...] = attrs.field(converter=tuple)
+    validity: str = "valid"
+    issues: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+
+    @property
+    def whole_median(self) -> int:
+        return round(statistics.median(self.whole))
+
+    @property
+    def layer_sum(self) -> int:
+        return sum(layer.median for layer in self.layers)
+
+    @property
+    def calibration(self) -> int:
+        return round(self.calibration_raw * self.per_raw_unit)
+
+
+def _conversion(board: Board, capture: Capture) -> tuple[str, Fraction]:
+    counter = capture.start.text("counter")
+    if board.emulated and counter == "systick_icount":
+        return board.counter_units(), board.instructions_per_tick()
+    return capture.start.text("units"), Fraction(1)
+
+
+def _convert(raw: int, calls: int, pair: Fraction, ratio: Fraction) -> int:
+    return round((raw - calls * pair) * ratio)
+
+
+def measure(capture: Capture, board: Board) -> Measurement:
+    """Corrected per-layer and whole-inference counts from ``capture`` on ``board``."""
+    units, ratio = _conversion(board, capture)
+    cal = capture.first("CAL")
+    pair = Fraction(cal.number("sum"), cal.number("repeats")) if cal else Fraction(0)
+    whole_raw = [r.number("raw") for r in capture.of("WHOLE")]
+    names = capture.layer_names()
+    samples: dict[int, list[tuple[int, int]]] = {}
+    for r in capture.of("LAYER"):
+        samples.setdefault(r.number("idx"), []).append((r.number("raw"), r.number("calls")))
+    layers = []
+    for idx in sorted(samples):
+        name, op = names.get(idx, (f"layer_{idx}", "unknown"))
+        raws = [raw for raw, _ in samples[idx]]
+        counts = [_convert(raw, calls, pair, ratio) for raw, calls in samples[idx]]
+        layers.append(LayerResult(idx, name, op, samples[idx][0][1], raws, counts))
+    issues = _issues(capture, layers, whole_raw, cal is not None)
+    validity = "invalid" if not whole_raw or not layers else ("degraded" if issues else "valid")
+    return Measurement(
+        units=units,
+        raw_units=capture.start.text("units"),
+        per_raw_unit=ratio,
+        calibration_raw=pair,
+        whole_raw=whole_raw,
+        whole=[_convert(raw, 1, pair, ratio) for raw in whole_raw],
+        layers=layers,
+        validity=validity,
+        issues=issues,
+    )
+
+
+def _issues(
+    capture: Capture, layers: list[LayerResult], whole_raw: list[int], calibrated: bool
+) -> list[str]:
+    iterations = capture.start.number("iterations")
+    issues = []
+    if not calibrated:
+        issues.append("no calibration record: counts include the counter's own cost")
+    if len(whole_raw) != iterations:
+        issues.append(f"{len(whole_raw)} whole-inference samples, expected {iterations}")
+    for layer in layers:
+        if len(layer.counts) != iterations:
+            issues.append(f"layer {layer.index} has {len(layer.counts)} of {iterations} samples")
+    missing = sorted(set(capture.layer_names()) - {layer.index for layer in layers})
+    if missing:
+        issues.append(f"layers named but never measured: {missing}")
+    return issues

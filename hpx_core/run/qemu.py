@@ -1,0 +1,85 @@
+"""Run a firmware ELF on an emulated board under QEMU and capture its stream.
+
+The firmware's verdict is QEMU's exit status (semihosting SYS_EXIT_EXTENDED); the UART is
+QEMU's stdout, kept byte for byte. ``-icount`` makes counts exact and repeatable.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import attrs
+import structlog
+
+from hpx_core.boards import Board
+from hpx_core.errors import RunError, ToolError
+
+log = structlog.get_logger(__name__)
+
+QEMU = "qemu-system-arm"
+
+
+@attrs.frozen
+class RunOutput:
+    """What one emulator run produced."""
+
+    argv: tuple[str, ...] = attrs.field(converter=tuple)
+    stream: bytes  # the UART stream (wire records), raw
+    stderr: bytes
+    exit_code: int | None  # None when it was stopped at the timeout
+    seconds: float
+    timed_out: bool
+
+
+def qemu_argv(board: Board, elf: Path, qemu: str = QEMU) -> list[str]:
+    """The QEMU command line for ``board``: no display, UART on stdout, semihosting, icount."""
+    if board.qemu is None:
+        raise RunError(
+            f"board {board.name} is not an emulated board",
+            "run silicon boards with the probe runner",
+        )
+    spec = board.qemu
+    return [
+        qemu,
+        "-machine", spec.machine,
+        "-cpu", spec.cpu,
+        "-display", "none",
+        "-monitor", "none",
+        "-serial", "stdio",
+        "-semihosting-config", "enable=on,target=native",
+        "-icount", f"shift={spec.icount_shift},sleep=off",
+        "-kernel", str(elf),
+    ]
+
+
+def run_on_qemu(board: Board, elf: Path, *, timeout: float = 60.0) -> RunOutput:
+    """Run ``elf`` on ``board`` until it exits or ``timeout`` seconds pass.
+
+    A timeout is not raised here: the partial stream is returned (``timed_out``) so the caller
+    can keep it in a failed bundle, then raise :class:`RunError`.
+    """
+    found = shutil.which(QEMU)
+    if not found:
+        raise ToolError(f"{QEMU} is not on PATH", "install it (Debian: apt-get install "
+                        "qemu-system-arm)")
+    if not elf.is_file():
+        raise RunError(f"firmware {elf} does not exist", "build it first with `hpx build`")
+    argv = qemu_argv(board, elf, found)
+    started = time.perf_counter()
+    with subprocess.Popen(
+        argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    ) as proc:
+        try:
+            stream, stderr = proc.communicate(timeout=timeout)
+            timed_out = False
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            stream, stderr = proc.communicate()
+            timed_out = True
+    seconds = time.perf_counter() - started
+    exit_code = None if timed_out else proc.returncode
+    log.info("qemu", board=board.name, exit_code=exit_code, seconds=round(seconds, 3))
+    return RunOutput(argv, stream, stderr, exit_code, seconds, timed_out)

@@ -1,0 +1,8 @@
+"""The device-to-host wire protocol: vocabulary, streaming parser, decoded capture."""
+
+from hpx_core.wire.capture import Capture, Record
+from hpx_core.wire.parser import StreamError, WireParser, parse_capture
+from hpx_core.wire.protocol import RECORDS, VERSION
+
+__all__ = ["RECORDS", "VERSION", "Capture", "Record", "StreamError", "WireParser",
+           "parse_capture"]

@@ -1,0 +1,74 @@
+"""A decoded, checked device stream. Only records that passed every check get here."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import attrs
+
+
+@attrs.frozen
+class Record:
+    """One checked record: its sequence number, type and typed fields."""
+
+    seq: int
+    type: str
+    fields: Mapping[str, int | str | bytes]
+
+    def number(self, key: str) -> int:
+        value = self.fields[key]
+        assert isinstance(value, int)
+        return value
+
+    def text(self, key: str) -> str:
+        value = self.fields[key]
+        assert isinstance(value, str)
+        return value
+
+
+@attrs.frozen
+class Capture:
+    """Everything the device sent, decoded, plus the raw bytes it came from."""
+
+    raw: bytes
+    records: tuple[Record, ...] = attrs.field(converter=tuple)
+    text_lines: tuple[str, ...] = attrs.field(converter=tuple)
+
+    def of(self, type_: str) -> list[Record]:
+        return [r for r in self.records if r.type == type_]
+
+    def first(self, type_: str) -> Record | None:
+        found = self.of(type_)
+        return found[0] if found else None
+
+    @property
+    def start(self) -> Record:
+        return self.records[0]
+
+    @property
+    def end(self) -> Record:
+        return self.records[-1]
+
+    @property
+    def status(self) -> int:
+        return self.end.number("status")
+
+    @property
+    def fault(self) -> Record | None:
+        return self.first("FAULT")
+
+    def layer_names(self) -> dict[int, tuple[str, str]]:
+        """Layer index -> (name, op) from the LAYERINFO records."""
+        return {r.number("idx"): (r.text("name"), r.text("op")) for r in self.of("LAYERINFO")}
+
+    def outputs(self) -> dict[int, bytes]:
+        """Output tensors reassembled from their chunks (the parser checked they are whole)."""
+        chunks: dict[int, dict[int, bytes]] = {}
+        for r in self.of("OUTPUT"):
+            value = r.fields["hex"]
+            assert isinstance(value, bytes)
+            chunks.setdefault(r.number("tensor"), {})[r.number("offset")] = value
+        return {t: b"".join(parts[o] for o in sorted(parts)) for t, parts in chunks.items()}
+
+    def metrics(self) -> dict[str, int]:
+        return {r.text("name"): r.number("value") for r in self.of("METRIC")}

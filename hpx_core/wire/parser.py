@@ -1,0 +1,178 @@
+"""Streaming parser for the wire protocol.
+
+Feed it bytes as they arrive; it keeps them all, checks each record's checksum and sequence
+number and the fields its type needs, and raises :class:`StreamError` (a CaptureError) at the
+first lost, corrupted, malformed or truncated record. Bad data never becomes numbers.
+Lines that do not start with the record prefix are the firmware's plain text output, kept.
+"""
+
+from __future__ import annotations
+
+import re
+import zlib
+from typing import Literal
+from urllib.parse import unquote_to_bytes
+
+from hpx_core.errors import CaptureError
+from hpx_core.wire.capture import Capture, Record
+from hpx_core.wire.protocol import PREFIX, RECORDS, VERSION, FieldKind
+
+Problem = Literal["corrupted", "lost", "truncated", "malformed", "version"]
+
+_LINE = re.compile(rb"^@HPX (\d+) ([A-Z]+)((?: [a-z_]+=[^ ]*)*) \*([0-9a-f]{8})$")
+_HEX32 = re.compile(r"^0x[0-9a-f]{8}$")
+
+
+class StreamError(CaptureError):
+    """The device stream cannot be trusted; ``problem`` says how, ``offset`` where."""
+
+    def __init__(self, problem: Problem, detail: str, offset: int) -> None:
+        hints = {
+            "corrupted": "a record failed its checksum: check the link (baud rate, noise)",
+            "lost": "records are missing: the transport dropped data",
+            "truncated": "the stream stopped early: the firmware hung, crashed or timed out",
+            "malformed": "the firmware and hpx disagree on the protocol: rebuild the firmware",
+            "version": "rebuild the firmware with this version of hpx",
+        }
+        super().__init__(f"capture {problem} at byte {offset}: {detail}", hints[problem])
+        self.problem = problem
+        self.offset = offset
+
+
+def _convert(kind: FieldKind, text: str) -> int | str | bytes:
+    if kind == "int":
+        if not text.isdigit():
+            raise ValueError(f"not a decimal integer: {text!r}")
+        return int(text)
+    if kind == "hex32":
+        if not _HEX32.match(text):
+            raise ValueError(f"not a 32-bit hex value: {text!r}")
+        return int(text, 16)
+    if kind == "bytes":
+        return bytes.fromhex(text)
+    return unquote_to_bytes(text).decode("utf-8", errors="replace")
+
+
+class WireParser:
+    """Incremental parser: ``feed`` chunks, then ``close`` for the checked :class:`Capture`."""
+
+    def __init__(self) -> None:
+        self._raw = bytearray()
+        self._pending = b""
+        self._offset = 0  # stream offset of self._pending[0]
+        self._records: list[Record] = []
+        self._text: list[str] = []
+        self._ended = False
+
+    @property
+    def records(self) -> list[Record]:
+        return self._records
+
+    def feed(self, data: bytes) -> list[Record]:
+        """Take the next bytes; return the records completed by them."""
+        self._raw += data
+        buffer = self._pending + data
+        lines = buffer.split(b"\n")
+        self._pending = lines.pop()
+        done: list[Record] = []
+        for line in lines:
+            record = self._line(line.rstrip(b"\r"), self._offset)
+            self._offset += len(line) + 1
+            if record is not None:
+                done.append(record)
+        return done
+
+    def close(self) -> Capture:
+        """End of stream: the capture, or StreamError if it is incomplete."""
+        if self._pending.strip():
+            raise StreamError("truncated", "the last line has no end", self._offset)
+        if not self._records:
+            raise StreamError("truncated", "no records at all", self._offset)
+        if not self._ended:
+            last = self._records[-1]
+            raise StreamError(
+                "truncated", f"no END record (last was #{last.seq} {last.type})", self._offset
+            )
+        capture = Capture(bytes(self._raw), self._records, self._text)
+        _check_outputs(capture, self._offset)
+        return capture
+
+    def _line(self, line: bytes, offset: int) -> Record | None:
+        if not line.startswith(PREFIX):
+            if PREFIX.strip() in line:
+                raise StreamError("corrupted", "a record does not start its line", offset)
+            if line:
+                self._text.append(line.decode("utf-8", errors="replace"))
+            return None
+        match = _LINE.match(line)
+        if match is None:
+            raise StreamError("corrupted", f"unreadable record {line[:60]!r}", offset)
+        body_end = line.rindex(b" *")
+        if zlib.crc32(line[:body_end]) != int(match.group(4), 16):
+            raise StreamError("corrupted", f"checksum mismatch in {line[:60]!r}", offset)
+        return self._accept(match, offset)
+
+    def _accept(self, match: re.Match[bytes], offset: int) -> Record:
+        seq = int(match.group(1))
+        expected = len(self._records)
+        if self._ended:
+            raise StreamError("malformed", f"record #{seq} after END", offset)
+        if seq != expected:
+            raise StreamError("lost", f"expected record #{expected}, got #{seq}", offset)
+        type_ = match.group(2).decode()
+        spec = RECORDS.get(type_)
+        if spec is None:
+            raise StreamError("malformed", f"unknown record type {type_}", offset)
+        raw_fields = dict(
+            item.split("=", 1) for item in match.group(3).decode("ascii", "replace").split()
+        )
+        if sorted(raw_fields) != sorted(spec.names()):
+            raise StreamError(
+                "malformed", f"{type_} has fields {sorted(raw_fields)}, "
+                f"expected {sorted(spec.names())}", offset)
+        try:
+            fields = {f.name: _convert(f.kind, raw_fields[f.name]) for f in spec.fields}
+        except ValueError as error:
+            raise StreamError("malformed", f"{type_}: {error}", offset) from None
+        record = Record(seq, type_, fields)
+        self._check_order(record, offset)
+        self._records.append(record)
+        return record
+
+    def _check_order(self, record: Record, offset: int) -> None:
+        if not self._records and record.type != "START":
+            raise StreamError("malformed", f"first record is {record.type}, not START", offset)
+        if record.type == "START":
+            if self._records:
+                raise StreamError("malformed", "a second START record", offset)
+            if record.number("v") != VERSION:
+                raise StreamError(
+                    "version", f"protocol version {record.number('v')}, hpx reads {VERSION}", offset
+                )
+        if record.type == "END":
+            self._ended = True
+
+
+def _check_outputs(capture: Capture, offset: int) -> None:
+    """Every output tensor arrived whole: chunks contiguous, total equal to its size."""
+    sizes = {r.number("tensor"): r.number("size") for r in capture.of("OUTPUT")}
+    for tensor, data in capture.outputs().items():
+        chunks = sorted((r.number("offset"), r.fields["hex"]) for r in capture.of("OUTPUT")
+                        if r.number("tensor") == tensor)
+        position = 0
+        for start, chunk in chunks:
+            assert isinstance(chunk, bytes)
+            if start != position:
+                raise StreamError("lost", f"output {tensor} has a gap at byte {position}", offset)
+            position += len(chunk)
+        if len(data) != sizes[tensor]:
+            raise StreamError(
+                "truncated", f"output {tensor} has {len(data)} of {sizes[tensor]} bytes", offset
+            )
+
+
+def parse_capture(data: bytes) -> Capture:
+    """Parse a whole captured stream (see :class:`WireParser`)."""
+    parser = WireParser()
+    parser.feed(data)
+    return parser.close()
