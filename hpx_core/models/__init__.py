@@ -50,6 +50,11 @@ __all__ = [
 
 def detect_format(data: bytes, name: str = "model") -> ModelFormat:
     """``tflite`` or ``pte`` from the file identifier; anything else is a ModelError."""
+    if len(data) < 8:
+        raise ModelError(
+            f"{name}: {len(data)} bytes is too short to be a model",
+            hint="the file is empty or truncated; check the path or re-export the model",
+        )
     ident = data[4:8]
     if ident == b"TFL3":
         return "tflite"

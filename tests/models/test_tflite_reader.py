@@ -165,6 +165,13 @@ def test_missing_file_and_directory(tmp_path: Path) -> None:
         load_model(tmp_path)
 
 
+def test_too_short_file(tmp_path: Path) -> None:
+    path = tmp_path / "empty.tflite"
+    path.write_bytes(b"TFL")
+    with pytest.raises(ModelError, match="3 bytes is too short"):
+        load_model(path)
+
+
 def test_wrong_identifier_names_the_formats(tmp_path: Path) -> None:
     path = tmp_path / "model.tflite"
     path.write_bytes(b"\x08\0\0\0ONNX" + bytes(32))
