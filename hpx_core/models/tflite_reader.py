@@ -72,41 +72,40 @@ def _read(data: bytes, path: Path, sha256: str) -> ModelInfo:
             f"{path.name}: the TFLite model has no subgraph",
             hint="re-export the model; a runnable model has at least one subgraph",
         )
-    resolver: set[str] = set()
-    var_handles = 0
-    weight_buffers: set[int] = set()
-    main: tuple[list[Operator], list[TensorInfo], list[TensorInfo]] | None = None
-    for s in range(n_subgraphs):
-        subgraph = model.Subgraphs(s)
-        tensors = _tensors(subgraph, buffer_sizes, budget, path.name)
-        weight_buffers.update(t.buffer for t in tensors if t.constant)
-        ops = _operators(subgraph, codes, tensors, budget, path.name)
-        resolver.update(op.name for op in ops)
-        var_handles += sum(1 for op in ops if op.name == "VAR_HANDLE")
-        if main is None:
-            inputs = [
-                tensors[i].info
-                for i in _indices(subgraph, "Inputs", len(tensors), path.name, budget)
-            ]
-            outputs = [
-                tensors[i].info
-                for i in _indices(subgraph, "Outputs", len(tensors), path.name, budget)
-            ]
-            main = (ops, inputs, outputs)
-    assert main is not None
+    graphs = [_subgraph(model.Subgraphs(s), codes, buffer_sizes, budget, path.name)
+              for s in range(n_subgraphs)]  # fmt: skip
+    ops, tensors = graphs[0]
+    inputs = _graph_io(model.Subgraphs(0), "Inputs", tensors, budget, path.name)
+    outputs = _graph_io(model.Subgraphs(0), "Outputs", tensors, budget, path.name)
+    weight_buffers = {t.buffer for _ops, graph in graphs for t in graph if t.constant}
+    all_ops = [op.name for graph_ops, _tensors in graphs for op in graph_ops]
     return ModelInfo(
         format="tflite",
         path=path,
         sha256=sha256,
         size_bytes=len(data),
-        operators=main[0],
-        inputs=main[1],
-        outputs=main[2],
+        operators=ops,
+        inputs=inputs,
+        outputs=outputs,
         weight_bytes=sum(buffer_sizes[b] for b in weight_buffers),
-        resolver_ops=sorted(resolver),
-        var_handle_count=var_handles,
+        resolver_ops=sorted(set(all_ops)),
+        var_handle_count=all_ops.count("VAR_HANDLE"),
         subgraph_count=n_subgraphs,
     )
+
+
+def _subgraph(
+    subgraph: Any, codes: list[tuple[str, int]], buffer_sizes: list[int], budget: Budget, name: str
+) -> tuple[list[Operator], list[_Tensor]]:
+    tensors = _tensors(subgraph, buffer_sizes, budget, name)
+    return _operators(subgraph, codes, tensors, budget, name), tensors
+
+
+def _graph_io(
+    subgraph: Any, field: str, tensors: list[_Tensor], budget: Budget, name: str
+) -> list[TensorInfo]:
+    indices = _indices(subgraph, field, len(tensors), name, budget, optional=False)
+    return [tensors[i].info for i in indices]
 
 
 def _opcode(code: Any) -> tuple[str, int]:
@@ -147,10 +146,13 @@ def _vector(obj: Any, field: str, budget: Budget) -> list[int]:
     return [int(v) for v in getattr(obj, f"{field}AsNumpy")()[:n]]
 
 
-def _indices(owner: Any, field: str, count: int, name: str, budget: Budget) -> list[int]:
+def _indices(
+    owner: Any, field: str, count: int, name: str, budget: Budget, optional: bool = True
+) -> list[int]:
+    """Tensor indices; -1 marks an omitted optional operator input."""
     values = _vector(owner, field, budget)
     for v in values:
-        if not -1 <= v < count:
+        if not (-1 if optional else 0) <= v < count:
             raise ModelError(
                 f"{name}: tensor index {v} out of range (0..{count - 1})",
                 hint="the model file is damaged; re-export it",
