@@ -17,7 +17,8 @@ from hpx_core.engine import SourceSet
 from hpx_core.errors import UsageError
 from hpx_core.sources.baseline import load_baseline
 from hpx_core.sources.cache import SourceCache, cache_info, clean_cache, pin_states
-from hpx_core.sources.materialize import ProgressFn, materialize, materialize_board
+from hpx_core.sources.materialize import materialize, materialize_board
+from hpx_core.sources.sync import ProgressFn
 from hpx_core.sources.versions import package_status
 
 _STATE_STYLE = {

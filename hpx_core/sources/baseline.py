@@ -42,6 +42,7 @@ class SubmodulePin:
     commit: str
     license: str
     required: bool = True
+    exclude: tuple[str, ...] = attrs.field(default=(), converter=_strs)
 
 
 @attrs.frozen
@@ -59,6 +60,7 @@ class RepoPin:
     min_version: str | None = None
     version_file: str | None = None
     version_pattern: str | None = None
+    exclude: tuple[str, ...] = attrs.field(default=(), converter=_strs)
 
 
 @attrs.frozen
@@ -191,6 +193,17 @@ def _strings(table: Mapping[str, Any], key: str, where: str) -> tuple[str, ...]:
     return tuple(value)
 
 
+def _excludes(table: Mapping[str, Any], where: str) -> tuple[str, ...]:
+    """Sparse-checkout patterns to leave out, anchored at the repository root."""
+    patterns = _strings(table, "exclude", where)
+    for pattern in patterns:
+        if not pattern.startswith("/") or pattern == "/":
+            raise BaselineError(
+                f"baseline {where}: exclude pattern {pattern!r} must start with `/` and name a path"
+            )
+    return patterns
+
+
 def _commit(table: Mapping[str, Any], where: str) -> str:
     value = _req(table, "commit", where)
     if not _COMMIT.fullmatch(value):
@@ -241,6 +254,7 @@ def _submodules(raw: Sequence[Any], where: str) -> tuple[SubmodulePin, ...]:
                 commit=_commit(entry, here),
                 license=_req(entry, "license", here),
                 required=required,
+                exclude=_excludes(entry, here),
             )
         )
         seen.add(path)
@@ -277,6 +291,7 @@ def _repository(name: str, table: Any) -> RepoPin:
         min_version=_opt(table, "min_version", where),
         version_file=_opt(table, "version_file", where),
         version_pattern=pattern,
+        exclude=_excludes(table, where),
     )
 
 

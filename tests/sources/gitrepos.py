@@ -68,6 +68,8 @@ class Upstream:
     opt_commit: str  # gitlink of external/opt in c4, pruned from the opt repository
     c4: str  # c3 + submodule external/opt at opt_commit
     gitconfig: Path
+    c5: str  # c4 + submodule external/heavy, whose assets/big.bin object is lost upstream
+    heavy_commit: str
 
     def url(self, name: str) -> str:
         return f"{HOST}/{name}"
@@ -100,6 +102,13 @@ class Upstream:
         )
         return attrs.evolve(base, submodules=(*base.submodules, opt))
 
+    def pin_with_heavy(self, exclude: tuple[str, ...]) -> RepoPin:
+        base = self.pin(self.c5)
+        heavy = SubmodulePin(
+            "external/heavy", "heavy", self.url("heavy"), self.heavy_commit, "MIT", exclude=exclude
+        )
+        return attrs.evolve(base, submodules=(*base.submodules, heavy))
+
 
 def _build(root: Path) -> Upstream:
     leaf = new_repo(root, "leaf")
@@ -131,6 +140,17 @@ def _build(root: Path) -> Upstream:
     c4 = git(app, "rev-parse", "HEAD")
     git(opt, "reset", "-q", "--hard", "HEAD~1")
     _prune(opt)
+    heavy = new_repo(root, "heavy")
+    (heavy / "assets").mkdir()
+    (heavy / "assets" / "big.bin").write_bytes(bytes(range(256)) * 64)
+    git(heavy, "add", "assets")
+    heavy_commit = commit_file(heavy, "keep.txt", "kept\n", "heavy")
+    git(app, "submodule", "add", "-q", f"{HOST}/heavy", "external/heavy")
+    git(app, "commit", "-q", "-m", "heavy submodule")
+    c5 = git(app, "rev-parse", "HEAD")
+    # Lose the asset's object, as in a mirror that skipped its largest files.
+    blob = git(heavy, "rev-parse", "HEAD:assets/big.bin")
+    (heavy / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
     git(app, "checkout", "-q", "-b", "doomed")
     lost = commit_file(app, "app.txt", "lost\n", "lost")
     git(app, "checkout", "-q", "main")
@@ -139,7 +159,19 @@ def _build(root: Path) -> Upstream:
     # Leave the remote's own work tree at an older commit: clones must not depend on it.
     git(app, "checkout", "-q", "--detach", c1)
     return Upstream(
-        root, app, c1, c2, c3, lost, lib_commit, leaf_commit, opt_commit, c4, root / "gitconfig"
+        root,
+        app,
+        c1,
+        c2,
+        c3,
+        lost,
+        lib_commit,
+        leaf_commit,
+        opt_commit,
+        c4,
+        root / "gitconfig",
+        c5,
+        heavy_commit,
     )
 
 
@@ -154,9 +186,10 @@ def upstream(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Upstream]:
     config = root / "gitconfig"
     rules = "".join(
         f'[url "file://{root}/{name}"]\n\tinsteadOf = {HOST}/{name}\n'
-        for name in ("app", "lib", "leaf", "unused", "opt")
+        for name in ("app", "lib", "leaf", "unused", "opt", "heavy")
     )
-    config.write_text(rules)
+    # Serve partial clones, as GitHub does (a local mirror needs this set to do the same).
+    config.write_text(rules + "[uploadpack]\n\tallowFilter = true\n")
     with pytest.MonkeyPatch.context() as patch:
         for key, value in ENV.items():
             patch.setenv(key, value)

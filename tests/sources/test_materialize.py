@@ -22,10 +22,16 @@ from hpx_core.sources.materialize import materialize_pin, materialize_pins
 
 # The package re-exports the function `materialize`, which hides the module of the same name.
 mat = importlib.import_module("hpx_core.sources.materialize")
+sync = importlib.import_module("hpx_core.sources.sync")
 
 
 def head(path: Path) -> str:
     return run_git(path, "rev-parse", "HEAD")
+
+
+def missing_objects(path: Path) -> list[str]:
+    listing = run_git(path, "rev-list", "--objects", "--all", "--missing=print")
+    return [line for line in listing.splitlines() if line.startswith("?")]
 
 
 def is_detached(path: Path) -> bool:
@@ -36,6 +42,7 @@ def test_checks_out_the_exact_commit_detached(upstream: Upstream, tmp_path: Path
     store = SourceCache(tmp_path / "cache")
     done = materialize_pin(upstream.pin(upstream.c1, submodules=False), store)
     path = store.checkout("app")
+    assert missing_objects(path)  # a partial clone: other commits' files were not fetched
     assert done.repos[0].path == path
     assert head(path) == upstream.c1
     assert is_detached(path)
@@ -135,7 +142,7 @@ def test_unknown_host_without_a_mirror_rule_is_a_source_error(tmp_path: Path) ->
 
 def _dummy() -> Upstream:
     sha = "0" * 40
-    return Upstream(Path(), Path(), sha, sha, sha, sha, sha, sha, sha, sha, Path())
+    return Upstream(Path(), Path(), sha, sha, sha, sha, sha, sha, sha, sha, Path(), sha, sha)
 
 
 def test_required_submodule_unreachable_is_refused(upstream: Upstream, tmp_path: Path) -> None:
@@ -182,7 +189,7 @@ def test_failure_after_clone_leaves_no_cache_folder(
     def broken(path: Path, commit: str) -> None:
         raise git.GitCommandError(["git", "checkout"], 128, b"fatal: injected failure")
 
-    monkeypatch.setattr(mat, "_force_sync", broken)
+    monkeypatch.setattr(sync, "_checkout", broken)
     with pytest.raises(SourceError, match="injected failure"):
         materialize_pin(upstream.pin(), store)
     assert list(store.sources.iterdir()) == []
@@ -273,3 +280,34 @@ def test_a_held_lock_blocks_materialization(upstream: Upstream, tmp_path: Path) 
     child.join(60)
     assert child.exitcode == 0
     assert head(store.checkout("app")) == upstream.c3
+
+
+def test_excluded_paths_are_never_fetched(upstream: Upstream, tmp_path: Path) -> None:
+    store = SourceCache(tmp_path / "cache")
+    with pytest.raises(SourceError, match="external/heavy"):
+        materialize_pin(upstream.pin_with_heavy(exclude=()), store)
+    assert list(store.sources.iterdir()) == []
+    pin = upstream.pin_with_heavy(exclude=("/assets/",))
+    materialize_pin(pin, store)
+    heavy = store.checkout("app") / "external/heavy"
+    assert (heavy / "keep.txt").read_text() == "kept\n"
+    assert not (heavy / "assets").exists()
+    assert head(heavy) == upstream.heavy_commit
+    assert inspect(store.checkout("app"), pin).state == "at pin"
+    (heavy / "keep.txt").write_text("edited\n")
+    materialize_pin(pin, store)
+    assert (heavy / "keep.txt").read_text() == "kept\n"
+    assert materialize_pin(pin, store, offline=True).repos[-1].name == "heavy"
+
+
+def test_servers_without_partial_clone_send_everything(
+    upstream: Upstream, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    plain = tmp_path / "gitconfig"
+    plain.write_text(upstream.gitconfig.read_text().split("[uploadpack]")[0])
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(plain))
+    store = SourceCache(tmp_path / "cache")
+    materialize_pin(upstream.pin(), store)
+    root = store.checkout("app")
+    assert missing_objects(root) == []
+    assert inspect(root, upstream.pin()).state == "at pin"

@@ -1,0 +1,227 @@
+"""Force-sync one git checkout to its pin: the git side of materialization.
+
+Clones are partial (``--filter=blob:none``): history comes without file contents, and only the
+files of the pinned tree are fetched, which keeps large repositories small. A pin may
+``exclude`` paths (sparse checkout), whose contents are then never fetched. A server that does
+not offer filtering simply sends everything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from functools import cache
+from pathlib import Path
+
+import git
+import structlog
+
+from hpx_core.errors import SourceError
+from hpx_core.sources.baseline import RepoPin, SubmodulePin
+from hpx_core.sources.checkout import git_at, gitlink, head_of, split_submodule
+
+log = structlog.get_logger()
+
+ProgressFn = Callable[[str, str, float | None], None]
+"""Called with (repository name, phase, fraction done or None)."""
+
+BLOBLESS = "--filter=blob:none"
+
+
+def mirror_hint(url: str) -> str:
+    return (
+        f"check that the commit exists at {url}; to use a local mirror: "
+        f"git config --global url.<mirror>.insteadOf {url}"
+    )
+
+
+def git_message(exc: git.GitCommandError) -> str:
+    lines = [line.strip() for line in str(exc.stderr or exc).splitlines() if line.strip()]
+    return lines[-1].strip("'") if lines else str(exc)
+
+
+@cache
+def _submodule_filter() -> tuple[str, ...]:
+    """``git submodule update --filter`` exists from git 2.36 on."""
+    version = git.Git().version_info
+    return (BLOBLESS,) if tuple(version[:2]) >= (2, 36) else ()
+
+
+class _CloneProgress(git.RemoteProgress):
+    def __init__(self, name: str, report: ProgressFn) -> None:
+        super().__init__()
+        self._name = name
+        self._report = report
+
+    def update(
+        self,
+        op_code: int,
+        cur_count: str | float,
+        max_count: str | float | None = None,
+        message: str = "",
+    ) -> None:
+        if max_count:
+            self._report(self._name, "cloning", float(cur_count) / float(max_count))
+
+
+def _has_commit(runner: git.Git, commit: str) -> bool:
+    try:
+        runner.cat_file("-e", f"{commit}^{{commit}}")
+    except git.GitCommandError:
+        return False
+    return True
+
+
+def _ensure_commit(path: Path, url: str, commit: str) -> None:
+    """Fetch ``commit`` into ``path`` unless present; refuse with the mirror hint if unreachable."""
+    runner = git_at(path)
+    if _has_commit(runner, commit):
+        return
+    problem = ""
+    for args in (("origin",), ("origin", commit)):
+        try:
+            runner.fetch("--tags", "--force", *args)
+        except git.GitCommandError as exc:
+            problem = git_message(exc)
+        if _has_commit(runner, commit):
+            return
+    detail = f": {problem}" if problem else ""
+    raise SourceError(f"commit {commit} is not reachable from {url}{detail}", mirror_hint(url))
+
+
+def _clone_into(url: str, dest: Path, watcher: _CloneProgress | None = None) -> None:
+    git.Repo.clone_from(
+        url,
+        str(dest),
+        no_checkout=True,
+        multi_options=[BLOBLESS],
+        progress=watcher,  # type: ignore[arg-type]
+    )
+
+
+def clone(pin: RepoPin, dest: Path, report: ProgressFn) -> None:
+    """Clone ``pin``'s repository into the empty folder ``dest`` without checking out."""
+    watcher = _CloneProgress(pin.name, report)
+    try:
+        _clone_into(pin.url, dest, watcher)
+    except git.GitCommandError as exc:
+        said = [line.strip() for line in watcher.error_lines + watcher.other_lines if line.strip()]
+        reason = said[-1] if said else git_message(exc)
+        raise SourceError(f"cannot clone {pin.url}: {reason}", mirror_hint(pin.url)) from exc
+
+
+def apply_exclude(path: Path, exclude: Sequence[str]) -> None:
+    """Leave ``exclude`` out of the work tree (sparse checkout), or include everything."""
+    runner = git_at(path)
+    if exclude:
+        runner.sparse_checkout("set", "--no-cone", "/*", *(f"!{p}" for p in exclude))
+        return
+    try:
+        sparse = str(runner.config("--get", "core.sparseCheckout")).strip() == "true"
+    except git.GitCommandError:
+        sparse = False
+    if sparse:
+        runner.sparse_checkout("disable")
+
+
+def _checkout(path: Path, commit: str) -> None:
+    runner = git_at(path)
+    runner.checkout("--force", "--detach", commit)
+    runner.reset("--hard", commit)
+    runner.clean("-ffdx")
+
+
+def _submodule_name(parent: Path, rel: str) -> str:
+    out = str(git_at(parent).config("-f", ".gitmodules", "--get-regexp", r"^submodule\..*\.path$"))
+    for line in out.splitlines():
+        key, _, value = line.partition(" ")
+        if value == rel:
+            return key.removeprefix("submodule.").removesuffix(".path")
+    raise SourceError(f"{parent} has no submodule at {rel} in its .gitmodules")
+
+
+def _clone_sparse_submodule(parent: Path, rel: str, sub: SubmodulePin) -> None:
+    """First checkout of a submodule with exclusions: sparse before any file is fetched."""
+    runner = git_at(parent)
+    runner.submodule("init", "--", rel)
+    url = str(runner.config("--get", f"submodule.{_submodule_name(parent, rel)}.url")).strip()
+    _clone_into(url, parent / rel)
+    apply_exclude(parent / rel, sub.exclude)
+    git_at(parent / rel).checkout("--detach", sub.commit)
+    runner.submodule("absorbgitdirs", "--", rel)
+
+
+def _sync_submodule(root: Path, pin: RepoPin, sub: SubmodulePin) -> bool:
+    """Initialize ``sub`` at its recorded commit; False when optional and unreachable."""
+    parent, rel = split_submodule(root, pin, sub)
+    recorded = gitlink(parent, rel)
+    if recorded != sub.commit:
+        raise SourceError(
+            f"{pin.name}@{pin.commit[:12]} records submodule {sub.path} at {recorded}, "
+            f"the baseline says {sub.commit}",
+            "the baseline is inconsistent: pin the superproject's recorded commit",
+        )
+    try:
+        if sub.exclude and head_of(root / sub.path) is None:
+            _clone_sparse_submodule(parent, rel, sub)
+        updater = git_at(parent, allow_file_protocol=True)
+        updater.submodule("update", "--init", "--force", *_submodule_filter(), "--", rel)
+    except git.GitCommandError as exc:
+        if sub.required:
+            raise SourceError(
+                f"submodule {sub.path} of {pin.name}: commit {sub.commit} is not reachable from "
+                f"{sub.url}: {git_message(exc)}",
+                mirror_hint(sub.url),
+            ) from exc
+        log.warning(
+            "optional submodule not materialized",
+            repo=pin.name,
+            path=sub.path,
+            commit=sub.commit,
+            reason=git_message(exc),
+        )
+        git_at(parent).submodule("deinit", "--force", "--", rel)
+        return False
+    apply_exclude(root / sub.path, sub.exclude)
+    runner = git_at(root / sub.path)
+    runner.reset("--hard", sub.commit)
+    runner.clean("-ffdx")
+    return True
+
+
+def _initialized_submodules(path: Path) -> list[str]:
+    out = str(git_at(path).submodule("status"))
+    return [line[1:].split()[1] for line in out.splitlines() if line and line[0] != "-"]
+
+
+def _deinit_unlisted(root: Path, pin: RepoPin, missing: list[str]) -> None:
+    """Only the named submodules stay initialized (a baseline may drop one)."""
+    wanted = {s.path for s in pin.submodules if s.path not in missing}
+    for level in ["", *sorted(wanted)]:
+        base = root / level if level else root
+        for rel in _initialized_submodules(base):
+            full = f"{level}/{rel}" if level else rel
+            if full not in wanted:
+                git_at(base).submodule("deinit", "--force", "--", rel)
+
+
+def force_sync(path: Path, pin: RepoPin, report: ProgressFn) -> list[str]:
+    """Make ``path`` exactly ``pin``: detached at the commit, clean, the named submodules at
+    their recorded commits. Returns the optional submodules that could not be had."""
+    report(pin.name, "fetching", None)
+    _ensure_commit(path, pin.url, pin.commit)
+    report(pin.name, "checking out", None)
+    try:
+        apply_exclude(path, pin.exclude)
+        _checkout(path, pin.commit)
+    except git.GitCommandError as exc:
+        raise SourceError(
+            f"cannot check out {pin.name} at {pin.commit}: {git_message(exc)}",
+            f"the repository may lack objects; run `hpx cache clean {pin.name}` and retry",
+        ) from exc
+    missing: list[str] = []
+    for sub in pin.submodules:
+        report(pin.name, f"submodule {sub.path}", None)
+        if not _sync_submodule(path, pin, sub):
+            missing.append(sub.path)
+    _deinit_unlisted(path, pin, missing)
+    return missing
