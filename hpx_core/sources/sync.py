@@ -214,9 +214,16 @@ def force_sync(path: Path, pin: RepoPin, report: ProgressFn) -> list[str]:
         apply_exclude(path, pin.exclude)
         _checkout(path, pin.commit)
     except git.GitCommandError as exc:
+        reason = git_message(exc)
+        if "promisor remote" in reason:
+            raise SourceError(
+                f"{pin.url} does not serve every file of {pin.commit}: {reason}",
+                "the remote (or the mirror `insteadOf` points at) lacks objects of the pinned "
+                "tree; use a complete mirror",
+            ) from exc
         raise SourceError(
-            f"cannot check out {pin.name} at {pin.commit}: {git_message(exc)}",
-            f"the repository may lack objects; run `hpx cache clean {pin.name}` and retry",
+            f"cannot check out {pin.name} at {pin.commit}: {reason}",
+            f"run `hpx cache clean {pin.name}` and retry",
         ) from exc
     missing: list[str] = []
     for sub in pin.submodules:

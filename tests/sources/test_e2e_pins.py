@@ -1,0 +1,66 @@
+"""The real pins materialize (needs the pinned repositories: network, or mirrors via insteadOf)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from git import Git
+
+from hpx_core.sources.baseline import load_baseline
+from hpx_core.sources.cache import SourceCache
+from hpx_core.sources.checkout import inspect
+from hpx_core.sources.materialize import materialize
+
+pytestmark = pytest.mark.e2e
+
+ENGINES = [("tflm", "reference"), ("tflm", "cmsis_nn"), ("helia-rt", None), ("helia-aot", None)]
+
+
+def head(path: Path) -> str:
+    return str(Git(str(path)).rev_parse("HEAD"))
+
+
+# The git configuration as the user has it (read at collection, before any fixture runs).
+USER_GIT = {key: os.environ.get(key) for key in ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM")}
+
+
+@pytest.fixture(autouse=True)
+def git_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Replaces the unit tests' private git config: these tests use the user's own mirrors."""
+    for key, value in USER_GIT.items():
+        if value is None:
+            monkeypatch.delenv(key, raising=False)
+        else:
+            monkeypatch.setenv(key, value)
+
+
+def test_executorch_at_its_pins(tmp_path: Path) -> None:
+    store = SourceCache(tmp_path / "cache")
+    sources = materialize("executorch", "arm", cache=store)
+    root = sources.path_of("nsx-executorch")
+    assert head(root) == "62b22f96dc49e2c28eb20aee0f15ebb7ad1c1d59"
+    executorch = root / "external" / "executorch"
+    assert head(executorch) == "3a97429b0ce0c192861fc3e3729fb81432fd22cf"
+    assert sources.path_of("executorch") == executorch
+    for name in ("flatbuffers", "flatcc", "gflags"):
+        sub = executorch / "third-party" / name
+        assert (sub / ".git").exists()
+        assert head(sub) == next(r.commit for r in sources.repos if r.path == sub)
+    assert (executorch / "backends/xnnpack/third-party/FXdiv/include/fxdiv.h").exists()
+    pin = load_baseline().pin("nsx-executorch")
+    assert inspect(root, pin).state == "at pin"
+
+
+@pytest.mark.parametrize(("engine", "backend"), ENGINES)
+def test_engine_pins_materialize_and_verify_offline(
+    tmp_path: Path, engine: str, backend: str | None
+) -> None:
+    store = SourceCache(tmp_path / "cache")
+    sources = materialize(engine, backend, cache=store)
+    assert sources.provenance == "qualified"
+    for repo in sources.repos:
+        assert head(repo.path) == repo.commit
+    again = materialize(engine, backend, cache=store, offline=True)
+    assert again == sources
