@@ -8,14 +8,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import attrs
 import structlog
 
 from hpx_core.api import Overrides, ValidatedConfig, validate_config
-from hpx_core.errors import HpxError
+from hpx_core.boards import Board, get_board
+from hpx_core.config import ProfileConfig
+from hpx_core.errors import HpxError, UsageError
+from hpx_core.models import ModelInfo, load_model
 from hpx_core.plugins import Registry
+from hpx_core.sources import check_may_run
 
 log = structlog.get_logger(__name__)
 
@@ -31,8 +34,13 @@ class RunState:
     """What the stages have produced so far."""
 
     validated: ValidatedConfig
-    model: Any = None
+    model: ModelInfo | None = None
+    board: Board | None = None
     done: list[str] = attrs.field(factory=list)
+
+    @property
+    def config(self) -> ProfileConfig:
+        return self.validated.config
 
 
 Stage = Callable[[RunState], None]
@@ -47,13 +55,40 @@ class ProfileOutcome:
 
 
 def _config_stage(state: RunState) -> None:
-    """Nothing to do: the config was validated before the pipeline started."""
+    """The config was validated before the pipeline started; resolve the board it names."""
+    try:
+        state.board = get_board(state.config.target.board)
+    except HpxError as error:
+        raise state.validated.document.error("target.board", error.message, error.hint) from None
+
+
+def _model_stage(state: RunState) -> None:
+    """Read the model and check that the selected engine reads its format."""
+    path = state.config.model.path
+    if path is None:
+        raise UsageError("no model given", "pass MODEL to hpx profile, or set model.path")
+    state.model = load_model(path)
+    engine = state.validated.engine.descriptor
+    if state.model.format not in engine.model_formats:
+        raise state.validated.document.error(
+            "model.path",
+            f"engine {engine.name!r} reads {', '.join(engine.model_formats)} models, "
+            f"but {path.name} is a {state.model.format} model",
+            "choose an engine for this model format (hpx plugins lists them)",
+        )
+
+
+def _license_stage(state: RunState) -> None:
+    """Refuse, before anything is fetched, an engine whose license forbids this board."""
+    assert state.board is not None
+    engine = state.config.engine
+    check_may_run(engine.type, engine.backend, state.board)
 
 
 STAGES: tuple[tuple[str, Stage | None], ...] = (
     ("config", _config_stage),
-    ("model analysis", None),
-    ("license check", None),
+    ("model analysis", _model_stage),
+    ("license check", _license_stage),
     ("sources", None),
     ("firmware generation", None),
     ("build", None),
