@@ -16,7 +16,6 @@ def hpx_engines() -> list[EngineDescriptor]:
             model_formats=("tflite",),
             config_class=HeliaAotConfig,
             summary="Ambiq heliaAOT compiler (Ambiq Apollo SDK License: Ambiq CPUs only)",
-            backends=("helia",),
         )
     ]
 
