@@ -127,7 +127,11 @@ InstructionKind = Literal["kernel", "delegate", "move", "jump_false", "free"]
 
 @attrs.frozen
 class Instruction:
-    """One ExecuTorch instruction; ``target`` is the operator (or delegate) index it calls."""
+    """One ExecuTorch instruction.
+
+    ``target``: the operator (kernel), delegate (delegate) or instruction (jump_false) index;
+    ``args``: the value indices it reads and writes (for jump_false, the condition).
+    """
 
     kind: InstructionKind
     target: int | None = None

@@ -201,7 +201,11 @@ def _instruction(t: Table) -> Instruction:
         raise t.fb.error(f"instruction of unknown type {tag}")
     if kind in ("kernel", "delegate"):  # KernelCall/DelegateCall: index 0, args 1
         return Instruction(kind=kind, target=args.scalar(0, I32), args=args.scalars(1, I32))
-    return Instruction(kind=kind)
+    if kind == "move":  # MoveCall: move_from 0, move_to 1
+        return Instruction(kind=kind, args=(args.scalar(0, I32), args.scalar(1, I32)))
+    if kind == "jump_false":  # JumpFalseCall: cond_value_index 0, destination_instruction 1
+        return Instruction(kind=kind, target=args.scalar(1, I32), args=(args.scalar(0, I32),))
+    return Instruction(kind=kind, args=(args.scalar(0, I32),))  # FreeCall: value_index 0
 
 
 class _Values:

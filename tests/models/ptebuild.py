@@ -14,7 +14,7 @@ import flatbuffers
 
 # union tags
 EVALUE_INT, EVALUE_TENSOR = 2, 5
-KERNEL_CALL, DELEGATE_CALL, FREE_CALL = 1, 2, 5
+KERNEL_CALL, DELEGATE_CALL, MOVE_CALL, JUMP_FALSE_CALL, FREE_CALL = 1, 2, 3, 4, 5
 
 
 @dataclass
@@ -27,9 +27,9 @@ class TensorSpec:
 
 @dataclass
 class Call:
-    kind: int  # KERNEL_CALL / DELEGATE_CALL / FREE_CALL
-    index: int  # op_index / delegate_index / value_index
-    args: Sequence[int] = ()
+    kind: int  # one of the *_CALL tags
+    index: int  # op_index / delegate_index / move_from / cond_value_index / value_index
+    args: Sequence[int] = ()  # kernel/delegate args; [move_to] or [destination_instruction]
 
 
 @dataclass
@@ -100,6 +100,10 @@ def _instruction(b: flatbuffers.Builder, call: Call) -> int:
         b.StartObject(2)  # KernelCall / DelegateCall
         b.PrependInt32Slot(0, call.index, -1)
         b.PrependUOffsetTRelativeSlot(1, args, 0)
+    elif call.kind in (MOVE_CALL, JUMP_FALSE_CALL):
+        b.StartObject(2)  # MoveCall / JumpFalseCall: two ints
+        b.PrependInt32Slot(0, call.index, -1)
+        b.PrependInt32Slot(1, call.args[0], -1)
     else:
         b.StartObject(1)  # FreeCall
         b.PrependInt32Slot(0, call.index, -1)

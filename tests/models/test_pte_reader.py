@@ -10,7 +10,16 @@ import struct
 from pathlib import Path
 
 import pytest
-from ptebuild import DELEGATE_CALL, KERNEL_CALL, Call, TensorSpec, build_program, sample_spec
+from ptebuild import (
+    DELEGATE_CALL,
+    JUMP_FALSE_CALL,
+    KERNEL_CALL,
+    MOVE_CALL,
+    Call,
+    TensorSpec,
+    build_program,
+    sample_spec,
+)
 
 from hpx_core.errors import ModelError
 from hpx_core.models import Provider, load_model
@@ -53,6 +62,7 @@ def test_sample_program(tmp_path: Path) -> None:
     assert [(i.kind, i.target) for i in plan.chains[0]] == [
         ("kernel", 0), ("kernel", 1), ("kernel", 3), ("kernel", 2), ("free", None),
     ]  # fmt: skip
+    assert plan.chains[0][-1].args == (3,)  # FreeCall.value_index
 
 
 def test_legacy_inline_constants_and_no_header(tmp_path: Path) -> None:
@@ -81,6 +91,17 @@ def test_delegate_call_and_other_namespace(tmp_path: Path) -> None:
         ("aten::add", Provider.OTHER),  # a functional overload has no portable out-kernel
     ]
     assert not info.needs_ns_ops and info.portable_ops == ()
+
+
+def test_move_and_jump_instructions(tmp_path: Path) -> None:
+    spec = sample_spec()
+    spec.calls = [Call(MOVE_CALL, 1, [3]), Call(JUMP_FALSE_CALL, 6, [0]), *spec.calls]
+    info = load_model(_write(tmp_path, build_program(spec)))
+    assert info.program is not None
+    move, jump = info.program.plans[0].chains[0][:2]
+    assert (move.kind, move.target, move.args) == ("move", None, (1, 3))
+    assert (jump.kind, jump.target, jump.args) == ("jump_false", 0, (6,))
+    assert len(info.operators) == 4  # control flow is not an operator
 
 
 def test_plan_named_forward_is_analyzed(tmp_path: Path) -> None:
