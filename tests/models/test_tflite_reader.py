@@ -101,6 +101,38 @@ def test_kws_macs_by_hand() -> None:
     assert sum(op.macs or 0 for op in info.operators if op.name in (CONV, DW, FC)) == 2_656_768
 
 
+def test_vww_macs_from_the_architecture() -> None:
+    # MobileNetV1 0.25 on 96x96x3. Each depthwise-separable block: dw 3x3 (stride s), then pw 1x1.
+    # Per layer: output H*W*C times products per output (conv kh*kw*Cin, dw 9, pw Cin, FC in).
+    blocks = [  # (output H=W after the dw, Cin, Cout)
+        (48, 8, 16), (24, 16, 32), (24, 32, 32), (12, 32, 64), (12, 64, 64), (6, 64, 128),
+        (6, 128, 128), (6, 128, 128), (6, 128, 128), (6, 128, 128), (6, 128, 128),
+        (3, 128, 256), (3, 256, 256),
+    ]  # fmt: skip
+    expected = [48 * 48 * 8 * (3 * 3 * 3)]  # stem conv, stride 2: 497,664
+    for hw, cin, cout in blocks:
+        expected += [hw * hw * cin * 9, hw * hw * cout * cin]
+    expected += [256 * (3 * 3), 0, 2 * 256, None]  # pool 3x3, reshape, FC 256->2, softmax
+    macs = [op.macs for op in load_model(VWW).operators]
+    assert macs == expected
+    assert sum(m or 0 for m in expected) == 7_491_968  # ~7.49 M, the published figure
+
+
+def test_ic_macs_from_the_architecture() -> None:
+    # ResNet-8 on 32x32x3: 3x3 convs; stages 2 and 3 halve H, W with stride 2 and add a 1x1
+    # shortcut conv. ADD: one per output element.
+    expected = [
+        32 * 32 * 16 * (3 * 3 * 3),  # stem
+        32 * 32 * 16 * (3 * 3 * 16), 32 * 32 * 16 * (3 * 3 * 16), 32 * 32 * 16,  # stage 1
+        16 * 16 * 32 * (3 * 3 * 16), 16 * 16 * 32 * (3 * 3 * 32), 16 * 16 * 32 * 16,
+        16 * 16 * 32,  # stage 2: conv s2, conv, 1x1 shortcut, add
+        8 * 8 * 64 * (3 * 3 * 32), 8 * 8 * 64 * (3 * 3 * 64), 8 * 8 * 64 * 32, 8 * 8 * 64,
+        64 * (8 * 8), 0, 10 * 64, None,  # pool 8x8, reshape, FC 64->10, softmax
+    ]  # fmt: skip
+    assert [op.macs for op in load_model(IC).operators] == expected
+    assert sum(m or 0 for m in expected) == 12_534_400  # ~12.5 M, the published figure
+
+
 def test_kws_params_and_weight_bytes_by_hand() -> None:
     # params = weights + biases:
     # conv0 64*(10*4*1) + 64 = 2,624; dw 64*9 + 64 = 640; pw 64*64 + 64 = 4,160; FC 12*64 + 12 = 780
