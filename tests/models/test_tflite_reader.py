@@ -109,7 +109,7 @@ def test_vww_macs_from_the_architecture() -> None:
         (6, 128, 128), (6, 128, 128), (6, 128, 128), (6, 128, 128), (6, 128, 128),
         (3, 128, 256), (3, 256, 256),
     ]  # fmt: skip
-    expected = [48 * 48 * 8 * (3 * 3 * 3)]  # stem conv, stride 2: 497,664
+    expected: list[int | None] = [48 * 48 * 8 * (3 * 3 * 3)]  # stem conv, stride 2
     for hw, cin, cout in blocks:
         expected += [hw * hw * cin * 9, hw * hw * cout * cin]
     expected += [256 * (3 * 3), 0, 2 * 256, None]  # pool 3x3, reshape, FC 256->2, softmax
