@@ -43,9 +43,9 @@ class Board:
     counter: str
     runner: RunnerName
     support: str
-    cpu_flags: tuple[str, ...] = attrs.field(converter=tuple)
-    features: tuple[str, ...] = attrs.field(converter=tuple)
-    memory: tuple[MemoryRegion, ...] = attrs.field(converter=tuple)
+    cpu_flags: tuple[str, ...]
+    features: tuple[str, ...]
+    memory: tuple[MemoryRegion, ...]
     qemu: QemuSpec | None = None
 
     @property

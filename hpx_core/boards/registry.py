@@ -24,8 +24,8 @@ def _board_from(name: str, data: dict[str, Any]) -> Board:
         counter=data["counter"],
         runner=data["runner"],
         support=data["support"],
-        cpu_flags=data["cpu_flags"],
-        features=data.get("features", ()),
+        cpu_flags=tuple(data["cpu_flags"]),
+        features=tuple(data.get("features", ())),
         memory=tuple(MemoryRegion(**region) for region in data["memory"]),
         qemu=QemuSpec(**qemu) if qemu else None,
     )

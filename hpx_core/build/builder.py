@@ -50,8 +50,11 @@ class BuildResult:
 def _tool(name: str) -> str:
     found = shutil.which(name)
     if not found:
-        raise ToolError(f"{name} is not on PATH", f"install {name} (Debian: apt-get install "
-                        f"{'ninja-build' if name == 'ninja' else name})")
+        raise ToolError(
+            f"{name} is not on PATH",
+            f"install {name} (Debian: apt-get install "
+            f"{'ninja-build' if name == 'ninja' else name})",
+        )
     return found
 
 
@@ -72,8 +75,13 @@ def _configure(project: Project, toolchain: Toolchain, log_file: Path) -> None:
     prefix = str(toolchain.compiler.parent) if toolchain.compiler else ""
     _run(
         [
-            _tool("cmake"), "-G", "Ninja",
-            "-S", str(project.source_dir), "-B", str(project.build_dir),
+            _tool("cmake"),
+            "-G",
+            "Ninja",
+            "-S",
+            str(project.source_dir),
+            "-B",
+            str(project.build_dir),
             f"-DCMAKE_TOOLCHAIN_FILE={project.source_dir / 'toolchain-gcc.cmake'}",
             f"-DHPX_TOOLCHAIN_PREFIX={prefix}",
             f"-DCMAKE_MAKE_PROGRAM={_tool('ninja')}",
@@ -109,8 +117,9 @@ def build_project(
     configured = not (project.build_dir / "build.ninja").is_file()
     if configured:
         _configure(project, toolchain, log_file)
-    output = _run([_tool("ninja"), "-C", str(project.build_dir), f"-j{jobs}"], log_file,
-                  "firmware build")
+    output = _run(
+        [_tool("ninja"), "-C", str(project.build_dir), f"-j{jobs}"], log_file, "firmware build"
+    )
     compiled = len(_COMPILE_LINE.findall(output))
     sizes = section_sizes(project.elf)
     result = BuildResult(

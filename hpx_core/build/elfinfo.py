@@ -34,7 +34,7 @@ class SectionSizes:
 class SymbolInventory:
     """Every sized function and object symbol, by name."""
 
-    symbols: tuple[Symbol, ...] = attrs.field(converter=tuple)
+    symbols: tuple[Symbol, ...]
 
     def names(self) -> frozenset[str]:
         return frozenset(s.name for s in self.symbols)
@@ -47,6 +47,10 @@ class SymbolInventory:
             if sym.kind == "function" and start <= address < start + max(sym.size, 1):
                 return sym
         return None
+
+
+def _text(value: str | bytes) -> str:
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
 
 
 def _parse(elf: Path) -> lief.ELF.Binary:
@@ -65,11 +69,12 @@ def section_sizes(elf: Path) -> SectionSizes:
     text = data = bss = 0
     sections: dict[str, int] = {}
     for section in binary.sections:
+        name = _text(section.name)
         if not section.has(lief.ELF.Section.FLAGS.ALLOC) or section.size == 0:
             continue
-        sections[section.name] = section.size
+        sections[name] = section.size
         if section.type == lief.ELF.Section.TYPE.NOBITS:
-            if section.name in (".stack", ".heap"):
+            if name in (".stack", ".heap"):
                 continue
             bss += section.size
         elif section.has(_TEXT_FLAGS) or not section.has(lief.ELF.Section.FLAGS.WRITE):
@@ -84,7 +89,8 @@ def symbol_inventory(elf: Path) -> SymbolInventory:
     binary = _parse(elf)
     found: dict[tuple[str, int], Symbol] = {}
     for sym in binary.symtab_symbols:
-        if not sym.name or sym.name.startswith("$"):
+        name = _text(sym.name)
+        if not name or name.startswith("$"):
             continue
         if sym.type == lief.ELF.Symbol.TYPE.FUNC:
             kind = "function"
@@ -92,5 +98,5 @@ def symbol_inventory(elf: Path) -> SymbolInventory:
             kind = "object"
         else:
             continue
-        found[(sym.name, sym.value)] = Symbol(sym.name, sym.value, sym.size, kind)
-    return SymbolInventory(sorted(found.values(), key=lambda s: (s.address, s.name)))
+        found[(name, sym.value)] = Symbol(name, sym.value, sym.size, kind)
+    return SymbolInventory(tuple(sorted(found.values(), key=lambda s: (s.address, s.name))))

@@ -38,8 +38,9 @@ def build_fingerprint(
         "toolchain": [toolchain.name, toolchain.version, str(toolchain.compiler)],
         "config": config or {},
         "model_sha256": model_sha256,
-        "engine_sources": [] if sources is None else
-        [[r.name, r.url, r.commit, str(r.path)] for r in sources.repos],
+        "engine_sources": []
+        if sources is None
+        else [[r.name, r.url, r.commit, str(r.path)] for r in sources.repos],
         "engine_inputs": dict(sorted(contribution.fingerprint_inputs.items())),
         "engine_sources_list": list(contribution.sources),
         "engine_include_dirs": list(contribution.include_dirs),

@@ -6,6 +6,7 @@ and Ninja finds nothing to do.
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -13,7 +14,7 @@ from pathlib import Path
 import attrs
 import jinja2
 
-from hpx_core.boards import Board
+from hpx_core.boards import Board, get_board
 from hpx_core.build.templates import templates_root
 from hpx_core.engine import FirmwareContribution
 from hpx_core.errors import BuildError
@@ -58,7 +59,7 @@ class Project:
     board: Board
     settings: HarnessSettings
     contribution: FirmwareContribution
-    files: tuple[str, ...] = attrs.field(converter=tuple)
+    files: tuple[str, ...]
 
     @property
     def source_dir(self) -> Path:
@@ -85,9 +86,7 @@ def _write_if_changed(path: Path, data: bytes) -> None:
 def _copy_tree(src: Path, dest: Path, written: dict[str, bytes], base: Path) -> None:
     for item in sorted(src.rglob("*")):
         if item.is_file() and not item.name.endswith(".j2"):
-            written[(dest / item.relative_to(src)).relative_to(base).as_posix()] = (
-                item.read_bytes()
-            )
+            written[(dest / item.relative_to(src)).relative_to(base).as_posix()] = item.read_bytes()
 
 
 def _env(root: Path) -> jinja2.Environment:
@@ -108,8 +107,12 @@ def _resolve(engine_dir: Path, entries: Iterable[str]) -> list[str]:
 
 
 def _cmakelists(
-    env: jinja2.Environment, src: Path, board: Board, settings: HarnessSettings,
-    contribution: FirmwareContribution, root: Path,
+    env: jinja2.Environment,
+    src: Path,
+    board: Board,
+    settings: HarnessSettings,
+    contribution: FirmwareContribution,
+    root: Path,
 ) -> str:
     hpx = src / "hpx"
     engine_dir = src / "engine"
@@ -118,7 +121,9 @@ def _cmakelists(
     counter = hpx / "counters" / board.counter
     core_sources = [hpx / "harness" / name for name in HARNESS_SOURCES]
     core_sources += [common / name for name in BOARD_COMMON_SOURCES]
-    core_sources += [counter / c.name for c in sorted((root / "counters" / board.counter).glob("*.c"))]
+    core_sources += [
+        counter / c.name for c in sorted((root / "counters" / board.counter).glob("*.c"))
+    ]
     defines: Mapping[str, str] = dict(sorted(contribution.defines.items()))
     return env.get_template("cmake/CMakeLists.txt.j2").render(
         board=board,
@@ -126,8 +131,9 @@ def _cmakelists(
         cpu_flags=board.cpu_flags,
         core_sources=[_cmake_path(p) for p in core_sources],
         engine_sources=_resolve(engine_dir, contribution.sources),
-        core_include_dirs=[_cmake_path(p) for p in (hpx / "harness", support, common,
-                                                     hpx / "counters", counter)],
+        core_include_dirs=[
+            _cmake_path(p) for p in (hpx / "harness", support, common, hpx / "counters", counter)
+        ],
         engine_include_dirs=_resolve(engine_dir, (".", *contribution.include_dirs)),
         defines=list(defines.items()),
         linker_dir=_cmake_path(support),
@@ -161,12 +167,17 @@ def render_project(
     _copy_tree(root / "harness", src / "hpx" / "harness", files, src)
     _copy_tree(root / "boards" / "common", src / "hpx" / "boards" / "common", files, src)
     _copy_tree(root / "boards" / board.support, src / "hpx" / "boards" / board.support, files, src)
-    _copy_tree(root / "counters" / board.counter, src / "hpx" / "counters" / board.counter,
-               files, src)
+    _copy_tree(
+        root / "counters" / board.counter, src / "hpx" / "counters" / board.counter, files, src
+    )
     files["hpx/counters/hpx_counter_backend.h"] = (
-        root / "counters" / "hpx_counter_backend.h").read_bytes()
-    files["hpx/harness/hpx_config.h"] = env.get_template("harness/hpx_config.h.j2").render(
-        **attrs.asdict(settings), wrap_cost_q16=wrap_cost_q16(board)).encode()
+        root / "counters" / "hpx_counter_backend.h"
+    ).read_bytes()
+    files["hpx/harness/hpx_config.h"] = (
+        env.get_template("harness/hpx_config.h.j2")
+        .render(**attrs.asdict(settings), wrap_cost_q16=wrap_cost_q16(board))
+        .encode()
+    )
     files["toolchain-gcc.cmake"] = (root / "cmake" / "arm-none-eabi-gcc.cmake").read_bytes()
     for rel, text in contribution.files.items():
         if Path(rel).is_absolute() or ".." in Path(rel).parts:
@@ -179,7 +190,62 @@ def render_project(
     _remove_stale(src, files)
     for rel, data in files.items():
         _write_if_changed(src / rel, data)
-    return Project(work_dir, board, settings, contribution, tuple(sorted(files)))
+    project = Project(work_dir, board, settings, contribution, tuple(sorted(files)))
+    _write_if_changed(work_dir / PROJECT_FILE, _describe(project))
+    return project
+
+
+PROJECT_FILE = "hpx-project.json"
+
+
+def _describe(project: Project) -> bytes:
+    c = project.contribution
+    data = {
+        "board": project.board.name,
+        "settings": attrs.asdict(project.settings),
+        "files": list(project.files),
+        "engine": {
+            "sources": list(c.sources),
+            "include_dirs": list(c.include_dirs),
+            "defines": dict(c.defines),
+            "fingerprint_inputs": dict(c.fingerprint_inputs),
+        },
+    }
+    return (json.dumps(data, indent=2, sort_keys=True) + "\n").encode()
+
+
+def load_project(work_dir: Path) -> Project:
+    """A project rendered earlier into ``work_dir`` (for `hpx build`/`hpx run` on it)."""
+    path = work_dir.resolve() / PROJECT_FILE
+    try:
+        data = json.loads(path.read_text("utf-8"))
+        engine = data["engine"]
+        glue = {
+            rel[len("engine/") :]: (path.parent / "project" / rel).read_text("utf-8")
+            for rel in data["files"]
+            if rel.startswith("engine/")
+        }
+        cmake = glue.pop("engine.cmake", "")
+        contribution = FirmwareContribution(
+            files=glue,
+            cmake=cmake,
+            sources=engine["sources"],
+            include_dirs=engine["include_dirs"],
+            defines=engine["defines"],
+            fingerprint_inputs=engine["fingerprint_inputs"],
+        )
+        return Project(
+            path.parent,
+            get_board(data["board"]),
+            HarnessSettings(**data["settings"]),
+            contribution,
+            tuple(data["files"]),
+        )
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise BuildError(
+            f"{work_dir} holds no hpx firmware project ({error})",
+            "create one with `hpx build --board <board>` or `hpx selftest`",
+        ) from None
 
 
 def _remove_stale(src: Path, files: Mapping[str, bytes]) -> None:

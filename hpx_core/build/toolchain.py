@@ -72,7 +72,10 @@ def _detect_atfe(env: Mapping[str, str]) -> Toolchain:
     if not compiler.is_file():
         return Toolchain("atfe", False, reason=f"ATFE_ROOT has no bin/clang ({compiler})")
     return Toolchain(
-        "atfe", False, compiler, _version(compiler),
+        "atfe",
+        False,
+        compiler,
+        _version(compiler),
         reason="found, but this hpx version has no ATfE build recipe yet",
     )
 
@@ -83,7 +86,10 @@ def _detect_armclang(env: Mapping[str, str]) -> Toolchain:
         return Toolchain("armclang", False, reason="armclang is not on PATH")
     compiler = Path(found)
     return Toolchain(
-        "armclang", False, compiler, _version(compiler),
+        "armclang",
+        False,
+        compiler,
+        _version(compiler),
         reason="found, but this hpx version has no armclang build recipe yet",
     )
 

@@ -19,6 +19,11 @@ from hpx_core.errors import HpxError
 from hpx_core.cli import main_commands as _main_commands  # noqa: F401  isort: skip
 from hpx_core.cli import analyze as _analyze  # noqa: F401  isort: skip
 from hpx_core.cli import sources as _sources  # noqa: F401  isort: skip
+from hpx_core.cli import boards as _boards  # noqa: F401  isort: skip
+from hpx_core.cli import build as _build  # noqa: F401  isort: skip
+from hpx_core.cli import run as _run  # noqa: F401  isort: skip
+from hpx_core.cli import selftest as _selftest  # noqa: F401  isort: skip
+from hpx_core.cli import results as _results  # noqa: F401  isort: skip
 
 
 def main(argv: Sequence[str] | None = None) -> int:

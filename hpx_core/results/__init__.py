@@ -3,5 +3,12 @@
 from hpx_core.results.bundle import BundleCheck, BundleInputs, verify_bundle, write_bundle
 from hpx_core.results.measure import LayerResult, Measurement, measure
 
-__all__ = ["BundleCheck", "BundleInputs", "LayerResult", "Measurement", "measure",
-           "verify_bundle", "write_bundle"]
+__all__ = [
+    "BundleCheck",
+    "BundleInputs",
+    "LayerResult",
+    "Measurement",
+    "measure",
+    "verify_bundle",
+    "write_bundle",
+]

@@ -11,7 +11,6 @@ import csv
 import hashlib
 import io
 import json
-import os
 import shutil
 import tempfile
 import time
@@ -55,12 +54,22 @@ def _measurement_json(m: Measurement) -> dict[str, Any]:
         "raw_units": m.raw_units,
         "per_raw_unit": str(m.per_raw_unit),
         "calibration": {"pair": m.calibration, "pair_raw_mean": str(m.calibration_raw)},
-        "whole_inference": {"median": m.whole_median, "samples": list(m.whole),
-                            "raw": list(m.whole_raw)},
+        "whole_inference": {
+            "median": m.whole_median,
+            "samples": list(m.whole),
+            "raw": list(m.whole_raw),
+        },
         "layers": [
-            {"index": layer.index, "name": layer.name, "op": layer.op, "calls": layer.calls,
-             "median": layer.median, "spread": layer.spread, "samples": list(layer.counts),
-             "raw": list(layer.raw)}
+            {
+                "index": layer.index,
+                "name": layer.name,
+                "op": layer.op,
+                "calls": layer.calls,
+                "median": layer.median,
+                "spread": layer.spread,
+                "samples": list(layer.counts),
+                "raw": list(layer.raw),
+            }
             for layer in m.layers
         ],
         "layer_sum": m.layer_sum,
@@ -81,7 +90,9 @@ def _summary(inputs: BundleInputs) -> dict[str, Any]:
         },
         "validity": m.validity if m else "invalid",
         "issues": list(m.issues) if m else [],
-        "error": None if inputs.error is None else {
+        "error": None
+        if inputs.error is None
+        else {
             "type": type(inputs.error).__name__,
             "message": inputs.error.message,
             "hint": inputs.error.hint,
@@ -96,13 +107,22 @@ def _summary(inputs: BundleInputs) -> dict[str, Any]:
 def _layers_csv(m: Measurement) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["index", "name", "op", "calls", "median", "min", "max", "units",
-                     "raw_median"])
+    writer.writerow(["index", "name", "op", "calls", "median", "min", "max", "units", "raw_median"])
     for layer in m.layers:
         raw_sorted = sorted(layer.raw)
-        writer.writerow([layer.index, layer.name, layer.op, layer.calls, layer.median,
-                         min(layer.counts), max(layer.counts), m.units,
-                         raw_sorted[len(raw_sorted) // 2]])
+        writer.writerow(
+            [
+                layer.index,
+                layer.name,
+                layer.op,
+                layer.calls,
+                layer.median,
+                min(layer.counts),
+                max(layer.counts),
+                m.units,
+                raw_sorted[len(raw_sorted) // 2],
+            ]
+        )
     return out.getvalue()
 
 
@@ -116,8 +136,12 @@ def _files(inputs: BundleInputs) -> dict[str, bytes]:
         files["layers.csv"] = _layers_csv(inputs.measurement).encode()
     if inputs.capture is not None:
         files["capture.bin"] = inputs.capture
-    for name, part in (("config.json", inputs.config), ("build.json", inputs.build),
-                       ("run.json", inputs.run), ("provenance.json", inputs.provenance)):
+    for name, part in (
+        ("config.json", inputs.config),
+        ("build.json", inputs.build),
+        ("run.json", inputs.run),
+        ("provenance.json", inputs.provenance),
+    ):
         if part is not None:
             files[name] = _dump(dict(part))
     return files
@@ -131,8 +155,11 @@ def _entry(path: Path) -> dict[str, Any]:
 def write_bundle(results_dir: Path, inputs: BundleInputs, name: str | None = None) -> Path:
     """Write a bundle under ``results_dir`` atomically and return its folder."""
     results_dir.mkdir(parents=True, exist_ok=True)
-    name = name or f"{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}-{inputs.board}-" \
+    name = (
+        name
+        or f"{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}-{inputs.board}-"
         f"{inputs.engine}-{inputs.status}"
+    )
     final = results_dir / name
     suffix = 1
     while final.exists():
@@ -148,7 +175,7 @@ def write_bundle(results_dir: Path, inputs: BundleInputs, name: str | None = Non
             "files": {p.name: _entry(p) for p in sorted(tmp.iterdir())},
         }
         (tmp / MANIFEST).write_bytes(_dump(manifest))
-        os.rename(tmp, final)
+        tmp.rename(final)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -161,7 +188,7 @@ class BundleCheck:
 
     path: Path
     status: str
-    files: tuple[str, ...] = attrs.field(converter=tuple)
+    files: tuple[str, ...]
 
 
 def verify_bundle(path: Path) -> BundleCheck:

@@ -24,8 +24,8 @@ class LayerResult:
     name: str
     op: str
     calls: int
-    raw: tuple[int, ...] = attrs.field(converter=tuple)  # per iteration, counter units
-    counts: tuple[int, ...] = attrs.field(converter=tuple)  # per iteration, corrected
+    raw: tuple[int, ...]  # per iteration, counter units
+    counts: tuple[int, ...]  # per iteration, corrected
 
     @property
     def median(self) -> int:
@@ -44,11 +44,11 @@ class Measurement:
     raw_units: str
     per_raw_unit: Fraction  # corrected units per raw unit
     calibration_raw: Fraction  # mean raw count of an empty begin/end pair
-    whole_raw: tuple[int, ...] = attrs.field(converter=tuple)
-    whole: tuple[int, ...] = attrs.field(converter=tuple)
-    layers: tuple[LayerResult, ...] = attrs.field(converter=tuple)
+    whole_raw: tuple[int, ...]
+    whole: tuple[int, ...]
+    layers: tuple[LayerResult, ...]
     validity: str = "valid"
-    issues: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+    issues: tuple[str, ...] = ()
 
     @property
     def whole_median(self) -> int:
@@ -89,7 +89,7 @@ def measure(capture: Capture, board: Board) -> Measurement:
         name, op = names.get(idx, (f"layer_{idx}", "unknown"))
         raws = [raw for raw, _ in samples[idx]]
         counts = [_convert(raw, calls, pair, ratio) for raw, calls in samples[idx]]
-        layers.append(LayerResult(idx, name, op, samples[idx][0][1], raws, counts))
+        layers.append(LayerResult(idx, name, op, samples[idx][0][1], tuple(raws), tuple(counts)))
     issues = _issues(capture, layers, whole_raw, cal is not None)
     validity = "invalid" if not whole_raw or not layers else ("degraded" if issues else "valid")
     return Measurement(
@@ -97,11 +97,11 @@ def measure(capture: Capture, board: Board) -> Measurement:
         raw_units=capture.start.text("units"),
         per_raw_unit=ratio,
         calibration_raw=pair,
-        whole_raw=whole_raw,
-        whole=[_convert(raw, 1, pair, ratio) for raw in whole_raw],
-        layers=layers,
+        whole_raw=tuple(whole_raw),
+        whole=tuple(_convert(raw, 1, pair, ratio) for raw in whole_raw),
+        layers=tuple(layers),
         validity=validity,
-        issues=issues,
+        issues=tuple(issues),
     )
 
 

@@ -9,13 +9,39 @@ import attrs
 from hpx_core.build.elfinfo import SymbolInventory, symbol_inventory
 from hpx_core.wire import Record
 
-_EXCEPTIONS = {2: "NMI", 3: "HardFault", 4: "MemManage", 5: "BusFault", 6: "UsageFault",
-               7: "SecureFault", 11: "SVCall", 12: "DebugMonitor", 14: "PendSV", 15: "SysTick"}
+_EXCEPTIONS = {
+    2: "NMI",
+    3: "HardFault",
+    4: "MemManage",
+    5: "BusFault",
+    6: "UsageFault",
+    7: "SecureFault",
+    11: "SVCall",
+    12: "DebugMonitor",
+    14: "PendSV",
+    15: "SysTick",
+}
 _CFSR_BITS = {
-    0: "IACCVIOL", 1: "DACCVIOL", 3: "MUNSTKERR", 4: "MSTKERR", 5: "MLSPERR", 7: "MMARVALID",
-    8: "IBUSERR", 9: "PRECISERR", 10: "IMPRECISERR", 11: "UNSTKERR", 12: "STKERR",
-    13: "LSPERR", 15: "BFARVALID", 16: "UNDEFINSTR", 17: "INVSTATE", 18: "INVPC", 19: "NOCP",
-    20: "STKOF", 24: "UNALIGNED", 25: "DIVBYZERO",
+    0: "IACCVIOL",
+    1: "DACCVIOL",
+    3: "MUNSTKERR",
+    4: "MSTKERR",
+    5: "MLSPERR",
+    7: "MMARVALID",
+    8: "IBUSERR",
+    9: "PRECISERR",
+    10: "IMPRECISERR",
+    11: "UNSTKERR",
+    12: "STKERR",
+    13: "LSPERR",
+    15: "BFARVALID",
+    16: "UNDEFINSTR",
+    17: "INVSTATE",
+    18: "INVPC",
+    19: "NOCP",
+    20: "STKOF",
+    24: "UNALIGNED",
+    25: "DIVBYZERO",
 }
 _HFSR_BITS = {1: "VECTTBL", 30: "FORCED", 31: "DEBUGEVT"}
 
@@ -31,17 +57,20 @@ class FaultReport:
     caller: str | None  # symbol containing the LR
     cfsr: int
     hfsr: int
-    reasons: tuple[str, ...] = attrs.field(converter=tuple)
+    reasons: tuple[str, ...]
     fault_address: int | None = None
 
     def message(self) -> str:
         where = f" in {self.function}" if self.function else " (no symbol)"
         called = f", called from {self.caller}" if self.caller else ""
         why = ", ".join(self.reasons) or "no fault status bits"
-        addr = f", fault address 0x{self.fault_address:08x}" if self.fault_address is not None \
-            else ""
-        return (f"firmware {self.exception} at PC 0x{self.pc:08x}{where}{called} "
-                f"(CFSR=0x{self.cfsr:08x} HFSR=0x{self.hfsr:08x}: {why}{addr})")
+        addr = (
+            f", fault address 0x{self.fault_address:08x}" if self.fault_address is not None else ""
+        )
+        return (
+            f"firmware {self.exception} at PC 0x{self.pc:08x}{where}{called} "
+            f"(CFSR=0x{self.cfsr:08x} HFSR=0x{self.hfsr:08x}: {why}{addr})"
+        )
 
 
 def _bits(value: int, names: dict[int, str]) -> list[str]:
@@ -76,6 +105,6 @@ def describe_fault(record: Record, elf: Path | None) -> FaultReport:
         caller=_symbolize(inventory, record.number("lr")),
         cfsr=cfsr,
         hfsr=hfsr,
-        reasons=reasons,
+        reasons=tuple(reasons),
         fault_address=address,
     )

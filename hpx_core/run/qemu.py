@@ -26,7 +26,7 @@ QEMU = "qemu-system-arm"
 class RunOutput:
     """What one emulator run produced."""
 
-    argv: tuple[str, ...] = attrs.field(converter=tuple)
+    argv: tuple[str, ...]
     stream: bytes  # the UART stream (wire records), raw
     stderr: bytes
     exit_code: int | None  # None when it was stopped at the timeout
@@ -44,14 +44,22 @@ def qemu_argv(board: Board, elf: Path, qemu: str = QEMU) -> list[str]:
     spec = board.qemu
     return [
         qemu,
-        "-machine", spec.machine,
-        "-cpu", spec.cpu,
-        "-display", "none",
-        "-monitor", "none",
-        "-serial", "stdio",
-        "-semihosting-config", "enable=on,target=native",
-        "-icount", f"shift={spec.icount_shift},sleep=off",
-        "-kernel", str(elf),
+        "-machine",
+        spec.machine,
+        "-cpu",
+        spec.cpu,
+        "-display",
+        "none",
+        "-monitor",
+        "none",
+        "-serial",
+        "stdio",
+        "-semihosting-config",
+        "enable=on,target=native",
+        "-icount",
+        f"shift={spec.icount_shift},sleep=off",
+        "-kernel",
+        str(elf),
     ]
 
 
@@ -63,8 +71,9 @@ def run_on_qemu(board: Board, elf: Path, *, timeout: float = 60.0) -> RunOutput:
     """
     found = shutil.which(QEMU)
     if not found:
-        raise ToolError(f"{QEMU} is not on PATH", "install it (Debian: apt-get install "
-                        "qemu-system-arm)")
+        raise ToolError(
+            f"{QEMU} is not on PATH", "install it (Debian: apt-get install qemu-system-arm)"
+        )
     if not elf.is_file():
         raise RunError(f"firmware {elf} does not exist", "build it first with `hpx build`")
     argv = qemu_argv(board, elf, found)
@@ -82,4 +91,4 @@ def run_on_qemu(board: Board, elf: Path, *, timeout: float = 60.0) -> RunOutput:
     seconds = time.perf_counter() - started
     exit_code = None if timed_out else proc.returncode
     log.info("qemu", board=board.name, exit_code=exit_code, seconds=round(seconds, 3))
-    return RunOutput(argv, stream, stderr, exit_code, seconds, timed_out)
+    return RunOutput(tuple(argv), stream, stderr, exit_code, seconds, timed_out)

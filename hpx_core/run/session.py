@@ -38,8 +38,9 @@ class RunRecord:
 
 def _qemu_version(argv0: str) -> str:
     try:
-        done = subprocess.run([argv0, "--version"], capture_output=True, text=True, timeout=30,
-                              check=False)
+        done = subprocess.run(
+            [argv0, "--version"], capture_output=True, text=True, timeout=30, check=False
+        )
     except OSError:
         return "unknown"
     return done.stdout.strip().splitlines()[0] if done.stdout.strip() else "unknown"
@@ -64,15 +65,21 @@ def provenance(output: RunOutput | None, extra: Mapping[str, Any] | None = None)
 
 
 def _run_json(output: RunOutput) -> dict[str, Any]:
-    return {"argv": list(output.argv), "exit_code": output.exit_code,
-            "seconds": round(output.seconds, 3), "timed_out": output.timed_out,
-            "stderr": output.stderr.decode("utf-8", "replace")[-4000:]}
+    return {
+        "argv": list(output.argv),
+        "exit_code": output.exit_code,
+        "seconds": round(output.seconds, 3),
+        "timed_out": output.timed_out,
+        "stderr": output.stderr.decode("utf-8", "replace")[-4000:],
+    }
 
 
 def _judge(board: Board, elf: Path, output: RunOutput, timeout: float) -> Capture:
     if output.timed_out:
-        raise RunError(f"the firmware did not finish within {timeout:g} s on {board.name}",
-                       "it may hang; the partial capture is in the failed bundle")
+        raise RunError(
+            f"the firmware did not finish within {timeout:g} s on {board.name}",
+            "it may hang; the partial capture is in the failed bundle",
+        )
     try:
         capture = parse_capture(output.stream)
     except CaptureError as error:
@@ -85,14 +92,21 @@ def _judge(board: Board, elf: Path, output: RunOutput, timeout: float) -> Captur
         raise
     fault = capture.fault
     if fault is not None:
-        raise RunError(describe_fault(fault, elf).message(),
-                       "the firmware crashed; the fault record is in the failed bundle")
+        raise RunError(
+            describe_fault(fault, elf).message(),
+            "the firmware crashed; the fault record is in the failed bundle",
+        )
     for err in capture.of("ERROR"):
-        raise RunError(f"the firmware reported error {err.number('code')} in stage "
-                       f"{err.text('stage')!r}", "see the engine's error codes")
+        raise RunError(
+            f"the firmware reported error {err.number('code')} in stage {err.text('stage')!r}",
+            "see the engine's error codes",
+        )
     if output.exit_code != capture.status:
-        raise RunError(f"exit status {output.exit_code} disagrees with the stream's END status "
-                       f"{capture.status}", "the firmware exited by an unexpected path")
+        raise RunError(
+            f"exit status {output.exit_code} disagrees with the stream's END status "
+            f"{capture.status}",
+            "the firmware exited by an unexpected path",
+        )
     return capture
 
 
@@ -115,18 +129,28 @@ def run_and_record(
     On any failure a ``failed`` bundle is written first; the raised HpxError's hint names it.
     """
     output = run_on_qemu(board, elf, timeout=timeout)
-    common = dict(board=board.name, engine=engine, counter_units=board.counter_units(),
-                  capture=output.stream, model_sha256=model_sha256, toolchain=toolchain,
-                  config=config, build=build, run=_run_json(output),
-                  provenance=provenance(output, provenance_extra), extra=extra)
+    base = BundleInputs(
+        status="failed",
+        board=board.name,
+        engine=engine,
+        counter_units=board.counter_units(),
+        capture=output.stream,
+        model_sha256=model_sha256,
+        toolchain=toolchain,
+        config=config,
+        build=build,
+        run=_run_json(output),
+        provenance=provenance(output, provenance_extra),
+        extra=extra,
+    )
     try:
         capture = _judge(board, elf, output, timeout)
         measurement = measure(capture, board)
     except HpxError as error:
-        bundle = write_bundle(results_dir, BundleInputs(status="failed", error=error, **common))
+        bundle = write_bundle(results_dir, attrs.evolve(base, error=error))
         kind = RunError if isinstance(error, RunError) else CaptureError
         raise kind(error.message, f"{error.hint}; failed bundle: {bundle}") from error
     bundle = write_bundle(
-        results_dir, BundleInputs(status="complete", measurement=measurement, **common)
+        results_dir, attrs.evolve(base, status="complete", measurement=measurement)
     )
     return RunRecord(output, capture, measurement, bundle)

@@ -31,8 +31,8 @@ class Capture:
     """Everything the device sent, decoded, plus the raw bytes it came from."""
 
     raw: bytes
-    records: tuple[Record, ...] = attrs.field(converter=tuple)
-    text_lines: tuple[str, ...] = attrs.field(converter=tuple)
+    records: tuple[Record, ...]
+    text_lines: tuple[str, ...]
 
     def of(self, type_: str) -> list[Record]:
         return [r for r in self.records if r.type == type_]

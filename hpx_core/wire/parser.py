@@ -21,6 +21,7 @@ Problem = Literal["corrupted", "lost", "truncated", "malformed", "version"]
 
 _LINE = re.compile(rb"^@HPX (\d+) ([A-Z]+)((?: [a-z_]+=[^ ]*)*) \*([0-9a-f]{8})$")
 _HEX32 = re.compile(r"^0x[0-9a-f]{8}$")
+_SPECS = {t: tuple((f.name, f.kind) for f in spec.fields) for t, spec in RECORDS.items()}
 
 
 class StreamError(CaptureError):
@@ -41,7 +42,7 @@ class StreamError(CaptureError):
 
 def _convert(kind: FieldKind, text: str) -> int | str | bytes:
     if kind == "int":
-        if not text.isdigit():
+        if not (text.isascii() and text.isdigit()):
             raise ValueError(f"not a decimal integer: {text!r}")
         return int(text)
     if kind == "hex32":
@@ -93,7 +94,7 @@ class WireParser:
             raise StreamError(
                 "truncated", f"no END record (last was #{last.seq} {last.type})", self._offset
             )
-        capture = Capture(bytes(self._raw), self._records, self._text)
+        capture = Capture(bytes(self._raw), tuple(self._records), tuple(self._text))
         _check_outputs(capture, self._offset)
         return capture
 
@@ -107,8 +108,7 @@ class WireParser:
         match = _LINE.match(line)
         if match is None:
             raise StreamError("corrupted", f"unreadable record {line[:60]!r}", offset)
-        body_end = line.rindex(b" *")
-        if zlib.crc32(line[:body_end]) != int(match.group(4), 16):
+        if zlib.crc32(line[: match.end(3)]) != int(match.group(4), 16):
             raise StreamError("corrupted", f"checksum mismatch in {line[:60]!r}", offset)
         return self._accept(match, offset)
 
@@ -120,20 +120,28 @@ class WireParser:
         if seq != expected:
             raise StreamError("lost", f"expected record #{expected}, got #{seq}", offset)
         type_ = match.group(2).decode()
-        spec = RECORDS.get(type_)
+        spec = _SPECS.get(type_)
         if spec is None:
             raise StreamError("malformed", f"unknown record type {type_}", offset)
-        raw_fields = dict(
-            item.split("=", 1) for item in match.group(3).decode("ascii", "replace").split()
-        )
-        if sorted(raw_fields) != sorted(spec.names()):
+        items = match.group(3).decode("ascii", "replace").split(" ")[1:]
+        if len(items) != len(spec):
             raise StreamError(
-                "malformed", f"{type_} has fields {sorted(raw_fields)}, "
-                f"expected {sorted(spec.names())}", offset)
-        try:
-            fields = {f.name: _convert(f.kind, raw_fields[f.name]) for f in spec.fields}
-        except ValueError as error:
-            raise StreamError("malformed", f"{type_}: {error}", offset) from None
+                "malformed", f"{type_} has {len(items)} fields, expected {len(spec)}", offset
+            )
+        fields: dict[str, int | str | bytes] = {}
+        for item, (name, kind) in zip(items, spec, strict=True):
+            key, _, text = item.partition("=")
+            if key != name:
+                raise StreamError(
+                    "malformed", f"{type_}: field {key!r} where {name!r} belongs", offset
+                )
+            if kind == "int" and text.isdigit():
+                fields[name] = int(text)
+                continue
+            try:
+                fields[name] = _convert(kind, text)
+            except ValueError as error:
+                raise StreamError("malformed", f"{type_}.{name}: {error}", offset) from None
         record = Record(seq, type_, fields)
         self._check_order(record, offset)
         self._records.append(record)
@@ -157,8 +165,11 @@ def _check_outputs(capture: Capture, offset: int) -> None:
     """Every output tensor arrived whole: chunks contiguous, total equal to its size."""
     sizes = {r.number("tensor"): r.number("size") for r in capture.of("OUTPUT")}
     for tensor, data in capture.outputs().items():
-        chunks = sorted((r.number("offset"), r.fields["hex"]) for r in capture.of("OUTPUT")
-                        if r.number("tensor") == tensor)
+        chunks = sorted(
+            (r.number("offset"), r.fields["hex"])
+            for r in capture.of("OUTPUT")
+            if r.number("tensor") == tensor
+        )
         position = 0
         for start, chunk in chunks:
             assert isinstance(chunk, bytes)

@@ -36,7 +36,7 @@ class FieldSpec:
 class RecordSpec:
     type: str
     doc: str
-    fields: tuple[FieldSpec, ...] = attrs.field(converter=tuple)
+    fields: tuple[FieldSpec, ...]
 
     def names(self) -> tuple[str, ...]:
         return tuple(f.name for f in self.fields)
@@ -51,63 +51,101 @@ _FAULT_REGS = ("cfsr", "hfsr", "mmfar", "bfar")
 RECORDS: dict[str, RecordSpec] = {
     spec.type: spec
     for spec in (
-        RecordSpec("START", "first record: who is measuring what", (
-            _f("v", "int", "protocol version"),
-            _f("board", "text", "board name"),
-            _f("engine", "text", "engine name"),
-            _f("counter", "text", "counter backend"),
-            _f("units", "text", "units of every raw count"),
-            _f("iterations", "int", "measured inferences per pass"),
-            _f("warmup", "int", "unmeasured warm-up inferences"),
-            _f("max_layers", "int", "layer slots the harness has"),
-        )),
-        RecordSpec("CAL", "cost of an empty begin/end pair, measured at start-up", (
-            _f("repeats", "int", "pairs measured"),
-            _f("min", "int", "smallest pair count"),
-            _f("max", "int", "largest pair count"),
-            _f("sum", "int", "sum of all pair counts"),
-        )),
-        RecordSpec("LAYERINFO", "a layer's name and operator, once per layer", (
-            _f("idx", "int", "layer index"),
-            _f("name", "text", "layer name"),
-            _f("op", "text", "operator name"),
-        )),
-        RecordSpec("WHOLE", "one uninstrumented whole inference", (
-            _f("iter", "int", "iteration"),
-            _f("raw", "int", "count, including one calibrated pair"),
-        )),
-        RecordSpec("LAYER", "one layer in one instrumented inference", (
-            _f("iter", "int", "iteration"),
-            _f("idx", "int", "layer index"),
-            _f("raw", "int", "count, including one calibrated pair per call"),
-            _f("calls", "int", "times the layer was entered"),
-        )),
-        RecordSpec("OUTPUT", "a chunk of an output tensor (after the last inference)", (
-            _f("tensor", "int", "output index"),
-            _f("offset", "int", "byte offset of this chunk"),
-            _f("size", "int", "tensor size in bytes"),
-            _f("hex", "bytes", "chunk bytes"),
-        )),
-        RecordSpec("METRIC", "a named engine value (e.g. arena bytes used)", (
-            _f("name", "text", "metric name"),
-            _f("value", "int", "value"),
-        )),
-        RecordSpec("ERROR", "the harness or engine failed; END follows", (
-            _f("stage", "text", "where: init, describe, prepare_input, invoke, ..."),
-            _f("code", "int", "error code (engine codes passed through)"),
-        )),
-        RecordSpec("FAULT", "a CPU fault or unexpected exception; END follows", (
-            _f("exc", "int", "exception number (3 = HardFault)"),
-            _f("pc", "hex32", "stacked program counter"),
-            _f("lr", "hex32", "stacked link register"),
-            _f("xpsr", "hex32", "stacked xPSR"),
-            *(_f(reg, "hex32", f"SCB {reg.upper()}") for reg in _FAULT_REGS),
-            _f("exc_return", "hex32", "EXC_RETURN of the fault entry"),
-            _f("sp", "hex32", "address of the exception frame"),
-        )),
-        RecordSpec("END", "last record", (
-            _f("status", "int", "the firmware's exit status (0 = complete)"),
-        )),
+        RecordSpec(
+            "START",
+            "first record: who is measuring what",
+            (
+                _f("v", "int", "protocol version"),
+                _f("board", "text", "board name"),
+                _f("engine", "text", "engine name"),
+                _f("counter", "text", "counter backend"),
+                _f("units", "text", "units of every raw count"),
+                _f("iterations", "int", "measured inferences per pass"),
+                _f("warmup", "int", "unmeasured warm-up inferences"),
+                _f("max_layers", "int", "layer slots the harness has"),
+            ),
+        ),
+        RecordSpec(
+            "CAL",
+            "cost of an empty begin/end pair, measured at start-up",
+            (
+                _f("repeats", "int", "pairs measured"),
+                _f("min", "int", "smallest pair count"),
+                _f("max", "int", "largest pair count"),
+                _f("sum", "int", "sum of all pair counts"),
+            ),
+        ),
+        RecordSpec(
+            "LAYERINFO",
+            "a layer's name and operator, once per layer",
+            (
+                _f("idx", "int", "layer index"),
+                _f("name", "text", "layer name"),
+                _f("op", "text", "operator name"),
+            ),
+        ),
+        RecordSpec(
+            "WHOLE",
+            "one uninstrumented whole inference",
+            (
+                _f("iter", "int", "iteration"),
+                _f("raw", "int", "count, including one calibrated pair"),
+            ),
+        ),
+        RecordSpec(
+            "LAYER",
+            "one layer in one instrumented inference",
+            (
+                _f("iter", "int", "iteration"),
+                _f("idx", "int", "layer index"),
+                _f("raw", "int", "count, including one calibrated pair per call"),
+                _f("calls", "int", "times the layer was entered"),
+            ),
+        ),
+        RecordSpec(
+            "OUTPUT",
+            "a chunk of an output tensor (after the last inference)",
+            (
+                _f("tensor", "int", "output index"),
+                _f("offset", "int", "byte offset of this chunk"),
+                _f("size", "int", "tensor size in bytes"),
+                _f("hex", "bytes", "chunk bytes"),
+            ),
+        ),
+        RecordSpec(
+            "METRIC",
+            "a named engine value (e.g. arena bytes used)",
+            (
+                _f("name", "text", "metric name"),
+                _f("value", "int", "value"),
+            ),
+        ),
+        RecordSpec(
+            "ERROR",
+            "the harness or engine failed; END follows",
+            (
+                _f("stage", "text", "where: init, describe, prepare_input, invoke, ..."),
+                _f("code", "int", "error code (engine codes passed through)"),
+            ),
+        ),
+        RecordSpec(
+            "FAULT",
+            "a CPU fault or unexpected exception; END follows",
+            (
+                _f("exc", "int", "exception number (3 = HardFault)"),
+                _f("pc", "hex32", "stacked program counter"),
+                _f("lr", "hex32", "stacked link register"),
+                _f("xpsr", "hex32", "stacked xPSR"),
+                *(_f(reg, "hex32", f"SCB {reg.upper()}") for reg in _FAULT_REGS),
+                _f("exc_return", "hex32", "EXC_RETURN of the fault entry"),
+                _f("sp", "hex32", "address of the exception frame"),
+            ),
+        ),
+        RecordSpec(
+            "END",
+            "last record",
+            (_f("status", "int", "the firmware's exit status (0 = complete)"),),
+        ),
     )
 }
 

@@ -1,0 +1,55 @@
+"""Real builds: an unchanged rebuild runs no compiler; a changed input rebuilds what it must."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from emulated_firmware import fixture_contribution, require_tools
+
+from hpx_core.boards import get_board
+from hpx_core.build import HarnessSettings, build_project, get_toolchain, render_project
+from hpx_core.errors import BuildError
+from hpx_core.selftest_layers import selftest_contribution
+
+pytestmark = pytest.mark.emulated
+
+
+def test_second_build_of_unchanged_inputs_compiles_nothing(tmp_path: Path) -> None:
+    require_tools()
+    board = get_board("qemu-m55")
+    gcc = get_toolchain("arm-none-eabi-gcc")
+    first_project = render_project(
+        tmp_path, board, selftest_contribution(board), HarnessSettings("selftest")
+    )
+    first = build_project(first_project, gcc)
+    assert first.configured and first.compiled == 11 and not first.fingerprint_unchanged
+    elf_mtime = first.elf.stat().st_mtime_ns
+
+    again = render_project(
+        tmp_path, board, selftest_contribution(board), HarnessSettings("selftest")
+    )
+    second = build_project(again, gcc)
+    assert second.fingerprint == first.fingerprint and second.fingerprint_unchanged
+    assert second.no_work and second.compiled == 0 and not second.configured
+    assert second.elf.stat().st_mtime_ns == elf_mtime
+
+    changed = render_project(
+        tmp_path, board, selftest_contribution(board), HarnessSettings("selftest", iterations=4)
+    )
+    third = build_project(changed, gcc)
+    assert third.fingerprint != first.fingerprint and not third.fingerprint_unchanged
+    assert third.compiled >= 1 and not third.no_work
+
+
+def test_compile_error_is_a_build_error_with_the_log(tmp_path: Path) -> None:
+    require_tools()
+    board = get_board("qemu-m4")
+    broken = fixture_contribution("error_engine")
+    broken = type(broken)(files={"error_engine.c": "this is not C\n"}, sources=("error_engine.c",))
+    project = render_project(tmp_path, board, broken, HarnessSettings("broken"))
+    with pytest.raises(BuildError) as caught:
+        build_project(project, get_toolchain("arm-none-eabi-gcc"))
+    assert "firmware build failed" in caught.value.message
+    assert str(tmp_path / "build.log") in caught.value.hint
+    assert "error" in (tmp_path / "build.log").read_text()

@@ -1,0 +1,80 @@
+"""Rendering a firmware project: contents, engine glue placement, unchanged files untouched."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hpx_core.boards import get_board
+from hpx_core.build import HarnessSettings, load_project, render_project
+from hpx_core.build.render import wrap_cost_q16
+from hpx_core.engine import FirmwareContribution
+from hpx_core.errors import BuildError
+
+GLUE = FirmwareContribution(
+    files={"glue.c": "int x;\n", "sub/extra.h": "#define Y 1\n"},
+    sources=("glue.c", "/abs/engine/lib.c"),
+    include_dirs=("sub",),
+    defines={"ENGINE_FLAG": "1"},
+    cmake="target_link_libraries(hpx_app PRIVATE m)\n",
+)
+
+
+def test_project_holds_harness_board_counter_and_glue(tmp_path: Path) -> None:
+    board = get_board("qemu-m4")
+    project = render_project(tmp_path, board, GLUE, HarnessSettings("demo", iterations=5))
+    src = project.source_dir
+    assert (src / "hpx/harness/hpx_main.c").is_file()
+    assert (src / "hpx/boards/qemu-m4/link.ld").is_file()
+    assert not (src / "hpx/boards/qemu-m55").exists()
+    assert (src / "hpx/counters/systick_icount/counter_systick.c").is_file()
+    assert (src / "engine/sub/extra.h").read_text() == "#define Y 1\n"
+    config = (src / "hpx/harness/hpx_config.h").read_text()
+    assert '#define HPX_ENGINE_NAME "demo"' in config
+    assert "#define HPX_ITERATIONS 5u" in config
+    cmake = (src / "CMakeLists.txt").read_text()
+    assert f"{src.as_posix()}/engine/glue.c" in cmake
+    assert "/abs/engine/lib.c" in cmake
+    assert f"{src.as_posix()}/engine/sub" in cmake
+    assert "ENGINE_FLAG=1" in cmake
+    assert "-mcpu=cortex-m4" in cmake and "-mfpu=fpv4-sp-d16" in cmake
+    assert f"include({src.as_posix()}/engine/engine.cmake)" in cmake
+
+
+def test_rerender_keeps_unchanged_files_and_drops_stale_ones(tmp_path: Path) -> None:
+    board = get_board("qemu-m55")
+    project = render_project(tmp_path, board, GLUE, HarnessSettings("demo"))
+    main_c = project.source_dir / "hpx/harness/hpx_main.c"
+    before = main_c.stat().st_mtime_ns
+    smaller = FirmwareContribution(files={"glue.c": "int x;\n"}, sources=("glue.c",))
+    render_project(tmp_path, board, smaller, HarnessSettings("demo"))
+    assert main_c.stat().st_mtime_ns == before
+    assert not (project.source_dir / "engine/sub/extra.h").exists()
+    assert not (project.source_dir / "engine/engine.cmake").exists()
+
+
+def test_load_project_restores_what_was_rendered(tmp_path: Path) -> None:
+    board = get_board("qemu-m55")
+    project = render_project(tmp_path, board, GLUE, HarnessSettings("demo", warmup=2))
+    loaded = load_project(tmp_path)
+    assert loaded.board == board and loaded.settings == project.settings
+    assert loaded.files == project.files
+    assert loaded.contribution.cmake == GLUE.cmake
+
+
+def test_load_project_of_an_empty_folder_is_an_hpx_error(tmp_path: Path) -> None:
+    with pytest.raises(BuildError, match="holds no hpx firmware project"):
+        load_project(tmp_path)
+
+
+def test_engine_files_may_not_escape_the_project(tmp_path: Path) -> None:
+    bad = FirmwareContribution(files={"../evil.c": ""})
+    with pytest.raises(BuildError, match="escapes the project"):
+        render_project(tmp_path, get_board("qemu-m55"), bad, HarnessSettings("demo"))
+
+
+def test_wrap_cost_is_five_instructions_in_ticks() -> None:
+    # qemu-m55: 1.024 ticks per instruction -> 5.12 ticks; qemu-m4: 1.6 -> 8 ticks
+    assert wrap_cost_q16(get_board("qemu-m55")) == round(5.12 * 65536)
+    assert wrap_cost_q16(get_board("qemu-m4")) == 8 * 65536

@@ -1,0 +1,90 @@
+"""hpx boards / build / run / results verify, through the real CLI entry point."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from hpx_core.boards import get_board
+from hpx_core.build import HarnessSettings, render_project
+from hpx_core.cli import main
+from hpx_core.engine import FirmwareContribution
+
+FAULT_C = Path(__file__).resolve().parents[1] / "fixtures" / "firmware" / "fault_engine.c"
+
+
+def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _tools() -> None:
+    if any(shutil.which(t) is None for t in ("arm-none-eabi-gcc", "qemu-system-arm", "ninja")):
+        pytest.skip("needs the Arm toolchain, QEMU and ninja (CI installs them)")
+
+
+def test_boards_lists_vendor_and_allowed_engines(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "boards")
+    assert code == 0
+    row = next(line for line in out.splitlines() if "qemu-m55" in line)
+    assert "cortex-m55" in row and "Arm" in row and "tflm" in row
+    assert "helia" not in out  # Ambiq-licensed engines may not run on Arm's QEMU boards
+
+
+def test_results_verify_passes_then_catches_a_change(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from hpx_core.results import BundleInputs, write_bundle
+
+    bundle = write_bundle(
+        tmp_path,
+        BundleInputs(board="b", engine="e", status="failed", counter_units="u", capture=b"x"),
+    )
+    code, out, _ = _run(capsys, "results", "verify", str(bundle))
+    assert code == 0 and "match the manifest" in out
+    (bundle / "capture.bin").write_bytes(b"y")
+    code, _, err = _run(capsys, "results", "verify", str(bundle))
+    assert code != 0 and "capture.bin was modified" in err and "Traceback" not in err
+
+
+@pytest.mark.emulated
+def test_build_twice_runs_no_compiler_the_second_time(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    _tools()
+    work = tmp_path / "w"
+    code, out, _ = _run(capsys, "build", "--board", "qemu-m4", "--work-dir", str(work))
+    assert code == 0 and "11 compiler runs" in out and "inputs new" in out
+    code, out, _ = _run(capsys, "build", "--board", "qemu-m4", "--work-dir", str(work))
+    assert code == 0 and "no work to do" in out and "inputs unchanged" in out
+    code, out, _ = _run(capsys, "build", "--work-dir", str(work))
+    assert code == 0 and "no work to do" in out
+    code, out, _ = _run(
+        capsys, "run", "--work-dir", str(work), "--results-dir", str(tmp_path / "r")
+    )
+    assert code == 0 and "qemu-m4: whole inference" in out and "valid" in out
+
+
+@pytest.mark.emulated
+def test_run_of_faulting_firmware_exits_nonzero_with_pc_and_function(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    _tools()
+    work = tmp_path / "w"
+    glue = FirmwareContribution(
+        files={"fault_engine.c": FAULT_C.read_text()}, sources=("fault_engine.c",)
+    )
+    render_project(work, get_board("qemu-m55"), glue, HarnessSettings("fault_engine"))
+    assert _run(capsys, "build", "--work-dir", str(work))[0] == 0
+    code, _, err = _run(
+        capsys, "run", "--work-dir", str(work), "--results-dir", str(tmp_path / "r")
+    )
+    assert code != 0 and "Traceback" not in err
+    assert "HardFault at PC 0x" in err and "in hpx_fixture_crash+0x" in err
+    bundles = list((tmp_path / "r").iterdir())
+    assert len(bundles) == 1
+    assert json.loads((bundles[0] / "summary.json").read_text())["status"] == "failed"

@@ -1,0 +1,49 @@
+"""Counts from a real capture: calibration subtracted, ticks converted to instructions."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from pathlib import Path
+
+from hpx_core.boards import get_board
+from hpx_core.results import measure
+from hpx_core.selftest_layers import calibration_layers
+from hpx_core.wire import encode_record, parse_capture
+
+STREAM = (
+    Path(__file__).resolve().parents[1] / "fixtures" / "wire" / "selftest-qemu-m55.bin"
+).read_bytes()
+
+
+def test_corrected_counts_follow_from_raw_ticks() -> None:
+    board = get_board("qemu-m55")
+    capture = parse_capture(STREAM)
+    m = measure(capture, board)
+    cal = capture.first("CAL")
+    assert cal is not None
+    pair = Fraction(cal.number("sum"), cal.number("repeats"))
+    assert m.calibration_raw == pair and m.per_raw_unit == Fraction(125, 128)
+    for layer in m.layers:
+        for raw, count in zip(layer.raw, layer.counts, strict=True):
+            assert count == round((raw - pair) * Fraction(125, 128))
+    assert m.units == "instructions (emulated)" and m.validity == "valid" and not m.issues
+
+
+def test_known_loops_come_out_at_their_instruction_counts() -> None:
+    m = measure(parse_capture(STREAM), get_board("qemu-m55"))
+    for layer, known in zip(m.layers, calibration_layers(get_board("qemu-m55")), strict=True):
+        assert layer.name == known.name
+        assert abs(layer.median - known.expected) <= 2
+
+
+def test_missing_samples_degrade_the_result() -> None:
+    capture = parse_capture(STREAM)
+    kept = [
+        r
+        for r in capture.records
+        if not (r.type == "LAYER" and r.number("iter") == 2 and r.number("idx") == 0)
+    ]
+    stream = b"".join(encode_record(i, r.type, r.fields) for i, r in enumerate(kept))
+    m = measure(parse_capture(stream), get_board("qemu-m55"))
+    assert m.validity == "degraded"
+    assert m.issues == ("layer 0 has 2 of 3 samples",)

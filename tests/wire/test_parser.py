@@ -1,0 +1,142 @@
+"""The wire parser on real captured streams, intact and mutated."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hpx_core.errors import CaptureError
+from hpx_core.wire import StreamError, WireParser, encode_record, parse_capture
+
+WIRE = Path(__file__).resolve().parents[1] / "fixtures" / "wire"
+STREAM = (WIRE / "selftest-qemu-m55.bin").read_bytes()
+FAULT = (WIRE / "fault-qemu-m55.bin").read_bytes()
+LINES = STREAM.splitlines(keepends=True)
+
+
+def test_complete_stream_parses_and_keeps_raw_bytes() -> None:
+    capture = parse_capture(STREAM)
+    assert capture.raw == STREAM
+    assert capture.start.type == "START" and capture.start.text("board") == "qemu-m55"
+    assert capture.status == 0
+    assert [r.seq for r in capture.records] == list(range(len(LINES)))
+    iterations = capture.start.number("iterations")
+    assert len(capture.of("WHOLE")) == iterations
+    assert len(capture.of("LAYER")) == iterations * len(capture.layer_names())
+    assert capture.outputs() == {0: (1 + 2 * iterations).to_bytes(4, "little")}
+
+
+def test_records_reencode_to_the_firmware_bytes() -> None:
+    capture = parse_capture(STREAM)
+    assert b"".join(encode_record(r.seq, r.type, r.fields) for r in capture.records) == STREAM
+
+
+def test_feeding_byte_by_byte_gives_the_same_capture() -> None:
+    parser = WireParser()
+    for i in range(len(STREAM)):
+        parser.feed(STREAM[i : i + 1])
+    assert parser.close().records == parse_capture(STREAM).records
+
+
+def test_fault_stream_carries_the_fault_record() -> None:
+    capture = parse_capture(FAULT)
+    fault = capture.fault
+    assert fault is not None and capture.status == 3
+    assert fault.number("cfsr") >> 16 & 1  # UNDEFINSTR
+
+
+@pytest.mark.parametrize("cut", [len(STREAM) - 1, len(STREAM) - len(LINES[-1]), 200, 1])
+def test_truncated_stream_is_reported(cut: int) -> None:
+    with pytest.raises(StreamError) as caught:
+        parse_capture(STREAM[:cut])
+    assert caught.value.problem == "truncated"
+
+
+def test_empty_stream_is_truncated() -> None:
+    with pytest.raises(StreamError, match="no records"):
+        parse_capture(b"")
+
+
+def test_dropped_record_is_loss() -> None:
+    damaged = b"".join(LINES[:10] + LINES[11:])
+    with pytest.raises(StreamError) as caught:
+        parse_capture(damaged)
+    assert caught.value.problem == "lost"
+    assert "expected record #10, got #11" in caught.value.message
+
+
+def test_repeated_record_is_loss() -> None:
+    with pytest.raises(StreamError) as caught:
+        parse_capture(b"".join(LINES[:10] + LINES[9:]))
+    assert caught.value.problem == "lost"
+
+
+def test_changed_digit_fails_the_checksum() -> None:
+    line = LINES[12]
+    assert line.startswith(b"@HPX 12 LAYER ")
+    digit = line.index(b"raw=") + 4
+    changed = line[:digit] + bytes([(line[digit] - 48 + 1) % 10 + 48]) + line[digit + 1 :]
+    with pytest.raises(StreamError) as caught:
+        parse_capture(b"".join([*LINES[:12], changed, *LINES[13:]]))
+    assert caught.value.problem == "corrupted"
+    assert caught.value.offset == sum(len(x) for x in LINES[:12])
+
+
+def test_record_glued_into_text_is_corruption() -> None:
+    with pytest.raises(StreamError) as caught:
+        parse_capture(b"".join(LINES[:5]) + b"noise" + b"".join(LINES[5:]))
+    assert caught.value.problem == "corrupted"
+
+
+def test_plain_text_lines_are_kept_apart() -> None:
+    capture = parse_capture(b"".join(LINES[:3]) + b"engine says hi\n" + b"".join(LINES[3:]))
+    assert capture.text_lines == ("engine says hi",)
+    assert len(capture.records) == len(LINES)
+
+
+def test_wrong_version_is_refused() -> None:
+    start = parse_capture(STREAM).start
+    newer = encode_record(0, "START", {**start.fields, "v": 2})
+    with pytest.raises(StreamError) as caught:
+        parse_capture(newer + b"".join(LINES[1:]))
+    assert caught.value.problem == "version"
+
+
+def test_well_formed_record_with_bad_field_is_malformed() -> None:
+    bad = encode_record(5, "LAYERINFO", {"idx": 0, "name": "x", "op": "y"}).replace(
+        b"idx=0", b"idx=-1"
+    )
+    import zlib
+
+    body = bad[: bad.rindex(b" *")]
+    bad = body + f" *{zlib.crc32(body):08x}\n".encode()
+    with pytest.raises(StreamError) as caught:
+        parse_capture(b"".join(LINES[:5]) + bad + b"".join(LINES[6:]))
+    assert caught.value.problem == "malformed"
+
+
+def test_output_with_missing_bytes_is_reported() -> None:
+    capture = parse_capture(STREAM)
+    out = capture.first("OUTPUT")
+    assert out is not None
+    short = encode_record(out.seq, "OUTPUT", {**out.fields, "hex": b"\x07"})
+    lines = list(LINES)
+    lines[out.seq] = short
+    with pytest.raises(StreamError) as caught:
+        parse_capture(b"".join(lines))
+    assert caught.value.problem == "truncated"
+
+
+@settings(max_examples=300, deadline=None)
+@given(position=st.integers(0, len(STREAM) - 1), value=st.integers(0, 255))
+def test_any_single_byte_change_is_caught_or_harmless(position: int, value: int) -> None:
+    """A changed byte never yields different numbers: the parse fails, or nothing changed."""
+    mutated = STREAM[:position] + bytes([value]) + STREAM[position + 1 :]
+    try:
+        capture = parse_capture(mutated)
+    except CaptureError:
+        return
+    assert capture.records == parse_capture(STREAM).records
