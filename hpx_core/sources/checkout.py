@@ -103,10 +103,27 @@ def _submodule_state(root: Path, pin: RepoPin, sub: SubmodulePin) -> tuple[State
         return "wrong commit", f"submodule {sub.path} is not initialized"
     if head != recorded:
         return "wrong commit", f"submodule {sub.path} is at {head[:12]}, recorded {recorded}"
-    problem = dirt(root / sub.path)
+    problem = dirt(root / sub.path) or _exclusion_drift(root / sub.path, sub.exclude)
     if problem:
         return "dirty", f"submodule {sub.path}: {problem}"
     return None, ""
+
+
+def exclusions_of(path: Path) -> tuple[str, ...]:
+    """The paths a sparse checkout leaves out (the ``!/...`` patterns), empty when not sparse."""
+    runner = git_at(path)
+    try:
+        if str(runner.config("--get", "core.sparseCheckout")).strip() != "true":
+            return ()
+    except git.GitCommandError:
+        return ()
+    patterns = str(runner.sparse_checkout("list")).splitlines()
+    return tuple(p[1:] for p in patterns if p.startswith("!"))
+
+
+def _exclusion_drift(path: Path, exclude: tuple[str, ...]) -> str:
+    found = exclusions_of(path)
+    return "" if found == exclude else f"leaves out {list(found)}, the pin {list(exclude)}"
 
 
 def split_submodule(root: Path, pin: RepoPin, sub: SubmodulePin) -> tuple[Path, str]:
@@ -140,7 +157,7 @@ def inspect(path: Path, pin: RepoPin, *, check_origin: bool = True) -> CheckoutS
             absent.append(sub.path)
         elif state is not None:
             found.setdefault(state, detail)
-    problem = dirt(path)
+    problem = dirt(path) or _exclusion_drift(path, pin.exclude)
     if problem:
         found.setdefault("dirty", problem)
     for state in ("wrong commit", "dirty"):

@@ -311,3 +311,20 @@ def test_servers_without_partial_clone_send_everything(
     root = store.checkout("app")
     assert missing_objects(root) == []
     assert inspect(root, upstream.pin()).state == "at pin"
+
+
+def test_exclusions_of_the_root_follow_the_pin(upstream: Upstream, tmp_path: Path) -> None:
+    store = SourceCache(tmp_path / "cache")
+    plain = upstream.pin(submodules=False)
+    sparse = attrs.evolve(plain, exclude=("/.gitignore",))
+    materialize_pin(sparse, store)
+    root = store.checkout("app")
+    assert not (root / ".gitignore").exists() and (root / "app.txt").exists()
+    assert inspect(root, sparse).state == "at pin"
+    state = inspect(root, plain)
+    assert state.state == "dirty" and ".gitignore" in state.detail
+    with pytest.raises(SourceError, match="dirty"):
+        materialize_pin(plain, store, offline=True)
+    materialize_pin(plain, store)
+    assert (root / ".gitignore").exists()
+    assert inspect(root, plain).state == "at pin"
