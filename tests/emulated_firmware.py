@@ -41,7 +41,7 @@ def require_tools() -> None:
 
 def fixture_contribution(name: str) -> FirmwareContribution:
     """An engine glue file from tests/fixtures/firmware as a contribution."""
-    file = f"{name}.c"
+    file = next(p.name for p in FIXTURES.glob(f"{name}.*"))
     return FirmwareContribution(files={file: (FIXTURES / file).read_text("utf-8")}, sources=(file,))
 
 

@@ -17,8 +17,16 @@
 #ifndef __ASSEMBLER__
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 void hpx_layer_begin(uint32_t index);
 void hpx_layer_end(uint32_t index);
+
+#ifdef __cplusplus
+}
+#endif
 #endif
 
 #endif

@@ -22,6 +22,10 @@
 
 #include "hpx_counter.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum {
     HPX_MODE_WHOLE = 0,  /* uninstrumented whole-inference measurement */
     HPX_MODE_LAYERS = 1, /* per-layer instrumented pass */
@@ -37,5 +41,11 @@ int hpx_engine_finish(void);
 void hpx_report_layer(uint32_t index, const char *name, const char *op);
 void hpx_report_metric(const char *name, uint64_t value);
 void hpx_report_output(uint32_t tensor, const uint8_t *data, size_t size);
+/* Plain text for the log (e.g. an engine's DebugLog); the host keeps it beside the records. */
+void hpx_print(const char *text);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

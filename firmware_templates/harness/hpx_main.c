@@ -182,6 +182,10 @@ void hpx_report_metric(const char *name, uint64_t value) {
     hpx_wire_end();
 }
 
+void hpx_print(const char *text) {
+    hpx_wire_text(text);
+}
+
 #define HPX_OUTPUT_CHUNK 64u
 
 void hpx_report_output(uint32_t tensor, const uint8_t *data, size_t size) {

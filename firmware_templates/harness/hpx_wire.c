@@ -5,6 +5,7 @@
 
 static uint32_t wire_seq;
 static uint32_t wire_crc;
+static int text_line_open;
 
 static uint32_t crc32_update(uint32_t crc, uint8_t byte) {
     crc ^= byte;
@@ -51,6 +52,10 @@ static void put_key(const char *key) {
 }
 
 void hpx_wire_begin(const char *type) {
+    if (text_line_open) {
+        hpx_platform_putc('\n');
+        text_line_open = 0;
+    }
     wire_crc = 0xFFFFFFFFu;
     put_text("@HPX ");
     put_u64(wire_seq++);
@@ -119,6 +124,17 @@ void hpx_wire_end(void) {
 
 void hpx_wire_newline(void) {
     hpx_platform_putc('\n');
+}
+
+void hpx_wire_text(const char *text) {
+    for (; *text; text++) {
+        char c = *text;
+        if (c == '@' && text[1] == 'H' && text[2] == 'P' && text[3] == 'X') {
+            c = '?';
+        }
+        hpx_platform_putc(c);
+        text_line_open = c != '\n';
+    }
 }
 
 uint32_t hpx_wire_records(void) {

@@ -22,5 +22,8 @@ void hpx_wire_end(void);
 /* Start a fresh line (used by the fault handler, which may interrupt a record). */
 void hpx_wire_newline(void);
 uint32_t hpx_wire_records(void);
+/* Plain text between records: a record always starts on a fresh line, and text that would
+ * look like a record ("@HPX") has its '@' replaced by '?'. */
+void hpx_wire_text(const char *text);
 
 #endif

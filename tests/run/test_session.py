@@ -12,6 +12,7 @@ from hpx_core.build import symbol_inventory
 from hpx_core.errors import RunError
 from hpx_core.results import verify_bundle
 from hpx_core.run.session import run_and_record
+from hpx_core.wire import parse_capture
 
 pytestmark = pytest.mark.emulated
 
@@ -50,7 +51,11 @@ def test_engine_error_code_is_reported(tmp_path: Path) -> None:
     project, built = fixture_build("error_engine", "qemu-m4")
     with pytest.raises(RunError, match="error 42 in stage 'init'"):
         run_and_record(project.board, built.elf, tmp_path, engine="error_engine")
-    assert json.loads((_only_bundle(tmp_path) / "summary.json").read_text())["status"] == "failed"
+    bundle = _only_bundle(tmp_path)
+    assert json.loads((bundle / "summary.json").read_text())["status"] == "failed"
+    capture = parse_capture((bundle / "capture.bin").read_bytes())
+    assert capture.text_lines == ("init failed: no ?HPX model",)
+    assert capture.of("ERROR")[0].number("code") == 42
 
 
 def test_hang_becomes_a_timeout_with_a_failed_bundle(tmp_path: Path) -> None:
@@ -61,3 +66,12 @@ def test_hang_becomes_a_timeout_with_a_failed_bundle(tmp_path: Path) -> None:
     run = json.loads((bundle / "run.json").read_text())
     assert run["timed_out"] is True
     assert (bundle / "capture.bin").read_bytes().startswith(b"@HPX 0 START")
+
+
+@pytest.mark.parametrize("board", ["qemu-m55", "qemu-m4"])
+def test_cpp_glue_with_static_constructors_runs(tmp_path: Path, board: str) -> None:
+    project, built = fixture_build("cpp_engine", board)
+    record = run_and_record(project.board, built.elf, tmp_path, engine="cpp_engine")
+    assert record.capture.metrics() == {"ready": 42}
+    assert record.measurement.validity == "valid"
+    assert [layer.name for layer in record.measurement.layers] == ["only"]
