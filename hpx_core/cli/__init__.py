@@ -24,6 +24,8 @@ from hpx_core.cli import build as _build  # noqa: F401  isort: skip
 from hpx_core.cli import run as _run  # noqa: F401  isort: skip
 from hpx_core.cli import selftest as _selftest  # noqa: F401  isort: skip
 from hpx_core.cli import results as _results  # noqa: F401  isort: skip
+from hpx_core.cli import compare as _compare  # noqa: F401  isort: skip
+from hpx_core.cli import results_show as _results_show  # noqa: F401  isort: skip
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,0 +1,140 @@
+"""`hpx compare BASE CAND`: deltas between two verified bundles, optionally gated by a policy."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from hpx_core.cli.app import app, console
+from hpx_core.compare.diff import Comparison
+from hpx_core.compare.policy import PolicyOutcome
+from hpx_core.compare.run import RegressionError, run_compare
+
+
+def _num(value: int | None) -> str:
+    return "-" if value is None else f"{value:,}"
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{value:+.3f}%"
+
+
+def _style(delta: int | None) -> str:
+    return "red" if (delta or 0) > 0 else ("green" if (delta or 0) < 0 else "")
+
+
+def _dimensions(c: Comparison) -> Table:
+    table = Table("dimension", "base", "candidate", title="runs")
+    for d in c.dimensions:
+        table.add_row(d.name, d.base, d.candidate, style="bold yellow" if d.differs else None)
+    return table
+
+
+def _totals(c: Comparison) -> Table:
+    table = Table("total", "base", "candidate", "delta", "delta %", title="totals")
+    for t in c.totals:
+        table.add_row(
+            f"{t.name} ({t.unit})",
+            _num(t.base),
+            _num(t.candidate),
+            f"[{_style(t.delta)}]{_num(t.delta)}" if _style(t.delta) else _num(t.delta),
+            _pct(t.pct),
+        )
+    return table
+
+
+def _layers(c: Comparison, top: int) -> Table:
+    shown = c.layers[:top] if top > 0 else c.layers
+    table = Table(
+        "#",
+        "layer",
+        "op",
+        "base",
+        "candidate",
+        "delta",
+        "delta %",
+        "base share",
+        title=f"layers by impact (top {len(shown)} of {len(c.layers)}, {c.base.units})",
+    )
+    for d in shown:
+        style = _style(d.delta)
+        delta = f"[{style}]{_num(d.delta)}" if style else _num(d.delta)
+        table.add_row(
+            str(d.candidate.index),
+            d.candidate.name,
+            d.candidate.op,
+            _num(d.base.median),
+            _num(d.candidate.median),
+            delta,
+            _pct(d.pct),
+            f"{d.base_share:.2f}%",
+        )
+    return table
+
+
+def _policy(outcome: PolicyOutcome) -> None:
+    verdict = "[green]passed" if outcome.passed else "[red]FAILED"
+    console.print(
+        f"policy {outcome.policy.source}: {verdict}[/] "
+        f"({len(outcome.failures)} of {len(outcome.checks)} checks failed)"
+    )
+    for check in outcome.checks:
+        if check.status != "pass":
+            console.print(f"  {check.status}: {check.message}", markup=False)
+
+
+@app.command("compare")
+def compare_command(
+    base: Annotated[Path, typer.Argument(help="The base result bundle.")],
+    candidate: Annotated[Path, typer.Argument(help="The candidate result bundle.")],
+    top: Annotated[int, typer.Option("--top", help="Layers shown (0: all).")] = 10,
+    output_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--output-dir",
+            help="Write comparison.json, layers.csv, report.html and a Model "
+            "Explorer overlay here.",
+        ),
+    ] = None,
+    policy: Annotated[
+        str | None,
+        typer.Option(
+            "--policy", help="Regression policy YAML, or 'default'; exit 1 when it fails."
+        ),
+    ] = None,
+    junit: Annotated[
+        Path | None,
+        typer.Option(
+            "--junit", help="Write the policy checks as JUnit XML (default policy if none)."
+        ),
+    ] = None,
+    manifest: Annotated[
+        Path | None,
+        typer.Option("--manifest", help="Match manifest allowing bundles of two different models."),
+    ] = None,
+) -> None:
+    """Compare two result bundles, both verified against their manifests first."""
+    result = run_compare(
+        base, candidate, policy=policy, junit=junit, manifest=manifest, output_dir=output_dir
+    )
+    c = result.comparison
+    console.print(_dimensions(c))
+    console.print(_totals(c))
+    if c.divergence is not None:
+        console.print(f"[yellow]{c.divergence.message}[/]", highlight=False)
+    else:
+        console.print(_layers(c, top))
+    for note in c.notes:
+        console.print(f"note: {note}", markup=False)
+    for path in result.written:
+        console.print(f"wrote {path}", markup=False)
+    if result.outcome is not None:
+        _policy(result.outcome)
+        if not result.outcome.passed:
+            raise RegressionError(
+                f"the candidate regressed: {len(result.outcome.failures)} policy checks failed",
+                "see the checks above" + (f" and {junit}" if junit else ""),
+            )

@@ -1,0 +1,82 @@
+"""`hpx results show DIR`: the summary and per-layer table of a verified bundle."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from hpx_core.cli.app import console, results_app
+from hpx_core.compare.export import write_atomic
+from hpx_core.compare.view import BundleView, load_view
+from hpx_core.overlay import bundle_node_data
+
+
+def _summary(view: BundleView) -> Table:
+    table = Table("", "", title=f"{view.label}  ({view.path})", show_header=False)
+    whole = "-" if view.whole_median is None else f"{view.whole_median:,} {view.units}"
+    layers = "-" if view.layer_sum is None else f"{view.layer_sum:,} {view.units}"
+    rows = [
+        ("status", view.status),
+        ("validity", view.validity + (f": {'; '.join(view.issues)}" if view.issues else "")),
+        ("whole inference (median)", whole),
+        ("sum of layers", layers),
+        ("toolchain", view.toolchain or "-"),
+        ("model sha256", view.model_sha256 or "-"),
+        *((f"{key} bytes", f"{value:,}") for key, value in sorted(view.sizes.items())),
+    ]
+    if view.error:
+        rows.append(("error", view.error))
+    for key, value in rows:
+        table.add_row(key, value)
+    return table
+
+
+def _layers(view: BundleView, top: int) -> Table:
+    total = view.layer_sum or 0
+    ordered = sorted(view.layers, key=lambda x: -x.median)[:top] if top > 0 else view.layers
+    title = f"layers ({view.units})" + (f", top {len(ordered)} by count" if top > 0 else "")
+    table = Table("#", "layer", "op", "calls", "median", "share", "spread", title=title)
+    for layer in ordered:
+        share = f"{100 * layer.median / total:.2f}%" if total else "-"
+        table.add_row(
+            str(layer.index),
+            layer.name,
+            layer.op,
+            str(layer.calls),
+            f"{layer.median:,}",
+            share,
+            f"{layer.spread:,}",
+        )
+    return table
+
+
+@results_app.command("show")
+def show(
+    bundle: Annotated[Path, typer.Argument(help="A result bundle folder.")],
+    top: Annotated[int, typer.Option("--top", help="Only the N largest layers (0: all).")] = 0,
+    html: Annotated[
+        Path | None, typer.Option("--html", help="Also write a self-contained HTML report here.")
+    ] = None,
+    overlay: Annotated[
+        Path | None,
+        typer.Option(
+            "--overlay", help="Also write per-layer counts as Model Explorer node data here."
+        ),
+    ] = None,
+) -> None:
+    """Verify BUNDLE, then print its summary and per-layer table."""
+    view = load_view(bundle)
+    console.print(_summary(view))
+    if view.layers:
+        console.print(_layers(view, top))
+    if html is not None:
+        from hpx_core.report import bundle_report  # matplotlib only when a report is asked
+
+        console.print(f"wrote {write_atomic(html, bundle_report(view))}", markup=False)
+    if overlay is not None:
+        text = json.dumps(bundle_node_data(view), indent=2) + "\n"
+        console.print(f"wrote {write_atomic(overlay, text)}", markup=False)

@@ -1,0 +1,35 @@
+"""Comparing result bundles: typed views of verified bundles, deltas, regression policies."""
+
+from hpx_core.compare.diff import Comparison, Dimension, Divergence, LayerDelta, TotalDelta, compare
+from hpx_core.compare.matching import MatchManifest, load_match_manifest
+from hpx_core.compare.policy import (
+    Check,
+    Policy,
+    PolicyOutcome,
+    Rule,
+    apply_policy,
+    default_policy,
+    load_policy,
+)
+from hpx_core.compare.view import BundleView, LayerView, load_view
+
+__all__ = [
+    "BundleView",
+    "Check",
+    "Comparison",
+    "Dimension",
+    "Divergence",
+    "LayerDelta",
+    "LayerView",
+    "MatchManifest",
+    "Policy",
+    "PolicyOutcome",
+    "Rule",
+    "TotalDelta",
+    "apply_policy",
+    "compare",
+    "default_policy",
+    "load_match_manifest",
+    "load_policy",
+    "load_view",
+]

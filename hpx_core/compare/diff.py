@@ -1,0 +1,247 @@
+"""Two verified bundles side by side: dimensions, totals and per-layer deltas.
+
+Per-layer deltas pair layers by position, and only when both runs executed the same op
+sequence; otherwise the comparison says where the sequences diverge instead of pairing
+unrelated layers. Differences in board, engine, backend, toolchain or units are kept as
+dimensions and always shown.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from hpx_core.compare.matching import MatchManifest
+from hpx_core.compare.view import BundleView, LayerView
+from hpx_core.errors import ConfigError, ResultsError
+
+
+def _pct(base: int | None, delta: int | None) -> float | None:
+    if base is None or delta is None or base == 0:
+        return None
+    return 100.0 * delta / base
+
+
+@attrs.frozen
+class Dimension:
+    """One property of the runs (board, engine, ...); ``differs`` when the two disagree."""
+
+    name: str
+    base: str
+    candidate: str
+
+    @property
+    def differs(self) -> bool:
+        return self.base != self.candidate
+
+
+@attrs.frozen
+class TotalDelta:
+    """A whole-run number in both bundles (None when a bundle lacks it)."""
+
+    name: str
+    unit: str
+    base: int | None
+    candidate: int | None
+    base_spread: int = 0
+    candidate_spread: int = 0
+
+    @property
+    def delta(self) -> int | None:
+        return None if self.base is None or self.candidate is None else self.candidate - self.base
+
+    @property
+    def pct(self) -> float | None:
+        return _pct(self.base, self.delta)
+
+
+@attrs.frozen
+class LayerDelta:
+    """A pair of matched layers."""
+
+    base: LayerView
+    candidate: LayerView
+    base_share: float  # of the base's layer sum, percent
+
+    @property
+    def delta(self) -> int:
+        return self.candidate.median - self.base.median
+
+    @property
+    def pct(self) -> float | None:
+        return _pct(self.base.median, self.delta)
+
+
+@attrs.frozen
+class Divergence:
+    """Where the two op sequences stop agreeing."""
+
+    index: int
+    base_layer: LayerView | None
+    candidate_layer: LayerView | None
+    base_count: int
+    candidate_count: int
+
+    @property
+    def message(self) -> str:
+        def side(layer: LayerView | None) -> str:
+            return (
+                "no layer (its sequence ended)"
+                if layer is None
+                else (f"{layer.name!r} ({layer.op})")
+            )
+
+        return (
+            f"the op sequences diverge at layer {self.index}: base has "
+            f"{side(self.base_layer)}, candidate has {side(self.candidate_layer)} "
+            f"(base {self.base_count} layers, candidate {self.candidate_count}); "
+            "per-layer deltas need the same op sequence"
+        )
+
+
+@attrs.frozen
+class Comparison:
+    """Everything ``hpx compare`` shows, writes and judges."""
+
+    base: BundleView
+    candidate: BundleView
+    dimensions: tuple[Dimension, ...]
+    totals: tuple[TotalDelta, ...]
+    layers: tuple[LayerDelta, ...]  # sorted by impact: largest |delta| first
+    divergence: Divergence | None
+    notes: tuple[str, ...] = ()
+
+    @property
+    def differing(self) -> tuple[Dimension, ...]:
+        return tuple(d for d in self.dimensions if d.differs)
+
+    def total(self, name: str) -> TotalDelta:
+        return next(t for t in self.totals if t.name == name)
+
+
+def _require_complete(view: BundleView, role: str) -> None:
+    if view.status != "complete" or view.whole_median is None:
+        raise ResultsError(
+            f"the {role} bundle {view.path} is a failed run ({view.error or view.status})",
+            "compare two complete runs; the failed bundle says what went wrong",
+        )
+
+
+def _check_models(base: BundleView, cand: BundleView, manifest: MatchManifest | None) -> None:
+    if manifest is None:
+        if base.model_sha256 != cand.model_sha256:
+            raise ResultsError(
+                f"the bundles profile different models (base sha256 {base.model_sha256}, "
+                f"candidate sha256 {cand.model_sha256})",
+                "compare runs of one model; to compare two models on purpose, pass "
+                "--manifest FILE naming both SHA-256s (docs/compare.md)",
+            )
+        return
+    expected = (manifest.base_model_sha256, manifest.candidate_model_sha256)
+    if (base.model_sha256, cand.model_sha256) != expected:
+        raise ConfigError(
+            f"the match manifest is for models {expected[0]} -> {expected[1]}, but the bundles "
+            f"hold {base.model_sha256} -> {cand.model_sha256}",
+            "write a match manifest for these two models",
+        )
+
+
+def _dimensions(base: BundleView, cand: BundleView) -> tuple[Dimension, ...]:
+    def value(v: object) -> str:
+        return "-" if v is None else str(v)
+
+    def hpx(view: BundleView) -> object:
+        return view.provenance.get("hpx_core")
+
+    rows = [
+        ("board", base.board, cand.board),
+        ("engine", base.engine, cand.engine),
+        ("backend", base.backend, cand.backend),
+        ("toolchain", base.toolchain, cand.toolchain),
+        ("counter units", base.units, cand.units),
+        ("model sha256", base.model_sha256, cand.model_sha256),
+        ("validity", base.validity, cand.validity),
+        ("hpx", hpx(base), hpx(cand)),
+    ]
+    return tuple(Dimension(name, value(b), value(c)) for name, b, c in rows)
+
+
+def _totals(base: BundleView, cand: BundleView) -> tuple[TotalDelta, ...]:
+    totals = [
+        TotalDelta(
+            "whole inference",
+            base.units,
+            base.whole_median,
+            cand.whole_median,
+            base.whole_spread,
+            cand.whole_spread,
+        ),
+        TotalDelta("layer sum", base.units, base.layer_sum, cand.layer_sum),
+    ]
+    for key in sorted(set(base.sizes) | set(cand.sizes)):
+        totals.append(TotalDelta(f"{key} bytes", "bytes", base.sizes.get(key), cand.sizes.get(key)))
+    return tuple(totals)
+
+
+def find_divergence(base: BundleView, cand: BundleView) -> Divergence | None:
+    """The first layer index where the op sequences differ, or None if they are the same."""
+    if base.ops == cand.ops:
+        return None
+    index = next(
+        (i for i, (a, b) in enumerate(zip(base.ops, cand.ops, strict=False)) if a != b),
+        min(len(base.ops), len(cand.ops)),
+    )
+
+    def at(view: BundleView) -> LayerView | None:
+        return view.layers[index] if index < len(view.layers) else None
+
+    return Divergence(index, at(base), at(cand), len(base.layers), len(cand.layers))
+
+
+def _pairs(
+    base: BundleView, cand: BundleView, manifest: MatchManifest | None
+) -> list[tuple[LayerView, LayerView]]:
+    if manifest is not None and manifest.layers:
+        by_base = {layer.index: layer for layer in base.layers}
+        by_cand = {layer.index: layer for layer in cand.layers}
+        missing = [p for p in manifest.layers if p[0] not in by_base or p[1] not in by_cand]
+        if missing:
+            raise ConfigError(
+                f"the match manifest pairs layers the bundles do not have: {missing}",
+                "use layer indices from `hpx results show`",
+            )
+        return [(by_base[a], by_cand[b]) for a, b in manifest.layers]
+    return list(zip(base.layers, cand.layers, strict=True))
+
+
+def compare(
+    base: BundleView, candidate: BundleView, manifest: MatchManifest | None = None
+) -> Comparison:
+    """Compare two verified bundles (see :func:`hpx_core.compare.view.load_view`)."""
+    _require_complete(base, "base")
+    _require_complete(candidate, "candidate")
+    _check_models(base, candidate, manifest)
+    divergence = find_divergence(base, candidate)
+    explicit = manifest is not None and bool(manifest.layers)
+    pairs = _pairs(base, candidate, manifest) if explicit or divergence is None else []
+    total = base.layer_sum or 0
+    layers = sorted(
+        (LayerDelta(b, c, 100.0 * b.median / total if total else 0.0) for b, c in pairs),
+        key=lambda d: (-abs(d.delta), d.base.index),
+    )
+    notes = []
+    if base.units != candidate.units:
+        notes.append(
+            f"the runs count different things ({base.units} vs {candidate.units}): "
+            "their deltas are not like for like"
+        )
+    if explicit:
+        notes.append("layers paired by the match manifest, not by op sequence")
+    return Comparison(
+        base=base,
+        candidate=candidate,
+        dimensions=_dimensions(base, candidate),
+        totals=_totals(base, candidate),
+        layers=tuple(layers),
+        divergence=None if explicit else divergence,
+        notes=tuple(notes),
+    )

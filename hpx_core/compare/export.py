@@ -1,0 +1,142 @@
+"""A comparison as JSON and CSV files, for scripts and spreadsheets (every layer, no top-N)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from hpx_core.compare.diff import Comparison, LayerDelta, TotalDelta
+from hpx_core.compare.policy import PolicyOutcome
+
+COMPARISON_SCHEMA = 1
+LAYER_COLUMNS = (
+    "rank",
+    "index",
+    "name",
+    "op",
+    "base_op",
+    "base",
+    "candidate",
+    "delta",
+    "pct",
+    "base_share_pct",
+    "base_spread",
+    "candidate_spread",
+    "units",
+)
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 4)
+
+
+def _total(t: TotalDelta) -> dict[str, Any]:
+    return {
+        "name": t.name,
+        "unit": t.unit,
+        "base": t.base,
+        "candidate": t.candidate,
+        "delta": t.delta,
+        "pct": _round(t.pct),
+        "base_spread": t.base_spread,
+        "candidate_spread": t.candidate_spread,
+    }
+
+
+def _layer(rank: int, d: LayerDelta, units: str) -> dict[str, Any]:
+    return {
+        "rank": rank,
+        "index": d.candidate.index,
+        "name": d.candidate.name,
+        "op": d.candidate.op,
+        "base_op": d.base.op,
+        "base": d.base.median,
+        "candidate": d.candidate.median,
+        "delta": d.delta,
+        "pct": _round(d.pct),
+        "base_share_pct": _round(d.base_share),
+        "base_spread": d.base.spread,
+        "candidate_spread": d.candidate.spread,
+        "units": units,
+    }
+
+
+def comparison_json(c: Comparison, outcome: PolicyOutcome | None = None) -> dict[str, Any]:
+    """Everything the comparison found, JSON-ready."""
+    data: dict[str, Any] = {
+        "schema": COMPARISON_SCHEMA,
+        "base": {"path": str(c.base.path), "label": c.base.label},
+        "candidate": {"path": str(c.candidate.path), "label": c.candidate.label},
+        "dimensions": [
+            {"name": d.name, "base": d.base, "candidate": d.candidate, "differs": d.differs}
+            for d in c.dimensions
+        ],
+        "totals": [_total(t) for t in c.totals],
+        "layers": [_layer(i + 1, d, c.base.units) for i, d in enumerate(c.layers)],
+        "divergence": None
+        if c.divergence is None
+        else {
+            "index": c.divergence.index,
+            "message": c.divergence.message,
+            "base_op": c.divergence.base_layer.op if c.divergence.base_layer else None,
+            "candidate_op": c.divergence.candidate_layer.op
+            if c.divergence.candidate_layer
+            else None,
+        },
+        "notes": list(c.notes),
+    }
+    if outcome is not None:
+        data["policy"] = {
+            "source": outcome.policy.source,
+            "passed": outcome.passed,
+            "checks": [
+                {
+                    "metric": k.metric,
+                    "subject": k.subject,
+                    "status": k.status,
+                    "message": k.message,
+                    "delta": k.delta,
+                    "allowed": k.allowed,
+                }
+                for k in outcome.checks
+            ],
+        }
+    return data
+
+
+def layers_csv(c: Comparison) -> str:
+    """Per-layer deltas, one row per matched layer, by impact."""
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=LAYER_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    for i, d in enumerate(c.layers):
+        writer.writerow(_layer(i + 1, d, c.base.units))
+    return out.getvalue()
+
+
+def write_atomic(path: Path, data: str | bytes) -> Path:
+    """Write via a temporary sibling and rename, so readers never see half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data.encode() if isinstance(data, str) else data)
+        Path(tmp).replace(path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def write_exports(out_dir: Path, c: Comparison, outcome: PolicyOutcome | None) -> list[Path]:
+    """comparison.json and layers.csv under ``out_dir``."""
+    text = json.dumps(comparison_json(c, outcome), indent=2, sort_keys=True) + "\n"
+    return [
+        write_atomic(out_dir / "comparison.json", text),
+        write_atomic(out_dir / "layers.csv", layers_csv(c)),
+    ]

@@ -1,0 +1,37 @@
+"""A policy outcome as JUnit XML, the format CI systems show as test results."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from junitparser import Failure, JUnitXml, Skipped, TestCase, TestSuite
+
+from hpx_core.compare.diff import Comparison
+from hpx_core.compare.policy import PolicyOutcome
+
+
+def junit_xml(comparison: Comparison, outcome: PolicyOutcome) -> JUnitXml:
+    """One test suite per comparison, one test case per check."""
+    suite = TestSuite(f"hpx compare: {comparison.base.label} -> {comparison.candidate.label}")
+    suite.add_property("base", str(comparison.base.path))
+    suite.add_property("candidate", str(comparison.candidate.path))
+    suite.add_property("policy", outcome.policy.source)
+    for check in outcome.checks:
+        case = TestCase(check.subject, classname=f"hpx.compare.{check.metric}")
+        if check.status == "fail":
+            case.result = [Failure(check.message, "regression")]
+        elif check.status in ("skip", "warn"):
+            case.result = [Skipped(check.message)]
+        else:
+            case.system_out = check.message
+        suite.add_testcase(case)
+    xml = JUnitXml("hpx compare")
+    xml.add_testsuite(suite)
+    return xml
+
+
+def write_junit(path: Path, comparison: Comparison, outcome: PolicyOutcome) -> Path:
+    """Write the JUnit file (parent folders created); returns its path."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    junit_xml(comparison, outcome).write(str(path), pretty=True)
+    return path

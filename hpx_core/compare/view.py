@@ -1,0 +1,164 @@
+"""A result bundle as typed, read-only data, loaded only after it matched its manifest.
+
+Every reader of bundle numbers (compare, reports, ``hpx results show``) goes through
+:func:`load_view`, so nothing is ever shown or compared from a bundle that was changed after
+hpx wrote it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from hpx_core.boards import get_board
+from hpx_core.errors import HpxError, ResultsError
+from hpx_core.results import verify_bundle
+
+
+def _ints(values: Any) -> tuple[int, ...]:
+    return tuple(int(v) for v in values)
+
+
+@attrs.frozen
+class LayerView:
+    """One layer's corrected counts (per iteration) as the bundle recorded them."""
+
+    index: int
+    name: str
+    op: str
+    calls: int
+    median: int
+    samples: tuple[int, ...] = attrs.field(converter=_ints)
+
+    @property
+    def spread(self) -> int:
+        """Max minus min over the iterations: the run-to-run noise of this layer."""
+        return max(self.samples) - min(self.samples) if self.samples else 0
+
+
+@attrs.frozen
+class BundleView:
+    """What a verified bundle says: identity, numbers, sizes, provenance and validity."""
+
+    path: Path
+    status: str
+    validity: str
+    issues: tuple[str, ...]
+    board: str
+    engine: str
+    backend: str | None
+    toolchain: str | None
+    model_sha256: str | None
+    units: str
+    emulated: bool
+    whole_median: int | None
+    whole_samples: tuple[int, ...] = attrs.field(converter=_ints)
+    layers: tuple[LayerView, ...]
+    sizes: Mapping[str, int] = attrs.field(factory=dict)
+    provenance: Mapping[str, Any] = attrs.field(factory=dict)
+    error: str | None = None
+
+    @property
+    def layer_sum(self) -> int | None:
+        return sum(layer.median for layer in self.layers) if self.layers else None
+
+    @property
+    def whole_spread(self) -> int:
+        s = self.whole_samples
+        return max(s) - min(s) if s else 0
+
+    @property
+    def ops(self) -> tuple[str, ...]:
+        return tuple(layer.op for layer in self.layers)
+
+    @property
+    def label(self) -> str:
+        """Short human name: board, engine and backend."""
+        engine = f"{self.engine}/{self.backend}" if self.backend else self.engine
+        return f"{self.board} {engine}"
+
+
+def _read_json(path: Path, name: str) -> dict[str, Any]:
+    file = path / name
+    if not file.is_file():
+        return {}
+    try:
+        data = json.loads(file.read_text("utf-8"))
+    except ValueError as error:
+        raise ResultsError(f"{file} is not JSON ({error})", "re-run to get a new bundle") from None
+    return data if isinstance(data, dict) else {}
+
+
+def _backend(config: Mapping[str, Any], extra: Mapping[str, Any]) -> str | None:
+    """The engine backend wherever the writer recorded it (config, or the engine's extra)."""
+    engine = config.get("engine")
+    candidates = [
+        engine.get("backend") if isinstance(engine, Mapping) else None,
+        config.get("backend"),
+        extra.get("backend"),
+    ]
+    library = extra.get("engine_library")
+    if isinstance(library, Mapping):
+        candidates.append(library.get("backend"))
+    return next((str(c) for c in candidates if c), None)
+
+
+def _emulated(board: str, units: str) -> bool:
+    try:
+        return get_board(board).emulated
+    except HpxError:
+        return "emulated" in units
+
+
+def _layers(measurement: Mapping[str, Any]) -> tuple[LayerView, ...]:
+    return tuple(
+        LayerView(
+            index=int(layer["index"]),
+            name=str(layer["name"]),
+            op=str(layer["op"]),
+            calls=int(layer.get("calls", 1)),
+            median=int(layer["median"]),
+            samples=layer.get("samples", [layer["median"]]),
+        )
+        for layer in sorted(measurement.get("layers", []), key=lambda item: int(item["index"]))
+    )
+
+
+def load_view(path: Path) -> BundleView:
+    """Verify ``path`` against its manifest, then read it; ResultsError if it fails either."""
+    check = verify_bundle(path)
+    summary = _read_json(path, "summary.json")
+    try:
+        identity = summary["identity"]
+        measurement = summary.get("measurement") or {}
+        whole = measurement.get("whole_inference") or {}
+        build = _read_json(path, "build.json")
+        error = summary.get("error")
+        return BundleView(
+            path=path,
+            status=check.status or str(summary.get("status", "")),
+            validity=str(summary.get("validity", "invalid")),
+            issues=tuple(str(i) for i in summary.get("issues", [])),
+            board=str(identity["board"]),
+            engine=str(identity["engine"]),
+            backend=_backend(_read_json(path, "config.json"), summary.get("extra") or {}),
+            toolchain=identity.get("toolchain"),
+            model_sha256=identity.get("model_sha256"),
+            units=str(measurement.get("units") or identity.get("counter_units", "")),
+            emulated=_emulated(str(identity["board"]), str(identity.get("counter_units", ""))),
+            whole_median=whole.get("median"),
+            whole_samples=whole.get("samples", []),
+            layers=_layers(measurement),
+            sizes={k: int(v) for k, v in (build.get("sizes") or {}).items()},
+            provenance=_read_json(path, "provenance.json"),
+            error=None if not error else f"{error.get('type')}: {error.get('message')}",
+        )
+    except (KeyError, TypeError, ValueError) as failure:
+        raise ResultsError(
+            f"{path}/summary.json lacks a field hpx needs ({failure})",
+            "the bundle may come from a newer hpx; upgrade, or re-run with this one",
+        ) from None

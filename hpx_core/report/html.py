@@ -1,0 +1,87 @@
+"""Render a bundle or a comparison as one self-contained HTML file.
+
+The page embeds its CSS and SVG charts and references nothing outside itself, so it opens from
+a CI artifact or an e-mail attachment with no network. jinja2 autoescapes every value.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from hpx_core.compare.diff import Comparison
+from hpx_core.compare.export import write_atomic
+from hpx_core.compare.policy import PolicyOutcome
+from hpx_core.compare.view import BundleView
+from hpx_core.report.charts import comparison_chart, delta_chart, layer_chart
+
+_ENV = jinja2.Environment(
+    loader=jinja2.PackageLoader("hpx_core.report", "templates"),
+    autoescape=True,
+    undefined=jinja2.StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+
+
+def _num(value: object) -> str:
+    return "-" if value is None else f"{value:,}"
+
+
+def _pct(value: float | None, signed: bool = True) -> str:
+    if value is None:
+        return "-"
+    return f"{value:+.3f}%" if signed else f"{value:.2f}%"
+
+
+def _flat(data: Mapping[str, Any], prefix: str = "") -> list[tuple[str, str]]:
+    """Nested provenance as dotted key/value rows."""
+    rows: list[tuple[str, str]] = []
+    for key, value in sorted(data.items()):
+        name = f"{prefix}{key}"
+        if isinstance(value, Mapping):
+            rows += _flat(value, f"{name}.")
+        else:
+            rows.append((name, value if isinstance(value, str) else json.dumps(value)))
+    return rows
+
+
+_ENV.filters.update(num=_num, pct=_pct, flat=_flat)
+
+
+def _coverage(view: BundleView) -> float | None:
+    if not view.whole_median or view.layer_sum is None:
+        return None
+    return 100.0 * view.layer_sum / view.whole_median
+
+
+def bundle_report(view: BundleView) -> str:
+    """The HTML page of one bundle."""
+    return _ENV.get_template("bundle.html.j2").render(
+        view=view,
+        coverage=_coverage(view),
+        chart=layer_chart(view) if view.layers else None,
+        total=view.layer_sum or 0,
+    )
+
+
+def comparison_report(comparison: Comparison, outcome: PolicyOutcome | None = None) -> str:
+    """The HTML page of a comparison (with the policy verdict when one was applied)."""
+    matched = bool(comparison.layers)
+    return _ENV.get_template("comparison.html.j2").render(
+        c=comparison,
+        outcome=outcome,
+        chart=comparison_chart(comparison) if matched else None,
+        deltas=delta_chart(comparison) if matched else None,
+        base_chart=None if matched else layer_chart(comparison.base),
+        cand_chart=None if matched else layer_chart(comparison.candidate),
+    )
+
+
+def write_report(path: Path, html: str) -> Path:
+    """Write a report atomically."""
+    return write_atomic(path, html)
