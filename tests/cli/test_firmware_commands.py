@@ -30,9 +30,12 @@ def _tools() -> None:
 def test_boards_lists_vendor_and_allowed_engines(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = _run(capsys, "boards")
     assert code == 0
-    row = next(line for line in out.splitlines() if "qemu-m55" in line)
-    assert "cortex-m55" in row and "Arm" in row and "tflm" in row
-    assert "helia" not in out  # Ambiq-licensed engines may not run on Arm's QEMU boards
+    rows = {name: next(line for line in out.splitlines() if f" {name} " in line)
+            for name in ("qemu-m55", "qemu-m4")}
+    assert "cortex-m55" in rows["qemu-m55"] and "cortex-m4 " in rows["qemu-m4"]
+    for row in rows.values():
+        assert " Arm " in row and "tflm" in row and "executorch --backend arm" in row
+        assert "helia" not in row  # Ambiq-licensed engines may not run on Arm's QEMU boards
 
 
 def test_results_verify_passes_then_catches_a_change(
