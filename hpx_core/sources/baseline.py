@@ -65,13 +65,18 @@ class RepoPin:
 
 @attrs.frozen
 class PackagePin:
-    """A Python distribution an engine runs; ``min_version`` is the supported floor."""
+    """A Python distribution an engine runs.
+
+    ``min_version`` is the supported floor; ``pairs_with`` a release known to match the pinned
+    kernels, offered as the way out of a mismatch.
+    """
 
     name: str
     distribution: str
     license: str
     runs_on: RunsOn
     min_version: str | None = None
+    pairs_with: str | None = None
 
 
 @attrs.frozen
@@ -340,6 +345,7 @@ def parse_baseline(data: Mapping[str, Any]) -> Baseline:
             license=_req(table, "license", where),
             runs_on=_runs_on(table, where),
             min_version=_opt(table, "min_version", where),
+            pairs_with=_opt(table, "pairs_with", where),
         )
     engines = {n: _engine(n, t, repos, pkgs) for n, t in data.get("engines", {}).items()}
     boards: dict[str, BoardFamily] = {}

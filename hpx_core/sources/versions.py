@@ -111,6 +111,55 @@ def require_package(name: str, baseline: Baseline | None = None) -> Version:
     return parse_version(status.installed)
 
 
+_AOT_FLOOR = re.compile(
+    r"CMSIS_NN_VERSION\s*=\s*SemanticVersion\(\s*major=(\d+),\s*minor=(\d+),\s*patch=(\d+)\s*\)"
+)
+AOT_DEFINES = "helia_aot/aot/defines.py"
+
+
+def helia_aot_kernel_floor(baseline: Baseline | None = None) -> Version:
+    """The oldest ns-cmsis-nn the installed helia-aot's generated code accepts.
+
+    Read from the installed package's source (``CMSIS_NN_VERSION``), without importing it.
+    """
+    status = package_status("helia-aot", baseline)
+    if status.installed is None:
+        raise ToolError(f"{status.distribution} is not installed", status.install_command)
+    path = Path(str(metadata.distribution(status.distribution).locate_file(AOT_DEFINES)))
+    try:
+        match = _AOT_FLOOR.search(path.read_text(encoding="utf-8"))
+    except OSError:
+        match = None
+    if match is None:
+        raise ToolError(
+            f"cannot tell which ns-cmsis-nn {status.distribution} {status.installed} needs: "
+            f"no CMSIS_NN_VERSION in {path}",
+            "this helia-aot release is not one hpx knows how to check; use another release",
+        )
+    return parse_version(".".join(match.groups()))
+
+
+def check_helia_aot_pair(ns_cmsis_nn: Path, baseline: Baseline | None = None) -> Version:
+    """Refuse a helia-aot whose generated code needs a newer ns-cmsis-nn than ``ns_cmsis_nn``.
+
+    Returns the ns-cmsis-nn version found there.
+    """
+    base = baseline or load_baseline()
+    pin = base.pin("ns-cmsis-nn")
+    found = source_version(pin, ns_cmsis_nn)
+    needed = helia_aot_kernel_floor(base)
+    if found < needed:
+        status = package_status("helia-aot", base)
+        pkg = base.packages["helia-aot"]
+        way_out = f'pip install "{pkg.distribution}=={pkg.pairs_with}"; ' if pkg.pairs_with else ""
+        raise ToolError(
+            f"{status.distribution} {status.installed} generates code that needs ns-cmsis-nn >= "
+            f"{needed}, but ns-cmsis-nn at {ns_cmsis_nn} is {found}",
+            f"{way_out}or build against an ns-cmsis-nn >= {needed} (a development override)",
+        )
+    return found
+
+
 def _package(name: str, baseline: Baseline | None) -> PackagePin:
     base = baseline or load_baseline()
     try:

@@ -7,11 +7,13 @@ from pathlib import Path
 
 import pytest
 from git import Git
+from packaging.version import Version
 
 from hpx_core.sources.baseline import load_baseline
 from hpx_core.sources.cache import SourceCache
 from hpx_core.sources.checkout import inspect
 from hpx_core.sources.materialize import materialize
+from hpx_core.sources.versions import require_heliart, source_version
 
 pytestmark = pytest.mark.e2e
 
@@ -64,3 +66,13 @@ def test_engine_pins_materialize_and_verify_offline(
         assert head(repo.path) == repo.commit
     again = materialize(engine, backend, cache=store, offline=True)
     assert again == sources
+
+
+def test_versions_read_from_the_pinned_trees_match_the_baseline(tmp_path: Path) -> None:
+    baseline = load_baseline()
+    sources = materialize("helia-rt", "helia", cache=SourceCache(tmp_path / "cache"))
+    for name in ("helia-rt", "ns-cmsis-nn"):
+        pin = baseline.pin(name)
+        assert pin.version is not None
+        assert source_version(pin, sources.path_of(name)) == Version(pin.version)
+    assert require_heliart(sources.path_of("helia-rt")) == Version("1.17.0")
