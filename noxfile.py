@@ -61,3 +61,6 @@ def export(session: nox.Session) -> None:
     """Re-export the .pte test fixtures with the stock exporter (torch + executorch, ~1.7 GB)."""
     session.install("-r", "tools/export/pte_fixtures/requirements.txt")
     session.run("python", "tools/export/pte_fixtures/export_pte_fixtures.py", *session.posargs)
+    # The Tier-1 programs for the pinned runtime (ExecuTorch 1.3) need a venv of their own.
+    install_hpx(session)
+    session.run("python", "tools/export/executorch_tier1/run_export.py")

@@ -1,11 +1,32 @@
-"""Hook implementations of the ``executorch`` engine."""
+"""Hook implementations of the ``executorch`` engine.
+
+The hooks read these attributes of the pipeline's context: ``config`` (ProfileConfig),
+``engine_config`` (ExecutorchConfig), ``board`` (Board), ``model`` (ModelInfo) and, from the
+firmware stage on, ``sources`` (the SourceSet this plugin returned). The work is done by the
+typed functions of :mod:`hpx_executorch.engine`.
+"""
 
 from __future__ import annotations
 
-from hpx_core import ConfigContext, EngineDescriptor, hookimpl
-from hpx_executorch.config import ExecutorchConfig
+from typing import Any
 
-ENGINE = "executorch"
+from hpx_core import ConfigContext, EngineDescriptor, hookimpl
+from hpx_core.build import SymbolInventory
+from hpx_core.engine import FirmwareContribution, LayerRecord, SourceSet, SymbolFinding
+from hpx_core.results import measure
+from hpx_core.wire import Capture
+from hpx_executorch.config import ExecutorchConfig
+from hpx_executorch.engine import (
+    BACKENDS,
+    ENGINE,
+    executorch_glue,
+    executorch_layers,
+    executorch_runtime,
+    executorch_sources,
+    explain_failure,
+    prepare,
+)
+from hpx_executorch.verify import findings
 
 
 @hookimpl
@@ -16,7 +37,7 @@ def hpx_engines() -> list[EngineDescriptor]:
             model_formats=("pte",),
             config_class=ExecutorchConfig,
             summary="ExecuTorch Cortex-M; provider arm (any board) or ns (Ambiq CPUs only)",
-            backends=("arm", "ns"),
+            backends=BACKENDS,
         )
     ]
 
@@ -38,3 +59,39 @@ def hpx_validate_config(ctx: ConfigContext) -> ExecutorchConfig:
             "keep one of them",
         )
     return config
+
+
+@hookimpl
+def hpx_materialize_sources(ctx: Any) -> SourceSet:
+    return executorch_sources(ctx.config.engine.backend, ctx.board, ctx.engine_config,
+                              offline=ctx.config.build.offline)
+
+
+@hookimpl
+def hpx_generate_firmware(ctx: Any) -> FirmwareContribution:
+    prepared = prepare(ctx.model, ctx.engine_config, ctx.config.engine.backend, ctx.board,
+                       ctx.sources)
+    runtime = executorch_runtime(ctx.sources, prepared.settings, ctx.board,
+                                 jobs=ctx.config.build.jobs or 2)
+    return executorch_glue(ctx.model, prepared, runtime)
+
+
+@hookimpl
+def hpx_verify_symbols(ctx: Any, inventory: SymbolInventory) -> list[SymbolFinding]:
+    engine = getattr(getattr(ctx, "config", None), "engine", None)
+    if engine is None or engine.type != ENGINE:
+        return []
+    model = getattr(ctx, "model", None)
+    portable = bool(model.portable_ops) if model is not None else False
+    ns_ops = bool(model.needs_ns_ops) if model is not None else False
+    return findings(inventory.names(), engine.backend or "arm", expect_portable=portable,
+                    ns_ops=ns_ops)
+
+
+@hookimpl
+def hpx_parse_results(ctx: Any, capture: Capture) -> list[LayerRecord]:
+    """One record per kernel call, named ``<operator>:c<chain>i<instruction>``."""
+    failure = explain_failure(capture, ctx.model)
+    if failure is not None:
+        raise failure
+    return executorch_layers(measure(capture, ctx.board))

@@ -1,0 +1,132 @@
+"""The ``executorch`` engine's stages as typed functions; ``plugin.py`` only adapts the hooks.
+
+Order for one profile: :func:`executorch_sources` -> :func:`prepare` (settings and the checks
+that must pass before anything is built) -> :func:`executorch_glue` (cached runtime + model glue)
+-> core build/run/capture -> :func:`executorch_layers` on the capture.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from hpx_core.boards import Board
+from hpx_core.engine import FirmwareContribution, LayerRecord, SourceSet
+from hpx_core.errors import ConfigError, RunError
+from hpx_core.models import ModelInfo
+from hpx_core.results import Measurement
+from hpx_core.sources import check_may_run, load_baseline, materialize, materialize_pins
+from hpx_core.sources.materialize import provenance_of
+from hpx_core.wire import Capture
+from hpx_executorch.compat import (
+    check_ns_ops,
+    check_release,
+    check_runnable,
+    missing_ns_message,
+    ns_operators,
+)
+from hpx_executorch.config import ExecutorchConfig
+from hpx_executorch.firmware import STAGES, executorch_firmware
+from hpx_executorch.layers import LayerTable, layer_table
+from hpx_executorch.library import RuntimeLibrary, ensure_runtime
+from hpx_executorch.runtime_cmake import RuntimeOptions
+from hpx_executorch.schemas import runtime_version
+from hpx_executorch.settings import Settings, resolve
+
+ENGINE = "executorch"
+BACKENDS = ("arm", "ns")
+PROVIDER_REPO = {"arm": "CMSIS-NN", "ns": "ns-cmsis-nn"}
+# executorch::runtime::Error values the runner may report
+ERRORS = {0x01: "Internal", 0x12: "InvalidArgument", 0x13: "InvalidType",
+          0x14: "OperatorMissing", 0x20: "NotFound", 0x21: "MemoryAllocationFailed",
+          0x22: "AccessFailed", 0x23: "InvalidProgram", 0x30: "DelegateInvalidCompatibility"}
+
+
+def check_backend(backend: str | None) -> str:
+    if backend not in BACKENDS:
+        raise ConfigError(f"engine executorch needs engine.backend arm or ns, got {backend!r}",
+                          "arm: Arm CMSIS-NN (any board); ns: ns-cmsis-nn (Apollo boards only)")
+    return backend
+
+
+def executorch_sources(backend: str | None, board: Board, config: ExecutorchConfig, *,
+                       offline: bool = False, allow_unpinned: bool = False) -> SourceSet:
+    """nsx-executorch (+ ExecuTorch) and exactly one provider, after the license check."""
+    chosen = check_backend(backend)
+    provider = PROVIDER_REPO[chosen]
+    overrides = {provider: config.cmsis_nn_path} if config.cmsis_nn_path else {}
+    if config.cmsis_nn_ref is None:
+        return materialize(ENGINE, chosen, board=board, source_path=config.source_path,
+                           overrides=overrides, offline=offline, allow_unpinned=allow_unpinned)
+    # A provider at another commit: the baseline's pin, moved; never a qualified run.
+    base = load_baseline()
+    check_may_run(ENGINE, chosen, board)
+    pins = [attrs.evolve(p, commit=config.cmsis_nn_ref) if p.name == provider else p
+            for p in base.pins_for(ENGINE, chosen)]
+    primary = base.engine(ENGINE).primary
+    given = {primary: config.source_path} if config.source_path else {}
+    found = materialize_pins(pins, overrides=given, offline=offline,
+                             allow_unpinned=allow_unpinned)
+    return attrs.evolve(found, provenance=provenance_of([found.provenance,
+                                                         "development-overrides"]))
+
+
+@attrs.frozen
+class Prepared:
+    """What the checks decided: the resolved settings and the program's layer table."""
+
+    settings: Settings
+    table: LayerTable
+    runtime_version: str
+
+
+def prepare(model: ModelInfo, config: ExecutorchConfig, backend: str | None, board: Board,
+            sources: SourceSet) -> Prepared:
+    """Every check that must pass before the runtime is built (release, ns ops, known faults)."""
+    chosen = check_backend(backend)
+    root = sources.path_of("nsx-executorch")
+    version = runtime_version(root)
+    check_release(model, root, version)
+    settings = resolve(config, chosen, model, board)
+    check_ns_ops(model, settings.backend, settings.ns_ops)
+    check_runnable(model)
+    return Prepared(settings, layer_table(model), version)
+
+
+def runtime_options(settings: Settings, board: Board) -> RuntimeOptions:
+    return RuntimeOptions(settings.backend, settings.ns_ops, settings.portable_ops,
+                          board.cpu_flags)
+
+
+def executorch_runtime(sources: SourceSet, settings: Settings, board: Board,
+                       jobs: int = 2) -> RuntimeLibrary:
+    """The runtime for this provider/kernels/board/toolchain/pins, built once into the cache."""
+    return ensure_runtime(sources, runtime_options(settings, board), board.name, jobs=jobs)
+
+
+def executorch_glue(model: ModelInfo, prepared: Prepared, runtime: RuntimeLibrary
+                    ) -> FirmwareContribution:
+    return executorch_firmware(model, prepared.settings, prepared.table, runtime)
+
+
+def explain_failure(capture: Capture, model: ModelInfo) -> RunError | None:
+    """The runner's ERROR record in words; OperatorMissing at load names the missing ops."""
+    record = capture.first("ERROR")
+    if record is None:
+        return None
+    code = record.number("code")
+    stage_no, error_no = code >> 8, code & 0xFF
+    stage = next((k.lower() for k, v in STAGES.items() if v == stage_no), record.text("stage"))
+    error = ERRORS.get(error_no, f"error 0x{error_no:02x}")
+    if stage == "load_method" and error == "OperatorMissing":
+        names = ns_operators(model) or sorted(model.resolver_ops)
+        message, hint = missing_ns_message(names)
+        return RunError(f"Method::load() failed: {message}", hint)
+    return RunError(f"ExecuTorch failed at {stage}: {error} (code 0x{code:x})",
+                    "see the run's raw capture; check the program against the runtime")
+
+
+def executorch_layers(measurement: Measurement) -> list[LayerRecord]:
+    """One record per kernel call, named ``<operator>:c<chain>i<instruction>``."""
+    return [LayerRecord(index=layer.index, name=layer.name, op=layer.op,
+                        counters={measurement.units: sorted(layer.counts)[len(layer.counts) // 2]})
+            for layer in measurement.layers]

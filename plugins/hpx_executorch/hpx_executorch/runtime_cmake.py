@@ -1,0 +1,173 @@
+"""The CMake project that builds the ExecuTorch runtime through nsx-executorch's own CMake.
+
+nsx-executorch expects to live inside an NSX app: it refuses to configure unless the targets
+``nsx::core``, ``nsx::cmsis_core``, ``nsx::soc_hal`` and ``nsx::board_flags`` exist, and its
+``arm`` provider wants an ``arm-cmsis-nn`` module folder (``external/CMSIS-NN`` +
+``external/CMSIS_6``). This project defines those stand-ins in the build tree, as
+nsx-executorch's own ``tests/real-provider`` does, and never touches the source checkouts.
+
+ExecuTorch's ``third-party/CMakeLists.txt`` always adds ``json`` (nlohmann, header-only, used
+only by host tools). When that submodule is not materialized, the ``add_subdirectory`` call for
+it alone is skipped here; the source set's provenance already says the submodule is absent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+import attrs
+
+
+def _strs(value: Iterable[str]) -> tuple[str, ...]:
+    return tuple(str(v) for v in value)
+
+
+@attrs.frozen
+class RuntimeOptions:
+    """What decides the runtime library besides the sources: provider, kernels, CPU flags."""
+
+    provider: str  # "arm" | "ns"
+    ns_ops: bool
+    portable_ops: tuple[str, ...] = attrs.field(converter=_strs)
+    cpu_flags: tuple[str, ...] = attrs.field(converter=_strs)
+
+    def targets(self) -> list[str]:
+        """The CMake targets whose archives the app links."""
+        names = ["executorch_core", "executorch", "extension_data_loader",
+                 "cortex_m_kernels", "cortex_m_ops_lib", "cmsis-nn"]
+        if self.portable_ops:
+            names += ["executorch_selected_kernels", "portable_kernels"]
+        if self.ns_ops:
+            names += ["cortex_m_ns_kernels", "cortex_m_ns_ops_lib"]
+        return names
+
+
+def _q(path: Path | str) -> str:
+    return '"' + str(Path(path).as_posix() if isinstance(path, Path) else path) + '"'
+
+
+JSON_SKIP = """\
+# hpx: skip only ExecuTorch's third-party/json when that host-only submodule is absent.
+function(add_subdirectory source)
+  if("${source}" STREQUAL "json"
+     AND CMAKE_CURRENT_SOURCE_DIR MATCHES "/third-party$"
+     AND NOT EXISTS "${CMAKE_CURRENT_SOURCE_DIR}/json/CMakeLists.txt")
+    message(STATUS "hpx: third-party/json is not materialized (host-only); not added")
+    return()
+  endif()
+  _add_subdirectory(${ARGV})
+endfunction()
+"""
+
+
+def portable_files(portable_ops: Sequence[str]) -> list[str]:
+    """Source file names of the selected portable kernels (``aten::sub.out`` -> op_sub.cpp)."""
+    return sorted({f"op_{op.split('::')[-1].split('.')[0]}.cpp" for op in portable_ops})
+
+
+def portable_selection(portable_ops: Sequence[str]) -> str:
+    """Compile only the selected portable kernels' sources.
+
+    ExecuTorch's ``portable_kernels`` lists every portable operator (about 200 files), while
+    the selective registration references only the model's. The unselected ``op_*.cpp`` files
+    are marked header-only, which also keeps a GCC 12 + binutils 2.40 misassembly in unrelated
+    kernels (an IT-predicated vcvtne in op_remainder.cpp) out of the build. When a selected
+    file is not where expected, nothing is left out.
+    """
+    if not portable_ops:
+        return ""
+    files = ";".join(portable_files(portable_ops))
+    return f"""\
+if(TARGET portable_kernels)
+  get_target_property(_hpx_srcs portable_kernels SOURCES)
+  set(_hpx_wanted "{files}")
+  set(_hpx_found 0)
+  foreach(_hpx_src IN LISTS _hpx_srcs)
+    get_filename_component(_hpx_name "${{_hpx_src}}" NAME)
+    if(_hpx_name IN_LIST _hpx_wanted)
+      math(EXPR _hpx_found "${{_hpx_found}} + 1")
+    endif()
+  endforeach()
+  list(LENGTH _hpx_wanted _hpx_count)
+  if(_hpx_found EQUAL _hpx_count)
+    foreach(_hpx_src IN LISTS _hpx_srcs)
+      get_filename_component(_hpx_name "${{_hpx_src}}" NAME)
+      if(_hpx_name MATCHES "^op_.*[.]cpp$" AND NOT _hpx_name IN_LIST _hpx_wanted)
+        set_source_files_properties("${{_hpx_src}}" TARGET_DIRECTORY portable_kernels
+                                    PROPERTIES HEADER_FILE_ONLY ON)
+      endif()
+    endforeach()
+  else()
+    message(WARNING "hpx: selected portable kernels not found by file name; building all")
+  endif()
+endif()
+"""
+
+
+def arm_module_stub(cmsis_nn: Path, cmsis_6: Path) -> Mapping[str, str]:
+    """Files of the build-tree ``arm-cmsis-nn`` stand-in (symlink targets are listed apart)."""
+    return {
+        "CMakeLists.txt": (
+            "# hpx stand-in for the arm-cmsis-nn NSX module: publishes nsx::arm_cmsis_nn over\n"
+            "# the cmsis-nn target stock ExecuTorch created from the pinned CMSIS-NN.\n"
+            "cmake_minimum_required(VERSION 3.20)\n"
+            "if(NOT TARGET cmsis-nn)\n"
+            "  message(FATAL_ERROR \"hpx: cmsis-nn target missing\")\n"
+            "endif()\n"
+            "add_library(hpx_arm_cmsis_nn INTERFACE)\n"
+            "target_link_libraries(hpx_arm_cmsis_nn INTERFACE cmsis-nn)\n"
+            "add_library(nsx::arm_cmsis_nn ALIAS hpx_arm_cmsis_nn)\n"
+        ),
+        "external/CMSIS-NN": cmsis_nn.as_posix(),
+        "external/CMSIS_6": cmsis_6.as_posix(),
+    }
+
+
+def runtime_cmakelists(
+    nsx_root: Path,
+    cmsis_6: Path,
+    options: RuntimeOptions,
+    *,
+    arm_module: Path | None,
+    ns_root: Path | None,
+    extra_flags: Sequence[str] = (),
+) -> str:
+    """The top-level CMakeLists.txt for one runtime configuration."""
+    flags = " ".join((*options.cpu_flags, *extra_flags))
+    lines = [
+        "# Generated by hpx: the ExecuTorch runtime built through nsx-executorch's CMake.",
+        "cmake_minimum_required(VERSION 3.24)",
+        "project(hpx_executorch_runtime LANGUAGES C CXX ASM)",
+        "set(CMAKE_CXX_STANDARD 17)",
+        JSON_SKIP,
+    ]
+    for name in ("core", "cmsis_core", "soc_hal", "board_flags"):
+        lines.append(f"add_library(hpx_nsx_{name} INTERFACE)")
+        lines.append(f"add_library(nsx::{name} ALIAS hpx_nsx_{name})")
+    lines += [
+        f'separate_arguments(HPX_BOARD_FLAGS UNIX_COMMAND "{flags}")',
+        "target_compile_options(hpx_nsx_board_flags INTERFACE ${HPX_BOARD_FLAGS})",
+        "target_include_directories(hpx_nsx_cmsis_core INTERFACE "
+        + _q(cmsis_6 / "CMSIS/Core/Include") + ")",
+        "set(NSX_BOARD_FLAGS_TARGET nsx::board_flags)",
+        f'set(NSX_EXECUTORCH_CMSIS_NN_PROVIDER "{options.provider}" CACHE STRING "" FORCE)',
+        'set(NSX_EXECUTORCH_ENABLE_PROFILING ON CACHE BOOL "" FORCE)',
+        f'set(NSX_EXECUTORCH_ENABLE_NS_OPS {"ON" if options.ns_ops else "OFF"} '
+        'CACHE BOOL "" FORCE)',
+        f'set(NSX_EXECUTORCH_PORTABLE_SELECT_OPS_LIST "{",".join(options.portable_ops)}" '
+        'CACHE STRING "" FORCE)',
+    ]
+    if arm_module is not None:
+        lines.append(f'set(NSX_EXECUTORCH_ARM_CMSIS_NN_ROOT {_q(arm_module)} CACHE PATH "" FORCE)')
+    if ns_root is not None:
+        lines.append(f"set(NSX_EXECUTORCH_NS_CMSIS_NN_ROOT {_q(ns_root)} CACHE PATH \"\" FORCE)")
+        lines.append(f"set(CMSIS_PATH {_q(cmsis_6)} CACHE PATH \"\" FORCE)")
+    lines += [
+        f"add_subdirectory({_q(nsx_root)} nsx-executorch EXCLUDE_FROM_ALL)",
+        portable_selection(options.portable_ops),
+        "add_custom_target(hpx_runtime ALL)",
+        f"add_dependencies(hpx_runtime {' '.join(options.targets())})",
+        "",
+    ]
+    return "\n".join(lines)

@@ -1,0 +1,90 @@
+"""Resolve the engine config against the program: explicit config, then sidecar, then the PTE.
+
+The five runtime buffers (planned arena, method arena, temporary arena, input, output) get a
+size and a memory location; the kernel selection gets the provider, the ns-ops switch and the
+portable operators to register.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import attrs
+
+from hpx_core.boards import Board
+from hpx_core.errors import ConfigError
+from hpx_core.models import ModelInfo
+from hpx_executorch.config import ExecutorchConfig
+
+DEFAULT_METHOD_ARENA = 32 * 1024  # per loaded method; EValues and tensor metadata
+DEFAULT_TEMP_ARENA = 16 * 1024  # CMSIS-NN scratch buffers
+BUFFERS = ("planned_arena", "method_arena", "temporary_arena", "io")
+
+
+def _sorted_ops(value: Iterable[str]) -> tuple[str, ...]:
+    return tuple(sorted(set(value)))
+
+
+@attrs.frozen
+class Settings:
+    backend: str
+    ns_ops: bool
+    portable_ops: tuple[str, ...] = attrs.field(converter=_sorted_ops)
+    planned_arena_size: int
+    method_arena_size: int
+    temporary_arena_size: int
+    input_size: int
+    output_size: int
+    locations: dict[str, str] = attrs.field(factory=dict)
+
+
+def _size(values: Iterable[int | None]) -> int | None:
+    sizes = list(values)
+    if not sizes or any(s is None for s in sizes):
+        return None
+    return sum(s for s in sizes if s is not None)
+
+
+def _planned(model: ModelInfo) -> int:
+    if model.sidecar is not None and model.sidecar.planned_arena_size:
+        return model.sidecar.planned_arena_size
+    return max(model.planned_memory, default=0)
+
+
+def _location(board: Board, buffer: str, chosen: str | None) -> str:
+    """``sram`` unless asked otherwise; ``tcm`` needs a board with a data TCM."""
+    if chosen is None or chosen == "sram":
+        return "sram"
+    has_dtcm = any(m.name.upper() == "DTCM" and m.use == "data" for m in board.memory)
+    if not has_dtcm:
+        raise ConfigError(
+            f"engine.config.{buffer}_location is tcm, but board {board.name} has no data TCM",
+            "use sram, or an Apollo board",
+        )
+    return "tcm"
+
+
+def resolve(config: ExecutorchConfig, backend: str, model: ModelInfo, board: Board) -> Settings:
+    portable = config.portable_ops
+    if portable is None:
+        portable = tuple(model.portable_ops)
+    ns_ops = config.ns_ops if config.ns_ops is not None else (
+        backend == "ns" and model.needs_ns_ops)
+    input_size = config.input_size or _size(t.size_bytes for t in model.inputs)
+    output_size = config.output_size or _size(t.size_bytes for t in model.outputs)
+    if input_size is None or output_size is None:
+        raise ConfigError(f"{model.path.name}: the I/O sizes cannot be read from the program",
+                          "set engine.config.input_size and output_size")
+    chosen = {"planned_arena": config.planned_arena_location,
+              "method_arena": config.method_arena_location,
+              "temporary_arena": config.temporary_arena_location,
+              "io": config.io_location}
+    return Settings(
+        backend=backend, ns_ops=bool(ns_ops), portable_ops=portable,
+        planned_arena_size=max(_planned(model), 16),
+        method_arena_size=config.method_arena_size or DEFAULT_METHOD_ARENA,
+        temporary_arena_size=(config.temporary_arena_size if config.temporary_arena_size
+                              is not None else DEFAULT_TEMP_ARENA),
+        input_size=input_size, output_size=output_size,
+        locations={b: _location(board, b, chosen[b]) for b in BUFFERS},
+    )
