@@ -11,24 +11,14 @@
 #include <stdint.h>
 
 #include "hpx_tflm_config.h"
+#include "hpx_tflm_data.h"
 #include "tensorflow/lite/micro/micro_mutable_op_resolver.h"
 
 using HpxOpResolver = tflite::MicroMutableOpResolver<HPX_TFLM_OP_COUNT>;
 
-/* Generated: registers the model's operators; 0 on success, else 1 + the failing entry. */
-int hpx_tflm_register_ops(HpxOpResolver& resolver);
-
-extern "C" {
-/* Generated: the model flatbuffer (16-byte aligned) and its size. */
-extern const uint8_t hpx_tflm_model[];
-extern const size_t hpx_tflm_model_size;
-/* Generated: the bytes copied into each input tensor before every inference. */
-extern const uint8_t* const hpx_tflm_inputs[];
-extern const size_t hpx_tflm_input_sizes[];
-/* Generated: per executed operator (in invocation order), its layer name and op name. */
-extern const char* const hpx_tflm_layer_names[];
-extern const char* const hpx_tflm_layer_ops[];
-}
+/* Generated (hpx_tflm_resolver.inc, included by the runner): registers the model's operators;
+ * 0 on success, else 1 + the failing entry. */
+static int hpx_tflm_register_ops(HpxOpResolver& resolver);
 
 /* Error codes the glue returns to the harness (reported in ERROR records). */
 #define HPX_TFLM_ERR_SCHEMA 101       /* model schema version unsupported */

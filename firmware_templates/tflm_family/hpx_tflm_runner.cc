@@ -80,6 +80,8 @@ tflite::MicroInterpreter* make_interpreter(const tflite::Model* model) {
 
 }  // namespace
 
+#include "hpx_tflm_resolver.inc"
+
 extern "C" int hpx_engine_init(void) {
   const tflite::Model* model = tflite::GetModel(hpx_tflm_model);
   if (model->version() != TFLITE_SCHEMA_VERSION) {

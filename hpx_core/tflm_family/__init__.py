@@ -17,6 +17,7 @@ from hpx_core.tflm_family.resolver import (
     resolver_source,
     select_ops,
 )
+from hpx_core.tflm_family.results import family_extra, output_checks
 
 __all__ = [
     "UPSTREAM_METHODS",
@@ -27,11 +28,13 @@ __all__ = [
     "arena_summary",
     "c_array",
     "compare_outputs",
+    "family_extra",
     "family_glue",
     "host_outputs",
     "input_bytes",
     "layer_names",
     "methods_from_checkout",
+    "output_checks",
     "parse_c_array",
     "parse_resolver_methods",
     "plan_arena",

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hpx_tflm.source_list import derive_sources
 
 from hpx_core.engine import SourceSet
 from hpx_core.tflm_family import UPSTREAM_METHODS, methods_from_checkout
-from hpx_tflm.source_list import derive_sources
 
 pytestmark = pytest.mark.e2e
 

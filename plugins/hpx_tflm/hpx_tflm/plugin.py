@@ -11,8 +11,11 @@ from __future__ import annotations
 from typing import Any
 
 from hpx_core import ConfigContext, EngineDescriptor, hookimpl
+from hpx_core.build import SymbolInventory
 from hpx_core.engine import FirmwareContribution, LayerRecord, SourceSet, SymbolFinding
+from hpx_core.results import measure
 from hpx_core.tflm_family import plan_arena
+from hpx_core.wire import Capture
 from hpx_tflm.config import TflmConfig
 from hpx_tflm.engine import (
     BACKENDS,
@@ -51,29 +54,26 @@ def hpx_materialize_sources(ctx: Any) -> SourceSet:
 
 @hookimpl
 def hpx_generate_firmware(ctx: Any) -> FirmwareContribution:
-    jobs = min(ctx.config.build.jobs or 2, 2)
+    jobs = ctx.config.build.jobs or 2
     library = tflm_library(ctx.sources, ctx.config.engine.backend, ctx.board, jobs=jobs)
     arena = plan_arena(ctx.config.model.arena_size, ctx.board)
     return tflm_firmware(ctx.model, ctx.engine_config, ctx.sources, library, arena).contribution
 
 
 @hookimpl
-def hpx_verify_symbols(ctx: Any, inventory: Any) -> list[SymbolFinding]:
+def hpx_verify_symbols(ctx: Any, inventory: SymbolInventory) -> list[SymbolFinding]:
     if getattr(getattr(ctx, "config", None), "engine", None) is None:
         return []
     if ctx.config.engine.type != ENGINE:
         return []
-    return verify_symbols(ctx.config.engine.backend or "reference", _names(inventory))
+    return verify_symbols(ctx.config.engine.backend or "reference", set(inventory.names()))
 
 
 @hookimpl
-def hpx_parse_results(ctx: Any, capture: Any) -> list[LayerRecord]:
-    info = [(int(li.index), str(li.name), str(li.op)) for li in capture.layer_info]
-    counts = {int(layer.index): dict(layer.counters) for layer in capture.layers}
-    return tflm_layers(info, counts)
-
-
-def _names(inventory: Any) -> set[str]:
-    """Symbol names from an inventory: an iterable of names or of objects with ``.name``."""
-    names = getattr(inventory, "names", inventory)
-    return {n if isinstance(n, str) else str(n.name) for n in names}
+def hpx_parse_results(ctx: Any, capture: Capture) -> list[LayerRecord]:
+    """One record per operator invocation, named ``<index>_<op>``, op = the TFLite builtin."""
+    measurement = measure(capture, ctx.board)
+    return tflm_layers(
+        [(layer.index, layer.name, layer.op) for layer in measurement.layers],
+        {layer.index: {measurement.units: layer.median} for layer in measurement.layers},
+    )
