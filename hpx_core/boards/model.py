@@ -31,6 +31,23 @@ class QemuSpec:
 
 
 @attrs.frozen
+class SiliconSpec:
+    """What building for and talking to a real board needs (see hpx_core/boards/silicon.py).
+
+    ``soc`` names the SoC folder of the pinned nsx-ambiq-sdk, ``linker_script`` its GCC script
+    (relative to the SDK root); ``pyocd_target`` is the CMSIS-pack part pyocd flashes;
+    ``pmu_counters`` is how many 32-bit event counters the PMU counts at once (0: DWT only).
+    """
+
+    family: str
+    soc: str
+    linker_script: str
+    pyocd_target: str
+    transport: str
+    pmu_counters: int = 0
+
+
+@attrs.frozen
 class Board:
     """A board hpx can build for and, given its runner, run on."""
 
@@ -47,6 +64,7 @@ class Board:
     features: tuple[str, ...]
     memory: tuple[MemoryRegion, ...]
     qemu: QemuSpec | None = None
+    silicon: SiliconSpec | None = None
 
     @property
     def emulated(self) -> bool:

@@ -7,7 +7,7 @@ import tomllib
 from importlib import resources
 from typing import Any
 
-from hpx_core.boards.model import Board, MemoryRegion, QemuSpec
+from hpx_core.boards.model import Board, MemoryRegion, QemuSpec, SiliconSpec
 from hpx_core.errors import ConfigError
 from hpx_core.suggest import did_you_mean
 
@@ -28,6 +28,7 @@ def _board_from(name: str, data: dict[str, Any]) -> Board:
         features=tuple(data.get("features", ())),
         memory=tuple(MemoryRegion(**region) for region in data["memory"]),
         qemu=QemuSpec(**qemu) if qemu else None,
+        silicon=SiliconSpec(**data["silicon"]) if "silicon" in data else None,
     )
 
 

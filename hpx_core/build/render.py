@@ -15,6 +15,7 @@ import attrs
 import jinja2
 
 from hpx_core.boards import Board, get_board
+from hpx_core.boards.support import SupportPlan, support_plan
 from hpx_core.build.templates import templates_root
 from hpx_core.engine import FirmwareContribution
 from hpx_core.errors import BuildError
@@ -113,6 +114,7 @@ def _cmakelists(
     settings: HarnessSettings,
     contribution: FirmwareContribution,
     root: Path,
+    plan: SupportPlan,
 ) -> str:
     hpx = src / "hpx"
     engine_dir = src / "engine"
@@ -120,11 +122,11 @@ def _cmakelists(
     common = hpx / "boards" / "common"
     counter = hpx / "counters" / board.counter
     core_sources = [hpx / "harness" / name for name in HARNESS_SOURCES]
-    core_sources += [common / name for name in BOARD_COMMON_SOURCES]
+    core_sources += [hpx / rel for rel in plan.sources]
     core_sources += [
         counter / c.name for c in sorted((root / "counters" / board.counter).glob("*.c"))
     ]
-    defines: Mapping[str, str] = dict(sorted(contribution.defines.items()))
+    defines: Mapping[str, str] = dict(sorted({**plan.defines, **contribution.defines}.items()))
     return env.get_template("cmake/CMakeLists.txt.j2").render(
         board=board,
         engine=settings.engine,
@@ -132,8 +134,18 @@ def _cmakelists(
         core_sources=[_cmake_path(p) for p in core_sources],
         engine_sources=_resolve(engine_dir, contribution.sources),
         core_include_dirs=[
-            _cmake_path(p) for p in (hpx / "harness", support, common, hpx / "counters", counter)
+            _cmake_path(p)
+            for p in (
+                hpx / "harness",
+                support,
+                common,
+                hpx / "counters",
+                counter,
+                *(hpx / d for d in plan.include_dirs),
+                *plan.external_include_dirs,
+            )
         ],
+        link_dirs=[_cmake_path(p) for p in plan.link_dirs],
         engine_include_dirs=_resolve(engine_dir, (".", *contribution.include_dirs)),
         defines=list(defines.items()),
         linker_dir=_cmake_path(support),
@@ -148,6 +160,8 @@ def render_project(
     board: Board,
     contribution: FirmwareContribution,
     settings: HarnessSettings,
+    *,
+    support: SupportPlan | None = None,
 ) -> Project:
     """Write the CMake project for ``board`` with the engine's glue into ``work_dir/project``.
 
@@ -162,8 +176,11 @@ def render_project(
             f"board {board.name} needs counter backend {board.counter!r}, which has no template",
             "this hpx version cannot build for that board yet",
         )
+    plan = support if support is not None else support_plan(board)
     env = _env(root)
     files: dict[str, bytes] = {}
+    for folder in plan.folders:
+        _copy_tree(root / folder, src / "hpx" / folder, files, src)
     _copy_tree(root / "harness", src / "hpx" / "harness", files, src)
     _copy_tree(root / "boards" / "common", src / "hpx" / "boards" / "common", files, src)
     _copy_tree(root / "boards" / board.support, src / "hpx" / "boards" / board.support, files, src)
@@ -186,7 +203,9 @@ def render_project(
     if contribution.cmake:
         files["engine/engine.cmake"] = contribution.cmake.encode()
     (src / "engine").mkdir(parents=True, exist_ok=True)
-    files["CMakeLists.txt"] = _cmakelists(env, src, board, settings, contribution, root).encode()
+    files["CMakeLists.txt"] = _cmakelists(
+        env, src, board, settings, contribution, root, plan
+    ).encode()
     _remove_stale(src, files)
     for rel, data in files.items():
         _write_if_changed(src / rel, data)

@@ -1,0 +1,90 @@
+/*
+ * Reset and vector table for the Apollo boards, laid out for the pinned nsx-ambiq-sdk's GCC
+ * linker scripts: the table goes in .isr_vector, the stack in .stack, and every section the
+ * script may load (data, shared SRAM, ITCM/DTCM/TCM code) is copied from its load address.
+ * Sections a SoC's script lacks have weak, absent symbols: their copy loops do nothing.
+ * Every exception and interrupt goes to the harness's fault reporter (none are enabled).
+ */
+#include <stdint.h>
+
+#include "board.h"
+#include "hpx_apollo_cmsis.h"
+#include "hpx_platform.h"
+
+extern int main(void);
+extern void __libc_init_array(void);
+void hpx_fault_entry(void);
+void Reset_Handler(void) __attribute__((noreturn));
+void SysTick_Handler(void);
+
+/* A counter backend that uses SysTick overrides this. */
+__attribute__((weak)) void SysTick_Handler(void) {}
+
+__attribute__((section(".stack"), used, aligned(8))) static uint64_t
+    hpx_stack[HPX_STACK_BYTES / sizeof(uint64_t)];
+
+#define HPX_WEAK_SECTION(prefix)                                              \
+    extern uint32_t _init_##prefix __attribute__((weak));                     \
+    extern uint32_t _s_##prefix __attribute__((weak));                        \
+    extern uint32_t _e_##prefix __attribute__((weak))
+
+extern uint32_t _init_data, _sdata, _edata, _sbss, _ebss;
+extern uint32_t _init_data_sram __attribute__((weak));
+extern uint32_t _ssdata __attribute__((weak)), _sedata __attribute__((weak));
+extern uint32_t _ssram_bss __attribute__((weak)), _esram_bss __attribute__((weak));
+extern uint32_t _init_tcm __attribute__((weak));
+extern uint32_t _stcm __attribute__((weak)), _etcm __attribute__((weak));
+HPX_WEAK_SECTION(itcm_text);
+HPX_WEAK_SECTION(dtcm_text);
+
+static void copy_words(const uint32_t *from, uint32_t *to, const uint32_t *end) {
+    while (to < end) {
+        *to++ = *from++;
+    }
+}
+
+static void zero_words(uint32_t *to, const uint32_t *end) {
+    while (to < end) {
+        *to++ = 0u;
+    }
+}
+
+static void enable_caches(void) {
+#if HPX_CORE_M55
+    SCB_EnableICache();
+    SCB_EnableDCache();
+#endif
+}
+
+extern const uintptr_t hpx_vectors[];
+
+void Reset_Handler(void) {
+    SCB->VTOR = (uint32_t)(uintptr_t)hpx_vectors;
+    SCB->CPACR |= 0xFu << 20; /* CP10/CP11: FPU, and MVE on Armv8.1-M */
+    __DSB();
+    __ISB();
+#if HPX_CORE_M55
+    __set_MSPLIM((uint32_t)(uintptr_t)hpx_stack);
+#endif
+    copy_words(&_init_data, &_sdata, &_edata);
+    copy_words(&_init_data_sram, &_ssdata, &_sedata);
+    copy_words(&_init_tcm, &_stcm, &_etcm);
+    copy_words(&_init_itcm_text, &_s_itcm_text, &_e_itcm_text);
+    copy_words(&_init_dtcm_text, &_s_dtcm_text, &_e_dtcm_text);
+    zero_words(&_sbss, &_ebss);
+    zero_words(&_ssram_bss, &_esram_bss);
+    enable_caches();
+    hpx_platform_init();
+    __libc_init_array();
+    hpx_platform_exit(main());
+}
+
+#define HPX_VECTORS (16 + HPX_IRQ_COUNT)
+
+__attribute__((section(".isr_vector"), used)) const uintptr_t hpx_vectors[HPX_VECTORS] = {
+    [0] = (uintptr_t)&hpx_stack[sizeof(hpx_stack) / sizeof(hpx_stack[0])],
+    [1] = (uintptr_t)Reset_Handler,
+    [2 ... 14] = (uintptr_t)hpx_fault_entry,
+    [15] = (uintptr_t)SysTick_Handler,
+    [16 ... HPX_VECTORS - 1] = (uintptr_t)hpx_fault_entry,
+};

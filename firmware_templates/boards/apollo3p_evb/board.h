@@ -1,0 +1,14 @@
+/* Board support constants for apollo3p_evb: Ambiq Apollo3 Blue Plus (Cortex-M4F). */
+#ifndef HPX_BOARD_H
+#define HPX_BOARD_H
+
+#define HPX_BOARD_NAME "apollo3p_evb"
+#define HPX_CPU_CLOCK_HZ 48000000u /* after reset; hpx does not switch clock modes */
+#define HPX_CORE_M55 0
+#define HPX_HAS_FPU 1
+#define HPX_HAS_MVE 0
+#define HPX_HAS_SECUREFAULT 0
+#define HPX_STACK_BYTES 4096u
+#define HPX_IRQ_COUNT 32 /* external interrupts in the vector table */
+
+#endif

@@ -1,0 +1,76 @@
+/*
+ * Armv8.1-M PMU backend. HPX_PMU_EVENTS lists the events of this pass as CMSIS names
+ * (ARM_PMU_INST_RETIRED, ...; the host generates it from --counters and its pass plan). Each
+ * event takes an even counter, its odd neighbour counts CHAIN, so every event is 32 bits.
+ * The boot check: the PMU must have enough counters, the enables must stick, and the cycle
+ * counter must advance across a loop of known length.
+ */
+#include <stdint.h>
+
+#include "hpx_apollo_cmsis.h"
+#include "hpx_counter_backend.h"
+#include "hpx_counter_check.h"
+
+#ifndef HPX_PMU_EVENTS
+#define HPX_PMU_EVENTS
+#endif
+
+static const uint16_t pmu_events[] = {HPX_PMU_EVENTS 0xFFFFu};
+#define PMU_EVENTS (sizeof(pmu_events) / sizeof(pmu_events[0]) - 1u)
+
+uint64_t hpx_pmu_cycle_high;
+
+static uint32_t pair_mask(void) {
+    uint32_t mask = 0u;
+    for (uint32_t k = 0; k < PMU_EVENTS; k++) {
+        mask |= 3u << (2u * k);
+    }
+    return mask;
+}
+
+int hpx_counter_init(void) {
+    DCB->DEMCR |= DCB_DEMCR_TRCENA_Msk;
+    uint32_t counters = (PMU->TYPE & PMU_TYPE_NUM_CNTS_Msk) + 1u;
+    if (counters < 2u * PMU_EVENTS) {
+        return HPX_COUNTER_ERR_EVENTS;
+    }
+    PMU->CNTENCLR = 0xFFFFFFFFu;
+    PMU->OVSCLR = 0xFFFFFFFFu;
+    for (uint32_t k = 0; k < PMU_EVENTS; k++) {
+        PMU->EVTYPER[2u * k] = pmu_events[k];
+        PMU->EVTYPER[2u * k + 1u] = ARM_PMU_CHAIN;
+    }
+    PMU->CTRL = PMU_CTRL_ENABLE_Msk | PMU_CTRL_EVENTCNT_RESET_Msk | PMU_CTRL_CYCCNT_RESET_Msk;
+    PMU->CNTENSET = PMU_CNTENSET_CCNTR_ENABLE_Msk | pair_mask();
+    if (!(PMU->CTRL & PMU_CTRL_ENABLE_Msk) ||
+        (PMU->CNTENSET & (PMU_CNTENSET_CCNTR_ENABLE_Msk | pair_mask())) !=
+            (PMU_CNTENSET_CCNTR_ENABLE_Msk | pair_mask())) {
+        return HPX_COUNTER_ERR_ENABLE;
+    }
+    hpx_pmu_cycle_high = 0u;
+    return hpx_counter_check_advances();
+}
+
+uint32_t hpx_pmu_event_read(uint32_t k, int *overflow) {
+    uint32_t high_bit = 1u << (2u * k + 1u);
+    uint32_t hi;
+    uint32_t lo;
+    do {
+        hi = PMU->EVCNTR[2u * k + 1u] & 0xFFFFu;
+        lo = PMU->EVCNTR[2u * k] & 0xFFFFu;
+    } while (hi != (PMU->EVCNTR[2u * k + 1u] & 0xFFFFu));
+    *overflow = (PMU->OVSSET & high_bit) != 0u;
+    return (hi << 16) | lo;
+}
+
+uint32_t hpx_pmu_event_count(void) {
+    return PMU_EVENTS;
+}
+
+const char *hpx_counter_name(void) {
+    return "pmu";
+}
+
+const char *hpx_counter_units(void) {
+    return "cycles";
+}
