@@ -25,7 +25,6 @@ INPUT_DIVISOR = 128.0
 # Error stages the runner reports as (stage << 8) | executorch::runtime::Error.
 STAGES = {"LOAD_PROGRAM": 1, "METHOD_META": 2, "MEMORY_PLAN": 3, "LOAD_METHOD": 4,
           "INPUT": 5, "EXECUTE": 6, "OUTPUT": 7}
-SECTIONS = {"sram": "", "tcm": '__attribute__((section(".hpx_tcm_bss")))'}
 
 
 def reference_codes(shape: Sequence[int]) -> list[int]:
@@ -93,10 +92,10 @@ def glue_header(settings: Settings, table: LayerTable, inputs: int) -> str:
              f"#define HPX_ET_LAYER_COUNT {len(table.layers)}u",
              f"#define HPX_ET_CHAIN_COUNT {len(table.chain_lengths)}",
              *(f"#define HPX_ET_STAGE_{k} {v}" for k, v in STAGES.items()),
-             f"#define HPX_ET_PLANNED_SECTION {SECTIONS[settings.locations['planned_arena']]}",
-             f"#define HPX_ET_METHOD_SECTION {SECTIONS[settings.locations['method_arena']]}",
-             f"#define HPX_ET_TEMP_SECTION {SECTIONS[settings.locations['temporary_arena']]}",
-             f"#define HPX_ET_IO_SECTION {SECTIONS[settings.locations['io']]}",
+             f"#define HPX_ET_PLANNED_SECTION {settings.sections['planned_arena']}",
+             f"#define HPX_ET_METHOD_SECTION {settings.sections['method_arena']}",
+             f"#define HPX_ET_TEMP_SECTION {settings.sections['temporary_arena']}",
+             f"#define HPX_ET_IO_SECTION {settings.sections['io']}",
              "#ifdef __cplusplus", 'extern "C" {', "#endif",
              "extern const uint8_t hpx_et_program[];", "extern const size_t hpx_et_program_size;",
              "extern const uint8_t *const hpx_et_inputs[];",

@@ -82,8 +82,13 @@ def hpx_verify_symbols(ctx: Any, inventory: SymbolInventory) -> list[SymbolFindi
     if engine is None or engine.type != ENGINE:
         return []
     model = getattr(ctx, "model", None)
-    portable = bool(model.portable_ops) if model is not None else False
-    ns_ops = bool(model.needs_ns_ops) if model is not None else False
+    # `hpx verify-kernels` says what to expect; a run derives it from its program.
+    portable = getattr(ctx, "expect_portable", None)
+    if portable is None:
+        portable = bool(model.portable_ops) if model is not None else False
+    ns_ops = getattr(ctx, "ns_ops", None)
+    if ns_ops is None:
+        ns_ops = bool(model.needs_ns_ops) if model is not None else False
     return findings(inventory.names(), engine.backend or "arm", expect_portable=portable,
                     ns_ops=ns_ops)
 

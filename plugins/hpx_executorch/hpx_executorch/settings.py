@@ -36,6 +36,7 @@ class Settings:
     input_size: int
     output_size: int
     locations: dict[str, str] = attrs.field(factory=dict)
+    sections: dict[str, str] = attrs.field(factory=dict)
 
 
 def _size(values: Iterable[int | None]) -> int | None:
@@ -51,17 +52,29 @@ def _planned(model: ModelInfo) -> int:
     return max(model.planned_memory, default=0)
 
 
+def has_data_tcm(board: Board) -> bool:
+    return any("TCM" in m.name.upper() and "data" in m.use.split(",") for m in board.memory)
+
+
 def _location(board: Board, buffer: str, chosen: str | None) -> str:
-    """``sram`` unless asked otherwise; ``tcm`` needs a board with a data TCM."""
-    if chosen is None or chosen == "sram":
-        return "sram"
-    has_dtcm = any(m.name.upper() == "DTCM" and m.use == "data" for m in board.memory)
-    if not has_dtcm:
+    """The board's default data memory unless asked otherwise (TCM where there is one)."""
+    tcm = has_data_tcm(board)
+    if chosen is None:
+        return "tcm" if tcm else "sram"
+    if chosen == "tcm" and not tcm:
         raise ConfigError(
             f"engine.config.{buffer}_location is tcm, but board {board.name} has no data TCM",
             "use sram, or an Apollo board",
         )
-    return "tcm"
+    return chosen
+
+
+def section_attribute(board: Board, location: str) -> str:
+    """Where a buffer lands: the default .bss is TCM on Apollo boards and SRAM on the emulated
+    ones; the Apollo linker scripts of nsx-ambiq-sdk collect ``.sram_bss`` into shared SRAM."""
+    if location == "sram" and has_data_tcm(board):
+        return '__attribute__((section(".sram_bss")))'
+    return ""
 
 
 def resolve(config: ExecutorchConfig, backend: str, model: ModelInfo, board: Board) -> Settings:
@@ -79,6 +92,7 @@ def resolve(config: ExecutorchConfig, backend: str, model: ModelInfo, board: Boa
               "method_arena": config.method_arena_location,
               "temporary_arena": config.temporary_arena_location,
               "io": config.io_location}
+    locations = {b: _location(board, b, chosen[b]) for b in BUFFERS}
     return Settings(
         backend=backend, ns_ops=bool(ns_ops), portable_ops=portable,
         planned_arena_size=max(_planned(model), 16),
@@ -86,5 +100,6 @@ def resolve(config: ExecutorchConfig, backend: str, model: ModelInfo, board: Boa
         temporary_arena_size=(config.temporary_arena_size if config.temporary_arena_size
                               is not None else DEFAULT_TEMP_ARENA),
         input_size=input_size, output_size=output_size,
-        locations={b: _location(board, b, chosen[b]) for b in BUFFERS},
+        locations=locations,
+        sections={b: section_attribute(board, loc) for b, loc in locations.items()},
     )

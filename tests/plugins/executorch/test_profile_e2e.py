@@ -1,0 +1,132 @@
+"""``executorch`` end to end: arm on the emulated Cortex-M55, ns built for the Apollo510 EVB.
+
+Needs the pinned sources (mirrors or network), the Arm toolchain and, for the arm runs, QEMU.
+The ns provider links ns-cmsis-nn's Ambiq-licensed kernels: it is built and checked here, never
+run. Each runtime is built once into the cache and shared by the tests that need it.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+from hpx_executorch.config import ExecutorchConfig
+from hpx_executorch.e2e import PteBuild, PteProfile, build_pte, profile_pte, run_built
+from hpx_executorch.engine import executorch_sources, prepare
+from hpx_executorch.verify import verify
+
+from hpx_core.boards import get_board
+from hpx_core.errors import ModelError, RunError
+from hpx_core.models import load_model
+
+from .conftest import STOCK_151, TIER1
+
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None, reason="needs the toolchain"),
+]
+needs_qemu = pytest.mark.skipif(shutil.which("qemu-system-arm") is None, reason="needs QEMU")
+MANIFEST = json.loads((TIER1 / "tier1_manifest.json").read_text(encoding="utf-8"))
+WORK = Path(tempfile.mkdtemp(prefix="hpx-executorch-e2e-"))
+
+
+@functools.cache
+def arm_profile(model: str) -> PteProfile:
+    return profile_pte(TIER1 / f"{model}_arm.pte", "arm", "qemu-m55", WORK / f"{model}-arm")
+
+
+@functools.cache
+def ns_build(model: str) -> PteBuild:
+    return build_pte(TIER1 / f"{model}_ns.pte", "ns", "apollo510_evb", WORK / f"{model}-ns")
+
+
+def _ids(model: str, provider: str) -> list[str]:
+    return [i["id"] for i in MANIFEST["models"][model]["programs"][provider]["instructions"]
+            if i["kind"] == "KernelCall"]
+
+
+@needs_qemu
+@pytest.mark.parametrize("model", ["tier1", "tier1mean"])
+def test_arm_on_qemu_counts_every_instruction_of_the_manifest(model: str) -> None:
+    profile = arm_profile(model)
+    m = profile.measurement
+    assert m.validity == "valid", m.issues
+    idents = [layer.name.rsplit(":", 1)[1] for layer in m.layers]
+    assert idents == _ids(model, "arm")
+    ops = [layer.op for layer in m.layers]
+    manifest_ops = [i["operator"].rsplit(".", 1)[0] for i in
+                    MANIFEST["models"][model]["programs"]["arm"]["instructions"]]
+    assert ops == manifest_ops
+    assert all(layer.calls == 1 and min(layer.counts) > 0 for layer in m.layers)
+    assert all(len(set(layer.counts)) == 1 for layer in m.layers), "emulated counts repeat"
+    assert len(set(m.whole)) == 1
+    layer_sum = sum(layer.counts[0] for layer in m.layers)
+    assert layer_sum < m.whole[0] < layer_sum + 5_000  # execute() outside the kernels: small
+    assert all(f.passed for f in profile.built.findings), profile.built.findings
+    assert (profile.bundle / "summary.json").is_file()
+
+
+@needs_qemu
+def test_second_arm_model_with_the_same_kernels_reuses_the_runtime() -> None:
+    first = arm_profile("tier1")
+    again = build_pte(TIER1 / "tier1_arm.pte", "arm", "qemu-m55", WORK / "tier1-arm-again")
+    assert not again.runtime.built and again.runtime.key == first.built.runtime.key
+
+
+@pytest.mark.parametrize("model", ["tier1", "tier1mean"])
+def test_ns_builds_for_apollo_and_passes_its_kernel_checks(model: str) -> None:
+    built = ns_build(model)
+    assert built.board.cpu_vendor == "Ambiq"
+    assert built.prepared.settings.ns_ops
+    assert all(f.passed for f in built.findings), built.findings
+    assert built.build.sizes.text > 0
+
+
+def test_each_provider_check_fails_on_the_other_providers_elf() -> None:
+    arm_elf = build_pte(TIER1 / "tier1_arm.pte", "arm", "qemu-m55", WORK / "tier1-arm-x").build.elf
+    ns_elf = ns_build("tier1").build.elf
+    on_ns = verify(ns_elf, "arm", expect_portable=True)
+    assert not all(f.passed for f in on_ns)
+    assert not next(f for f in on_ns if "weight-sum" in f.check).passed
+    on_arm = verify(arm_elf, "ns", ns_ops=True)
+    assert not any(f.passed for f in on_arm)
+
+
+def test_a_151_program_is_refused_before_building() -> None:
+    board = get_board("qemu-m55")
+    sources = executorch_sources("arm", board, ExecutorchConfig())
+    with pytest.raises(ModelError) as caught:
+        prepare(load_model(STOCK_151 / "tier1.pte"), ExecutorchConfig(), "arm", board, sources)
+    assert "ExecuTorch 1.3.0" in caught.value.message
+    assert "cortex_m::quantized_conv2d.out carries 15 arguments" in caught.value.message
+
+
+@needs_qemu
+def test_ns_program_on_an_arm_build_fails_at_method_load_with_a_named_operator() -> None:
+    """Bypass the pre-build check to show what the runtime itself says, read by hpx.
+
+    The arm build contains no Ambiq code, so it may run on the emulated board.
+    """
+    arm = arm_profile("tier1").built
+    ns_program = load_model(TIER1 / "tier1_ns.pte")
+    from hpx_executorch.e2e import executorch_glue
+    from hpx_executorch.layers import layer_table
+
+    from hpx_core.build import HarnessSettings, build_project, get_toolchain, render_project
+
+    prepared = type(arm.prepared)(arm.prepared.settings, layer_table(ns_program),
+                                  arm.prepared.runtime_version)
+    project = render_project(WORK / "ns-on-arm", arm.board,
+                             executorch_glue(ns_program, prepared, arm.runtime),
+                             HarnessSettings(engine="executorch", iterations=1, warmup=0))
+    result = build_project(project, get_toolchain("arm-none-eabi-gcc"))
+    crossed = type(arm)(**{**{a: getattr(arm, a) for a in arm.__attrs_attrs__.__dict__},
+                           "info": ns_program, "build": result})
+    with pytest.raises(RunError) as caught:
+        run_built(crossed, WORK / "ns-on-arm")
+    assert "Method::load() failed: operator missing: cortex_m_ns::" in caught.value.message
+    assert "enable ns_ops with backend ns" in caught.value.hint
