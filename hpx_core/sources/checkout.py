@@ -121,6 +121,25 @@ def exclusions_of(path: Path) -> tuple[str, ...]:
     return tuple(p[1:] for p in patterns if p.startswith("!"))
 
 
+def initialized_submodules(path: Path) -> list[str]:
+    """Paths (relative to ``path``) of its submodules that are checked out."""
+    out = str(git_at(path).submodule("status"))
+    return [line[1:].split()[1] for line in out.splitlines() if line and line[0] != "-"]
+
+
+def unlisted_submodules(root: Path, pin: RepoPin, missing: Iterable[str] = ()) -> list[str]:
+    """Initialized submodules the pin does not name (full paths from ``root``)."""
+    wanted = {s.path for s in pin.submodules if s.path not in set(missing)}
+    extra: list[str] = []
+    for level in ["", *sorted(w for w in wanted if head_of(root / w))]:
+        base = root / level if level else root
+        for rel in initialized_submodules(base):
+            full = f"{level}/{rel}" if level else rel
+            if full not in wanted:
+                extra.append(full)
+    return extra
+
+
 def _exclusion_drift(path: Path, exclude: tuple[str, ...]) -> str:
     found = exclusions_of(path)
     return "" if found == exclude else f"leaves out {list(found)}, the pin {list(exclude)}"
@@ -135,8 +154,14 @@ def split_submodule(root: Path, pin: RepoPin, sub: SubmodulePin) -> tuple[Path, 
     return root / parent, sub.path[len(parent) + 1 :]
 
 
-def inspect(path: Path, pin: RepoPin, *, check_origin: bool = True) -> CheckoutState:
-    """Compare ``path`` with ``pin`` without changing anything."""
+def inspect(
+    path: Path, pin: RepoPin, *, check_origin: bool = True, extra_submodules: bool = False
+) -> CheckoutState:
+    """Compare ``path`` with ``pin`` without changing anything.
+
+    ``extra_submodules`` tolerates initialized submodules the pin does not name (a user's own
+    recursive checkout); the cache holds only the named ones.
+    """
     if not path.exists():
         return CheckoutState("missing")
     head = head_of(path)
@@ -157,7 +182,10 @@ def inspect(path: Path, pin: RepoPin, *, check_origin: bool = True) -> CheckoutS
             absent.append(sub.path)
         elif state is not None:
             found.setdefault(state, detail)
+    extra = [] if extra_submodules else unlisted_submodules(path, pin)
     problem = dirt(path) or _exclusion_drift(path, pin.exclude)
+    if extra:
+        problem = problem or f"submodule {extra[0]} is initialized but not pinned"
     if problem:
         found.setdefault("dirty", problem)
     for state in ("wrong commit", "dirty"):

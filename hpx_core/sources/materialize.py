@@ -122,6 +122,9 @@ def _update_or_clone(pin: RepoPin, store: SourceCache, report: ProgressFn) -> li
     final = store.checkout(pin.name)
     if final.exists():
         state = inspect(final, pin)
+        if state.state == "at pin":
+            # Exactly at the pin and clean: a force-sync would change nothing.
+            return list(state.absent_optional)
         if state.state != "invalid":
             return force_sync(final, pin, report)
         log.info("replacing unusable checkout", path=str(final), reason=state.detail)

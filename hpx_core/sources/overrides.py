@@ -67,7 +67,7 @@ def use_override(
     if head is None:
         problems.append("not a git checkout, so its commit cannot be verified")
     else:
-        state = inspect(path, pin, check_origin=False)
+        state = inspect(path, pin, check_origin=False, extra_submodules=True)
         if state.state != "at pin":
             problems.append(f"{state.state}: {state.detail}")
         elif state.absent_optional:

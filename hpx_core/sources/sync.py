@@ -17,7 +17,13 @@ import structlog
 
 from hpx_core.errors import SourceError
 from hpx_core.sources.baseline import RepoPin, SubmodulePin
-from hpx_core.sources.checkout import git_at, gitlink, head_of, split_submodule
+from hpx_core.sources.checkout import (
+    git_at,
+    gitlink,
+    head_of,
+    split_submodule,
+    unlisted_submodules,
+)
 
 log = structlog.get_logger()
 
@@ -188,20 +194,13 @@ def _sync_submodule(root: Path, pin: RepoPin, sub: SubmodulePin) -> bool:
     return True
 
 
-def _initialized_submodules(path: Path) -> list[str]:
-    out = str(git_at(path).submodule("status"))
-    return [line[1:].split()[1] for line in out.splitlines() if line and line[0] != "-"]
-
-
 def _deinit_unlisted(root: Path, pin: RepoPin, missing: list[str]) -> None:
     """Only the named submodules stay initialized (a baseline may drop one)."""
-    wanted = {s.path for s in pin.submodules if s.path not in missing}
-    for level in ["", *sorted(wanted)]:
-        base = root / level if level else root
-        for rel in _initialized_submodules(base):
-            full = f"{level}/{rel}" if level else rel
-            if full not in wanted:
-                git_at(base).submodule("deinit", "--force", "--", rel)
+    for full in unlisted_submodules(root, pin, missing):
+        owners = [s.path for s in pin.submodules if full.startswith(s.path + "/")]
+        base = max(owners, key=len) if owners else ""
+        rel = full[len(base) + 1 :] if base else full
+        git_at(root / base if base else root).submodule("deinit", "--force", "--", rel)
 
 
 def force_sync(path: Path, pin: RepoPin, report: ProgressFn) -> list[str]:

@@ -328,3 +328,36 @@ def test_exclusions_of_the_root_follow_the_pin(upstream: Upstream, tmp_path: Pat
     materialize_pin(plain, store)
     assert (root / ".gitignore").exists()
     assert inspect(root, plain).state == "at pin"
+
+
+def test_unpinned_submodules_are_dirty_and_deinitialized(
+    upstream: Upstream, tmp_path: Path
+) -> None:
+    store = SourceCache(tmp_path / "cache")
+    pin = upstream.pin()
+    materialize_pin(pin, store)
+    root = store.checkout("app")
+    run_git(root, "submodule", "update", "-q", "--init", "--", "external/unused")
+    assert (root / "external/unused/unused.txt").exists()
+    state = inspect(root, pin)
+    assert state.state == "dirty" and "external/unused" in state.detail
+    materialize_pin(pin, store)
+    assert list((root / "external/unused").iterdir()) == []
+    assert inspect(root, pin).state == "at pin"
+
+
+def test_a_cache_at_the_pin_is_used_without_syncing(
+    upstream: Upstream, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = SourceCache(tmp_path / "cache")
+    pin = upstream.pin()
+    materialize_pin(pin, store)
+
+    def no_sync(*args: object) -> list[str]:
+        raise AssertionError("a clean checkout at its pin was synced again")
+
+    monkeypatch.setattr(mat, "force_sync", no_sync)
+    assert materialize_pin(pin, store).repos[0].commit == upstream.c3
+    (store.checkout("app") / "stray.txt").write_text("x\n")
+    with pytest.raises(AssertionError, match="synced again"):
+        materialize_pin(pin, store)
