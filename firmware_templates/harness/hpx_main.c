@@ -31,6 +31,10 @@
 #define HPX_CAL_REPEATS 8
 #endif
 
+/* Records sent, announced in SUMMARY so the host can check nothing went missing. */
+static uint32_t sent_whole;
+static uint32_t sent_layers;
+
 static void send_start(void) {
     hpx_wire_begin("START");
     hpx_wire_u64("v", HPX_WIRE_VERSION);
@@ -90,6 +94,7 @@ static int run_whole(uint32_t iteration, int record) {
         hpx_wire_u64("iter", iteration);
         hpx_wire_u64("raw", hpx_slot_total[HPX_RESERVED_SLOT]);
         hpx_wire_end();
+        sent_whole++;
     }
     return 0;
 }
@@ -108,6 +113,7 @@ static int send_layers(uint32_t iteration) {
         hpx_wire_u64("raw", hpx_slot_total[i]);
         hpx_wire_u64("calls", hpx_slot_calls[i]);
         hpx_wire_end();
+        sent_layers++;
     }
     if (hpx_slot_overflow != 0u) {
         return fail("layers", HPX_ERR_LAYER_OVERFLOW, HPX_EXIT_HARNESS_ERROR);
@@ -157,6 +163,10 @@ int main(void) {
             return rc;
         }
     }
+    hpx_wire_begin("SUMMARY");
+    hpx_wire_u64("whole", sent_whole);
+    hpx_wire_u64("layer_records", sent_layers);
+    hpx_wire_end();
     rc = hpx_engine_finish();
     if (rc != 0) {
         return fail("finish", rc, HPX_EXIT_ENGINE_ERROR);

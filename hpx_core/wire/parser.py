@@ -157,6 +157,16 @@ class WireParser:
                 raise StreamError(
                     "version", f"protocol version {record.number('v')}, hpx reads {VERSION}", offset
                 )
+        if record.type == "SUMMARY":
+            for kind, key in (("WHOLE", "whole"), ("LAYER", "layer_records")):
+                got = sum(1 for r in self._records if r.type == kind)
+                if got != record.number(key):
+                    raise StreamError(
+                        "lost",
+                        f"SUMMARY says {record.number(key)} {kind} "
+                        f"records were sent, {got} arrived",
+                        offset,
+                    )
         if record.type == "END":
             self._ended = True
 

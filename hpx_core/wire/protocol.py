@@ -103,6 +103,14 @@ RECORDS: dict[str, RecordSpec] = {
             ),
         ),
         RecordSpec(
+            "SUMMARY",
+            "after the measured passes: what was sent, for a completeness check",
+            (
+                _f("whole", "int", "WHOLE records sent"),
+                _f("layer_records", "int", "LAYER records sent"),
+            ),
+        ),
+        RecordSpec(
             "OUTPUT",
             "a chunk of an output tensor (after the last inference)",
             (

@@ -37,13 +37,22 @@ def test_known_loops_come_out_at_their_instruction_counts() -> None:
 
 
 def test_missing_samples_degrade_the_result() -> None:
+    """A run that measured a layer fewer times than promised (and said so) is degraded."""
     capture = parse_capture(STREAM)
     kept = [
         r
         for r in capture.records
         if not (r.type == "LAYER" and r.number("iter") == 2 and r.number("idx") == 0)
     ]
-    stream = b"".join(encode_record(i, r.type, r.fields) for i, r in enumerate(kept))
+    fields = [
+        {**r.fields, "layer_records": r.number("layer_records") - 1}
+        if r.type == "SUMMARY"
+        else r.fields
+        for r in kept
+    ]
+    stream = b"".join(
+        encode_record(i, r.type, f) for i, (r, f) in enumerate(zip(kept, fields, strict=True))
+    )
     m = measure(parse_capture(stream), get_board("qemu-m55"))
     assert m.validity == "degraded"
     assert m.issues == ("layer 0 has 2 of 3 samples",)

@@ -68,6 +68,17 @@ def test_dropped_record_is_loss() -> None:
     assert "expected record #10, got #11" in caught.value.message
 
 
+def test_record_dropped_and_renumbered_is_caught_by_summary() -> None:
+    """Even a consistent renumbering cannot hide a missing LAYER record: SUMMARY counts them."""
+    capture = parse_capture(STREAM)
+    kept = [r for r in capture.records if r.seq != capture.of("LAYER")[4].seq]
+    stream = b"".join(encode_record(i, r.type, r.fields) for i, r in enumerate(kept))
+    with pytest.raises(StreamError) as caught:
+        parse_capture(stream)
+    assert caught.value.problem == "lost"
+    assert "LAYER records were sent" in caught.value.message
+
+
 def test_repeated_record_is_loss() -> None:
     with pytest.raises(StreamError) as caught:
         parse_capture(b"".join(LINES[:10] + LINES[9:]))
