@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import shutil
@@ -74,6 +75,7 @@ class LibrarySpec:
         return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
 
 
+@functools.cache
 def toolchain_identity(compiler: str = "arm-none-eabi-gcc") -> str:
     """The compiler's first ``--version`` line: part of every library key."""
     found = shutil.which(compiler)

@@ -1,9 +1,9 @@
 """Hook implementations of the ``tflm`` engine.
 
 The hooks read these attributes of the pipeline's context: ``config`` (ProfileConfig),
-``engine_config`` (TflmConfig), ``board`` (Board), ``model`` (ModelInfo) and, from the
-firmware stage on, ``sources`` (the SourceSet this plugin returned). The work is done by the
-typed functions of :mod:`hpx_tflm.engine`.
+``engine_config`` (TflmConfig; or ``validated.engine_config``), ``board`` (Board), ``model``
+(ModelInfo) and, from the firmware stage on, ``sources`` (the SourceSet this plugin returned).
+The work is done by the typed functions of :mod:`hpx_tflm.engine`.
 """
 
 from __future__ import annotations
@@ -46,9 +46,18 @@ def hpx_validate_config(ctx: ConfigContext) -> TflmConfig:
     return ctx.document.structure(TflmConfig, "engine.config")
 
 
+def _engine_config(ctx: Any) -> TflmConfig:
+    """``ctx.engine_config``, or the validated config's (the pipeline's RunState keeps it there)."""
+    found = getattr(ctx, "engine_config", None)
+    if found is None:
+        found = ctx.validated.engine_config
+    assert isinstance(found, TflmConfig)
+    return found
+
+
 @hookimpl
 def hpx_materialize_sources(ctx: Any) -> SourceSet:
-    return tflm_sources(ctx.config.engine.backend, ctx.board, ctx.engine_config,
+    return tflm_sources(ctx.config.engine.backend, ctx.board, _engine_config(ctx),
                         offline=ctx.config.build.offline)
 
 
@@ -57,7 +66,7 @@ def hpx_generate_firmware(ctx: Any) -> FirmwareContribution:
     jobs = ctx.config.build.jobs or 2
     library = tflm_library(ctx.sources, ctx.config.engine.backend, ctx.board, jobs=jobs)
     arena = plan_arena(ctx.config.model.arena_size, ctx.board)
-    return tflm_firmware(ctx.model, ctx.engine_config, ctx.sources, library, arena).contribution
+    return tflm_firmware(ctx.model, _engine_config(ctx), ctx.sources, library, arena).contribution
 
 
 @hookimpl

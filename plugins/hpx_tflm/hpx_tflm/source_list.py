@@ -12,6 +12,7 @@ CMSIS-NN C sources are added (``ext_libs/cmsis_nn.inc``, int8 only: no ``_f16``/
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
@@ -68,13 +69,14 @@ def _micro_base(root: Path, excluded: set[str]) -> list[str]:
 
 def _shared_tflite(root: Path) -> list[str]:
     found: list[str] = []
-    for path in sorted((root / "tensorflow").rglob("*")):
-        rel = path.relative_to(root).as_posix()
-        if any(rel == p or rel.startswith(p + "/") for p in PRUNED):
-            continue
-        if path.suffix in (".cc", ".c") and path.is_file() and rel not in STATIC_MEMORY_EXCLUDED:
-            found.append(rel)
-    return found
+    for folder, dirs, files in os.walk(root / "tensorflow"):
+        rel_dir = Path(folder).relative_to(root).as_posix()
+        dirs[:] = sorted(d for d in dirs if f"{rel_dir}/{d}" not in PRUNED)
+        for name in sorted(files):
+            rel = f"{rel_dir}/{name}"
+            if name.endswith((".cc", ".c")) and rel not in STATIC_MEMORY_EXCLUDED:
+                found.append(rel)
+    return sorted(found)
 
 
 def _specialize(kernels: Iterable[str], root: Path, folder: str) -> list[str]:
