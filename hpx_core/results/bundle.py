@@ -26,6 +26,12 @@ from hpx_core.results.measure import Measurement
 MANIFEST = "manifest.json"
 BUNDLE_SCHEMA = 1
 Status = Literal["complete", "failed"]
+EMULATED_UNITS = "instructions (emulated)"
+EMULATED_CAVEAT = (
+    "Counts are instructions executed under QEMU -icount, not cycles: no pipeline, wait states "
+    "or memory timing; a low-overhead loop's `le` counts every iteration and an MVE "
+    "instruction counts as one. Compare emulated results only with emulated results."
+)
 
 
 @attrs.frozen
@@ -99,6 +105,8 @@ def _summary(inputs: BundleInputs) -> dict[str, Any]:
         },
         "measurement": _measurement_json(m) if m else None,
     }
+    if inputs.counter_units == EMULATED_UNITS:
+        summary["caveat"] = EMULATED_CAVEAT
     if inputs.extra:
         summary["extra"] = dict(inputs.extra)
     return summary

@@ -53,6 +53,7 @@ def test_complete_bundle_contents(tmp_path: Path) -> None:
     assert summary["status"] == "complete" and summary["validity"] == "valid"
     assert summary["identity"]["counter_units"] == "instructions (emulated)"
     assert summary["identity"]["model_sha256"] == "ab" * 32
+    assert "not cycles" in summary["caveat"]
     layers = summary["measurement"]["layers"]
     assert [layer["name"] for layer in layers][:2] == ["tiny", "short"]
     csv_lines = (bundle / "layers.csv").read_text().splitlines()
