@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import attrs
 import pytest
 
 from hpx_core.boards import get_board
@@ -78,3 +79,9 @@ def test_wrap_cost_is_five_instructions_in_ticks() -> None:
     # qemu-m55: 1.024 ticks per instruction -> 5.12 ticks; qemu-m4: 1.6 -> 8 ticks
     assert wrap_cost_q16(get_board("qemu-m55")) == round(5.12 * 65536)
     assert wrap_cost_q16(get_board("qemu-m4")) == 8 * 65536
+
+
+def test_board_without_a_counter_template_is_refused(tmp_path: Path) -> None:
+    board = attrs.evolve(get_board("qemu-m55"), name="future-board", counter="no_such_counter")
+    with pytest.raises(BuildError, match="needs counter backend 'no_such_counter'"):
+        render_project(tmp_path, board, GLUE, HarnessSettings("demo"))
