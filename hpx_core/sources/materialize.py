@@ -2,9 +2,9 @@
 
 Every run force-syncs: the checkout is detached at the exact commit, local edits and untracked
 files are discarded, and only the named submodules are initialized at their recorded commits,
-so the pin alone defines the build. A first clone is made in a temporary folder and renamed
-into place, so an interrupted clone never leaves a half cache; a file lock per repository lets
-concurrent runs share the cache.
+so the pin alone defines the build (a checkout found exactly so is left as it is). A first
+clone is made in a temporary folder and renamed into place, so an interrupted clone never
+leaves a half cache; a file lock per repository lets concurrent runs share the cache.
 """
 
 from __future__ import annotations
@@ -60,20 +60,19 @@ def _records(pin: RepoPin, root: Path, missing: Iterable[str]) -> Materialized:
     return Materialized([top, *subs], absent)
 
 
-def _fresh_clone(pin: RepoPin, store: SourceCache, report: ProgressFn) -> list[str]:
+def _fresh_clone(pin: RepoPin, store: SourceCache, report: ProgressFn) -> None:
     final = store.checkout(pin.name)
     store.sources.mkdir(parents=True, exist_ok=True)
     temp = Path(tempfile.mkdtemp(prefix=store.temp_prefix(pin.name), dir=store.sources))
     try:
         report(pin.name, "cloning", None)
         clone(pin, temp, report)
-        missing = force_sync(temp, pin, report)
+        force_sync(temp, pin, report)
         temp.chmod(0o755)  # mkdtemp made it private; the cache is shared
         temp.rename(final)
     except BaseException:
         shutil.rmtree(temp, ignore_errors=True)
         raise
-    return missing
 
 
 def _verified(pin: RepoPin, path: Path, offline: bool) -> list[str]:
@@ -105,9 +104,10 @@ def materialize_pin(
             store.remove_stale_temps(pin.name)
             if offline:
                 missing = _verified(pin, final, offline=True)
+            elif not _update_or_clone(pin, store, report):
+                missing = _verified(pin, final, offline=False)
             else:
-                missing = _update_or_clone(pin, store, report)
-                _verified(pin, final, offline=False)
+                missing = []
     except Timeout:
         raise SourceError(
             f"timed out waiting for the cache lock of {pin.name}",
@@ -118,18 +118,20 @@ def materialize_pin(
     return _records(pin, final, missing)
 
 
-def _update_or_clone(pin: RepoPin, store: SourceCache, report: ProgressFn) -> list[str]:
+def _update_or_clone(pin: RepoPin, store: SourceCache, report: ProgressFn) -> bool:
+    """Sync the checkout; True when it was already exactly at the pin, complete and clean."""
     final = store.checkout(pin.name)
     if final.exists():
         state = inspect(final, pin)
-        if state.state == "at pin":
-            # Exactly at the pin and clean: a force-sync would change nothing.
-            return list(state.absent_optional)
+        if state.state == "at pin" and not state.absent_optional:
+            return True  # a force-sync would change nothing
         if state.state != "invalid":
-            return force_sync(final, pin, report)
+            force_sync(final, pin, report)
+            return False
         log.info("replacing unusable checkout", path=str(final), reason=state.detail)
         shutil.rmtree(final)
-    return _fresh_clone(pin, store, report)
+    _fresh_clone(pin, store, report)
+    return False
 
 
 def provenance_of(parts: Iterable[Provenance]) -> Provenance:
