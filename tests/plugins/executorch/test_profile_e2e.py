@@ -12,7 +12,9 @@ import json
 import shutil
 import tempfile
 from pathlib import Path
+from typing import Any
 
+import attrs
 import pytest
 from hpx_executorch.config import ExecutorchConfig
 from hpx_executorch.e2e import PteBuild, PteProfile, build_pte, profile_pte, run_built
@@ -132,3 +134,48 @@ def test_ns_program_on_an_arm_build_fails_at_method_load_with_a_named_operator()
         run_built(crossed, WORK / "ns-on-arm")
     assert "Method::load() failed: operator missing: cortex_m_ns::" in caught.value.message
     assert "enable ns_ops with backend ns" in caught.value.hint
+
+
+@attrs.define
+class _Ctx:
+    """What the pipeline hands the engine hooks (config, engine config, board, model, sources)."""
+
+    config: Any
+    engine_config: ExecutorchConfig
+    board: Any
+    model: Any
+    sources: Any = None
+
+
+@needs_qemu
+def test_the_hooks_take_tier1_from_sources_to_named_layers(write_yaml: Any) -> None:
+    from hpx_executorch import plugin
+
+    from hpx_core.build import (
+        HarnessSettings,
+        build_project,
+        get_toolchain,
+        render_project,
+        symbol_inventory,
+    )
+    from hpx_core.config import load_config
+    from hpx_core.run import run_on_qemu
+    from hpx_core.wire import parse_capture
+
+    path = write_yaml(f"model: {{path: {TIER1 / 'tier1_arm.pte'}}}\n"
+                      "engine: {type: executorch, backend: arm}\ntarget: {board: qemu-m55}\n")
+    config, _ = load_config(path, {})
+    ctx = _Ctx(config, ExecutorchConfig(), get_board("qemu-m55"),
+               load_model(TIER1 / "tier1_arm.pte"))
+    ctx.sources = plugin.hpx_materialize_sources(ctx)
+    contribution = plugin.hpx_generate_firmware(ctx)
+    project = render_project(WORK / "hooks", ctx.board, contribution,
+                             HarnessSettings(engine="executorch", iterations=2, warmup=1))
+    built = build_project(project, get_toolchain("arm-none-eabi-gcc"))
+    found = plugin.hpx_verify_symbols(ctx, symbol_inventory(built.elf))
+    assert found and all(f.passed for f in found)
+    capture = parse_capture(run_on_qemu(ctx.board, built.elf, timeout=600).stream)
+    layers = plugin.hpx_parse_results(ctx, capture)
+    assert [layer.name.rsplit(":", 1)[1] for layer in layers] == _ids("tier1", "arm")
+    assert layers[2].name == "cortex_m::quantized_conv2d:c0i2"
+    assert all(next(iter(layer.counters.values())) > 0 for layer in layers)
