@@ -1,0 +1,194 @@
+"""The probe runner against a fake pyocd (ConnectHelper/Session/Target/FileProgrammer).
+
+The firmware ELF is real (the selftest built for qemu-m55 by the real toolchain): the runner
+reads its symbols to name where a hung target stopped. The streams are real wire captures.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from emulated_firmware import selftest_build
+from fake_pyocd import (
+    Bench,
+    FakeError,
+    FakeProbe,
+    FakeTarget,
+    FakeTargetSupportError,
+    Firmware,
+    State,
+)
+
+from hpx_core.boards import get_board
+from hpx_core.build.elfinfo import symbol_inventory
+from hpx_core.errors import CaptureError, RunError
+from hpx_core.probe.probes import NoProbeError
+from hpx_core.probe.pyocd_api import PyocdApi
+from hpx_core.probe.record import run_and_record_on_probe
+from hpx_core.probe.runner import ProbeSettings, run_on_probe
+from hpx_core.results import verify_bundle
+from hpx_core.wire import parse_capture
+from hpx_core.wire.encode import encode_record
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "wire"
+BOARD = get_board("apollo510_evb")
+TCM = next(r for r in BOARD.memory if r.name == "MCU_TCM")
+CB = TCM.origin + 0x6510  # where a control block may sit in TCM (any aligned address works)
+RING = TCM.origin + 0x7000
+FAST = ProbeSettings(timeout=10.0, rtt_wait=0.3, heartbeat=0.3, poll=0.0)
+
+
+def apollo_stream() -> bytes:
+    """The recorded qemu-m55 selftest stream, its START record re-encoded as the Apollo510
+    firmware sends it (board, PMU cycle counter); every other record is byte for byte."""
+    raw = (FIXTURES / "selftest-qemu-m55.bin").read_bytes()
+    out = bytearray()
+    for record in parse_capture(raw).records:
+        fields = dict(record.fields)
+        if record.type == "START":
+            fields |= {"board": BOARD.name, "counter": "pmu", "units": "cycles"}
+        out += encode_record(record.seq, record.type, fields)
+    return bytes(out)
+
+
+@pytest.fixture(scope="module")
+def elf() -> Path:
+    built: Path = selftest_build("qemu-m55")[1].elf
+    return built
+
+
+def bench(stream: bytes = b"", probes: int = 1, **firmware: object) -> Bench:
+    fw = Firmware(stream=stream, cb_address=CB, buffer_address=RING, **firmware)  # type: ignore[arg-type]
+    target = FakeTarget([(r.origin, r.length) for r in BOARD.memory], fw)
+    found = [FakeProbe(f"0012345678{i}", f"Apollo510 EVB J-Link #{i}") for i in range(probes)]
+    return Bench(found, target, known_targets={BOARD.silicon.pyocd_target})  # type: ignore[union-attr]
+
+
+def api(desk: Bench) -> PyocdApi:
+    return PyocdApi(
+        desk.connect_helper(), desk.file_programmer(), FakeError, FakeTargetSupportError
+    )
+
+
+def test_no_probe_is_its_own_error(elf: Path) -> None:
+    desk = bench(probes=0)
+    with pytest.raises(NoProbeError) as caught:
+        run_on_probe(BOARD, elf, api=api(desk), settings=FAST)
+    assert caught.value.message == "no debug probe is attached"
+    assert "hpx build" in caught.value.hint
+    assert desk.sessions == []
+
+
+def test_two_probes_without_probe_names_both(elf: Path) -> None:
+    desk = bench(apollo_stream(), probes=2)
+    with pytest.raises(RunError) as caught:
+        run_on_probe(BOARD, elf, api=api(desk), settings=FAST)
+    assert "2 debug probes are attached" in caught.value.message
+    assert "--probe UID" in caught.value.hint
+    assert "00123456780" in caught.value.hint and "00123456781" in caught.value.hint
+    assert desk.sessions == []
+
+
+def test_probe_option_chooses_one_of_two(elf: Path) -> None:
+    desk = bench(apollo_stream(), probes=2)
+    out = run_on_probe(BOARD, elf, probe="00123456781", api=api(desk), settings=FAST)
+    assert out.probe.unique_id == "00123456781"
+    assert [s.probe.unique_id for s in desk.sessions] == ["00123456781"]
+    with pytest.raises(RunError, match="matches no attached probe"):
+        run_on_probe(BOARD, elf, probe="99", api=api(bench(probes=2)), settings=FAST)
+
+
+def test_flash_failure_is_reported_and_the_session_closed(elf: Path) -> None:
+    desk = bench(apollo_stream())
+    desk.flash_error = "flash algorithm returned error 0x1 at 0x00410000"
+    with pytest.raises(RunError) as caught:
+        run_on_probe(BOARD, elf, api=api(desk), settings=FAST)
+    assert caught.value.message == (
+        f"flashing {elf.name} failed: flash algorithm returned error 0x1 at 0x00410000"
+    )
+    assert desk.sessions[0].closed
+    assert desk.target.resets == 0  # never reset into a half-written image
+
+
+def test_unknown_target_asks_for_the_pack(elf: Path, tmp_path: Path) -> None:
+    desk = bench(apollo_stream())
+    desk.known_targets = set()
+    with pytest.raises(RunError) as caught:
+        run_on_probe(BOARD, elf, api=api(desk), settings=FAST)
+    assert "pyocd does not know target 'ap510nfa_cbr'" in caught.value.message
+    assert "--pack PATH" in caught.value.hint
+    pack = tmp_path / "AmbiqMicro.Apollo_DFP.pack"
+    pack.write_bytes(b"PK")
+    with_pack = ProbeSettings(timeout=10.0, rtt_wait=0.3, heartbeat=0.3, poll=0.0, packs=[pack])
+    run_on_probe(BOARD, elf, api=api(desk), settings=with_pack)
+    assert desk.sessions[-1].options["pack"] == [str(pack)]
+    assert desk.sessions[-1].options["target_override"] == "ap510nfa_cbr"
+
+
+def test_rtt_control_block_not_found(elf: Path) -> None:
+    desk = bench(apollo_stream(), rtt=False)
+    with pytest.raises(CaptureError) as caught:
+        run_on_probe(BOARD, elf, api=api(desk), settings=FAST)
+    assert "no SEGGER RTT control block found in RAM" in caught.value.message
+    assert f"{TCM.origin:#010x}" in caught.value.message
+    assert "within 0.3 s of reset" in caught.value.message
+    assert desk.flashed and desk.target.resets == 1 and desk.sessions[0].closed
+
+
+def test_silent_target_is_reported_hung_where_it_hangs(elf: Path, tmp_path: Path) -> None:
+    main = next(s for s in symbol_inventory(elf).symbols if s.name == "main")
+    stream = apollo_stream()
+    desk = bench(stream, stop_after=500, pc=main.address + 4)
+    with pytest.raises(RunError) as caught:
+        run_and_record_on_probe(
+            BOARD, elf, tmp_path, engine="selftest", api=api(desk), settings=FAST
+        )
+    message = caught.value.message
+    assert message.startswith("the target is hung: no output for 0.3 s")
+    assert f"core RUNNING, pc {main.address + 4:#010x} in main" in message
+    assert "after 500 bytes" in message
+    assert desk.target.halts == 1
+    bundle = Path(caught.value.hint.split("failed bundle: ")[1])
+    assert (bundle / "capture.bin").read_bytes() == stream[:500]
+    assert json.loads((bundle / "summary.json").read_text())["status"] == "failed"
+
+
+def test_locked_up_target_is_not_halted_again(elf: Path) -> None:
+    desk = bench(apollo_stream(), stop_after=100, stopped_state=State.LOCKUP)
+    with pytest.raises(RunError, match=r"core LOCKUP, pc 0x00410123"):
+        run_on_probe(BOARD, elf, api=api(desk), settings=FAST)
+    assert desk.target.halts == 0
+
+
+def test_complete_capture_through_a_small_ring_becomes_a_bundle(elf: Path, tmp_path: Path) -> None:
+    stream = apollo_stream()
+    desk = bench(stream, buffer_size=256, chunk=97)
+    assert len(stream) > 7 * 256  # the ring wraps several times
+    record = run_and_record_on_probe(
+        BOARD, elf, tmp_path, engine="selftest", api=api(desk), settings=FAST
+    )
+    assert record.output.stream == stream
+    assert record.output.rtt_address == CB + 24  # the up-channel's descriptor
+    check = verify_bundle(record.bundle)
+    assert check.status == "complete"
+    assert (record.bundle / "capture.bin").read_bytes() == stream
+    summary = json.loads((record.bundle / "summary.json").read_text())
+    assert summary["identity"]["board"] == "apollo510_evb"
+    assert summary["identity"]["counter_units"] == "cycles"
+    assert summary["validity"] == "valid"
+    names = [layer.name for layer in record.measurement.layers]
+    assert names == ["tiny", "short", "nops", "memory", "float", "vector", "long"]
+    assert record.measurement.units == "cycles"
+    run = json.loads((record.bundle / "run.json").read_text())
+    assert run["probe"]["unique_id"] == "00123456780"
+
+
+def test_a_stream_from_another_boards_firmware_is_refused(elf: Path, tmp_path: Path) -> None:
+    stream = (FIXTURES / "selftest-qemu-m55.bin").read_bytes()
+    desk = bench(stream)
+    with pytest.raises(CaptureError, match="built for 'qemu-m55', not 'apollo510_evb'"):
+        run_and_record_on_probe(
+            BOARD, elf, tmp_path, engine="selftest", api=api(desk), settings=FAST
+        )
