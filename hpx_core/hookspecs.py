@@ -95,3 +95,13 @@ def hpx_parse_results(ctx: Any, capture: Any) -> list[LayerRecord]:
     operator names and stable layer identities (e.g. ``CONV_2D`` or
     ``cortex_m::quantized_conv2d:c0i1``).
     """
+
+
+@hookspec(firstresult=True)
+def hpx_result_extras(ctx: Any, capture: Any) -> dict[str, Any] | None:
+    """Add the engine's own facts to the result bundle's ``extra`` section.
+
+    Typical answers: which input was fed (file, seeded random, zeros), the arena actually
+    used, and the output tensors the firmware sent compared with a host reference (exact
+    match, or the largest difference). Only measured or recorded facts belong here.
+    """

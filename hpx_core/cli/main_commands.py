@@ -230,11 +230,28 @@ def profile(
         profiling__warmup=warmup,
         build__offline=offline,
     )
-    outcome = pipeline.profile(
-        model,
-        config,
-        overrides,
-        api.registry(),
-        on_stage=lambda name: console.print(f"[dim]-> {name}[/]"),
+    with console.status("profiling") as status:
+        outcome = pipeline.profile(
+            model,
+            config,
+            overrides,
+            api.registry(),
+            on_stage=lambda name: status.update(f"[bold]{name}[/]"),
+        )
+    _print_profile(outcome.state)
+
+
+def _print_profile(state: pipeline.RunState) -> None:
+    measurement = state.measurement
+    if measurement is None:
+        return
+    total = sum(layer.median for layer in measurement.layers) or 1
+    table = Table("layer", "op", measurement.units, "share", title=str(state.config.model.path))
+    for layer in measurement.layers:
+        table.add_row(layer.name, layer.op, f"{layer.median:,}", f"{layer.median / total:.1%}")
+    console.print(table)
+    console.print(
+        f"whole inference (uninstrumented): {measurement.whole_median:,} {measurement.units}; "
+        f"per-layer sum {measurement.layer_sum:,}"
     )
-    console.print(f"done: {', '.join(outcome.stages)}")
+    console.print(f"bundle: {state.bundle}")

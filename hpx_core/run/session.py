@@ -10,7 +10,7 @@ from __future__ import annotations
 import platform
 import subprocess
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -123,10 +123,13 @@ def run_and_record(
     build: Mapping[str, Any] | None = None,
     provenance_extra: Mapping[str, Any] | None = None,
     extra: Mapping[str, Any] | None = None,
+    extra_from: Callable[[Capture], Mapping[str, Any]] | None = None,
 ) -> RunRecord:
     """Run ``elf`` on ``board``, write a bundle under ``results_dir`` and return the record.
 
-    On any failure a ``failed`` bundle is written first; the raised HpxError's hint names it.
+    ``extra_from`` derives engine facts (e.g. outputs checked against a host reference) from
+    the checked capture. On any failure a ``failed`` bundle is written first; the raised
+    HpxError's hint names it.
     """
     output = run_on_qemu(board, elf, timeout=timeout)
     base = BundleInputs(
@@ -146,6 +149,8 @@ def run_and_record(
     try:
         capture = _judge(board, elf, output, timeout)
         measurement = measure(capture, board)
+        if extra_from is not None:
+            base = attrs.evolve(base, extra={**(extra or {}), **extra_from(capture)})
     except HpxError as error:
         bundle = write_bundle(results_dir, attrs.evolve(base, error=error))
         kind = RunError if isinstance(error, RunError) else CaptureError

@@ -15,11 +15,13 @@ from hpx_core.build import SymbolInventory
 from hpx_core.engine import FirmwareContribution, LayerRecord, SourceSet, SymbolFinding
 from hpx_core.results import measure
 from hpx_core.tflm_family import plan_arena
+from hpx_core.tflm_family.results import family_extra
 from hpx_core.wire import Capture
 from hpx_tflm.config import TflmConfig
 from hpx_tflm.engine import (
     BACKENDS,
     ENGINE,
+    firmware_info,
     tflm_firmware,
     tflm_layers,
     tflm_library,
@@ -86,3 +88,9 @@ def hpx_parse_results(ctx: Any, capture: Capture) -> list[LayerRecord]:
         [(layer.index, layer.name, layer.op) for layer in measurement.layers],
         {layer.index: {measurement.units: layer.median} for layer in measurement.layers},
     )
+
+
+@hookimpl
+def hpx_result_extras(ctx: Any, capture: Capture) -> dict[str, Any]:
+    """Input used, arena (allocated and the 1.5x suggestion), outputs against the host."""
+    return family_extra(capture, firmware_info(ctx.contribution), ctx.model)
