@@ -52,14 +52,17 @@ def main() -> None:
     stream = synthetic_stream(layers, max(1, args.records // layers))
     wire = WireParser()
     started = time.perf_counter()
+    cpu_started = time.process_time()
     for offset in range(0, len(stream), args.chunk):
         wire.feed(stream[offset : offset + args.chunk])
     capture = wire.close()
     seconds = time.perf_counter() - started
+    cpu = time.process_time() - cpu_started
     count = len(capture.records)
     print(
-        f"{count:,} records ({len(stream) / 1e6:.1f} MB) in {seconds:.2f} s: "
-        f"{count / seconds:,.0f} records/s, {len(stream) / seconds / 1e6:.1f} MB/s"
+        f"{count:,} records ({len(stream) / 1e6:.1f} MB) in {seconds:.2f} s wall, {cpu:.2f} s "
+        f"CPU: {count / seconds:,.0f} records/s wall ({count / cpu:,.0f} per CPU-second), "
+        f"{len(stream) / seconds / 1e6:.1f} MB/s"
     )
 
 

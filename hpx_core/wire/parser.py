@@ -22,6 +22,23 @@ Problem = Literal["corrupted", "lost", "truncated", "malformed", "version"]
 _LINE = re.compile(rb"^@HPX (\d+) ([A-Z]+)((?: [a-z_]+=[^ ]*)*) \*([0-9a-f]{8})$")
 _HEX32 = re.compile(r"^0x[0-9a-f]{8}$")
 _SPECS = {t: tuple((f.name, f.kind) for f in spec.fields) for t, spec in RECORDS.items()}
+_VALUE = {
+    "int": rb"(\d+)",
+    "hex32": rb"0x([0-9a-f]{8})",
+    "bytes": rb"((?:[0-9a-f]{2})*)",
+    "text": rb"([^ ]*)",
+}
+# One exact pattern per record type: the fast path. Anything it rejects goes through the
+# general path, which says precisely what is wrong.
+_TYPED = {
+    t.encode(): re.compile(
+        rb"^@HPX (\d+) "
+        + t.encode()
+        + b"".join(b" " + f.name.encode() + b"=" + _VALUE[f.kind] for f in spec.fields)
+        + rb" \*([0-9a-f]{8})$"
+    )
+    for t, spec in RECORDS.items()
+}
 
 
 class StreamError(CaptureError):
@@ -105,12 +122,45 @@ class WireParser:
             if line:
                 self._text.append(line.decode("utf-8", errors="replace"))
             return None
+        fast = self._fast(line, offset)
+        if fast is not None:
+            return fast
         match = _LINE.match(line)
         if match is None:
             raise StreamError("corrupted", f"unreadable record {line[:60]!r}", offset)
         if zlib.crc32(line[: match.end(3)]) != int(match.group(4), 16):
             raise StreamError("corrupted", f"checksum mismatch in {line[:60]!r}", offset)
         return self._accept(match, offset)
+
+    def _fast(self, line: bytes, offset: int) -> Record | None:
+        """Parse a well-formed record in one regex match; None sends it down the general path."""
+        end = line.find(b" ", 5)
+        type_end = line.find(b" ", end + 1)
+        pattern = _TYPED.get(line[end + 1 : type_end if type_end > 0 else len(line)])
+        match = pattern.match(line) if pattern else None
+        if match is None:
+            return None
+        values = match.groups()
+        if zlib.crc32(line[: match.start(len(values)) - 2]) != int(values[-1], 16):
+            return None
+        seq = int(values[0])
+        if self._ended or seq != len(self._records):
+            return None
+        type_ = line[end + 1 : type_end if type_end > 0 else len(line)].decode()
+        fields: dict[str, int | str | bytes] = {}
+        for (name, kind), value in zip(_SPECS[type_], values[1:-1], strict=True):
+            if kind == "int":
+                fields[name] = int(value)
+            elif kind == "hex32":
+                fields[name] = int(value, 16)
+            elif kind == "bytes":
+                fields[name] = bytes.fromhex(value.decode())
+            else:
+                fields[name] = _convert("text", value.decode("ascii", "replace"))
+        record = Record(seq, type_, fields)
+        self._check_order(record, offset)
+        self._records.append(record)
+        return record
 
     def _accept(self, match: re.Match[bytes], offset: int) -> Record:
         seq = int(match.group(1))
