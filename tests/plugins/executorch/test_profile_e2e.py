@@ -179,3 +179,14 @@ def test_the_hooks_take_tier1_from_sources_to_named_layers(write_yaml: Any) -> N
     assert [layer.name.rsplit(":", 1)[1] for layer in layers] == _ids("tier1", "arm")
     assert layers[2].name == "cortex_m::quantized_conv2d:c0i2"
     assert all(next(iter(layer.counters.values())) > 0 for layer in layers)
+
+
+def test_verify_kernels_command_on_both_providers_elfs() -> None:
+    from hpx_core.cli import main
+
+    arm_elf = build_pte(TIER1 / "tier1_arm.pte", "arm", "qemu-m55", WORK / "tier1-arm-x").build.elf
+    ns_elf = ns_build("tier1").build.elf
+    assert main(["verify-kernels", "--provider", "arm", "--expect-portable", str(arm_elf)]) == 0
+    assert main(["verify-kernels", "--provider", "ns", "--ns-ops", str(ns_elf)]) == 0
+    assert main(["verify-kernels", "--provider", "ns", "--ns-ops", str(arm_elf)]) == 1
+    assert main(["verify-kernels", "--provider", "arm", str(ns_elf)]) == 1
