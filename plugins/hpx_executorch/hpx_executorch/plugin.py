@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from hpx_core import ConfigContext, EngineDescriptor, hookimpl
-from hpx_core.build import SymbolInventory
+from hpx_core.build import SymbolInventory, get_toolchain
 from hpx_core.engine import FirmwareContribution, LayerRecord, SourceSet, SymbolFinding
 from hpx_core.results import measure
 from hpx_core.wire import Capture
@@ -69,6 +69,9 @@ def hpx_materialize_sources(ctx: Any) -> SourceSet:
 
 @hookimpl
 def hpx_generate_firmware(ctx: Any) -> FirmwareContribution:
+    # The runtime is built with the toolchain the config names: refuse one without a recipe
+    # (ATfE without ATFE_ROOT, say) before the long runtime build starts.
+    get_toolchain(ctx.config.target.toolchain).require()
     prepared = prepare(ctx.model, ctx.engine_config, ctx.config.engine.backend, ctx.board,
                        ctx.sources)
     runtime = executorch_runtime(ctx.sources, prepared.settings, ctx.board,
