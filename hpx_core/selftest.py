@@ -11,7 +11,7 @@ from pathlib import Path
 
 import attrs
 
-from hpx_core.boards import get_board
+from hpx_core.boards import all_boards, get_board
 from hpx_core.build import (
     BuildResult,
     HarnessSettings,
@@ -20,7 +20,7 @@ from hpx_core.build import (
     get_toolchain,
     render_project,
 )
-from hpx_core.errors import RunError
+from hpx_core.errors import RunError, UsageError
 from hpx_core.run.session import RunRecord, run_and_record
 from hpx_core.selftest_layers import calibration_layers, expected_whole, selftest_contribution
 
@@ -90,6 +90,12 @@ def run_selftest(
 ) -> SelftestReport:
     """Build and run the selftest ``runs`` times on ``board_name``; bundles go to results_dir."""
     board = get_board(board_name)
+    if board.qemu is None:
+        emulated = ", ".join(b.name for b in all_boards().values() if b.qemu is not None)
+        raise UsageError(
+            f"hpx selftest runs on emulated boards; {board.name} is {board.kind}",
+            f"choose one of: {emulated}",
+        )
     chain = get_toolchain(toolchain)
     settings = HarnessSettings(ENGINE, iterations=iterations, warmup=1)
     project = render_project(work_dir / board.name, board, selftest_contribution(board), settings)

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from hpx_core.boards import get_board
+from hpx_core.boards import all_boards, get_board
+from hpx_core.errors import UsageError
 from hpx_core.results import verify_bundle
 from hpx_core.selftest import run_selftest, within_tolerance
 from hpx_core.selftest_layers import calibration_layers, expected_whole
@@ -30,6 +31,16 @@ def test_expected_counts_come_from_the_loop_shapes() -> None:
     ]
     assert expected_whole(layers) == sum(layer.expected for layer in layers) + 8
     assert "mve" in {layer.kind for layer in calibration_layers(get_board("qemu-m55"))}
+
+
+def test_silicon_board_is_refused_before_building(tmp_path: Path) -> None:
+    silicon = [b for b in all_boards().values() if b.qemu is None]
+    if not silicon:
+        pytest.skip("no silicon board defined")
+    with pytest.raises(UsageError, match="runs on emulated boards") as caught:
+        run_selftest(silicon[0].name, tmp_path / "w", tmp_path / "r")
+    assert "qemu-m55" in caught.value.hint
+    assert not (tmp_path / "w").exists()
 
 
 @pytest.mark.emulated
