@@ -55,6 +55,25 @@ class MemoryImage:
 
 
 @attrs.frozen
+class MemoryImages:
+    """Several dumps (RAM, and the code memory holding the channel names) read as one."""
+
+    images: tuple[MemoryImage, ...]
+
+    def _image(self, addr: int, size: int) -> MemoryImage:
+        for image in self.images:
+            if image.base <= addr and addr + size <= image.base + len(image.data):
+                return image
+        raise CaptureError(f"address {addr:#x}+{size} is outside the memory images", "")
+
+    def read_memory_block8(self, addr: int, size: int) -> Sequence[int]:
+        return self._image(addr, size).read_memory_block8(addr, size)
+
+    def write32(self, addr: int, value: int) -> None:
+        self._image(addr, 4).write32(addr, value)
+
+
+@attrs.frozen
 class Channel:
     """One up-buffer descriptor as read from the target."""
 
