@@ -16,6 +16,8 @@ import git
 from hpx_core.sources.baseline import RepoPin, SubmodulePin
 
 State = Literal["missing", "at pin", "dirty", "wrong commit", "invalid"]
+NO_PROMPT = {"GIT_TERMINAL_PROMPT": "0"}
+"""git must fail, not wait for a password, when a URL needs credentials hpx does not have."""
 
 
 def _strs(value: Iterable[str]) -> tuple[str, ...]:
@@ -29,6 +31,7 @@ def git_at(path: Path, *, allow_file_protocol: bool = False) -> git.Git:
     which git refuses by default for submodules since 2.38.1.
     """
     runner = git.Git(str(path))
+    runner.update_environment(**NO_PROMPT)
     if allow_file_protocol:
         runner.set_persistent_git_options(c="protocol.file.allow=always")
     return runner

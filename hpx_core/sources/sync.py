@@ -8,6 +8,7 @@ not offer filtering simply sends everything.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from functools import cache
 from pathlib import Path
@@ -18,6 +19,7 @@ import structlog
 from hpx_core.errors import SourceError
 from hpx_core.sources.baseline import RepoPin, SubmodulePin
 from hpx_core.sources.checkout import (
+    NO_PROMPT,
     git_at,
     gitlink,
     head_of,
@@ -101,6 +103,7 @@ def _clone_into(url: str, dest: Path, watcher: _CloneProgress | None = None) -> 
         no_checkout=True,
         multi_options=[BLOBLESS],
         progress=watcher,  # type: ignore[arg-type]
+        env={**os.environ, **NO_PROMPT},
     )
 
 
@@ -110,7 +113,8 @@ def clone(pin: RepoPin, dest: Path, report: ProgressFn) -> None:
     try:
         _clone_into(pin.url, dest, watcher)
     except git.GitCommandError as exc:
-        said = [line.strip() for line in watcher.error_lines + watcher.other_lines if line.strip()]
+        said = [line.strip() for line in watcher.error_lines if line.strip()]
+        said = said or [line.strip() for line in watcher.other_lines if line.strip()]
         reason = said[-1] if said else git_message(exc)
         raise SourceError(f"cannot clone {pin.url}: {reason}", mirror_hint(pin.url)) from exc
 
