@@ -19,6 +19,7 @@ import structlog
 from hpx_core.boards import Board
 from hpx_core.build.elfinfo import symbol_inventory
 from hpx_core.errors import CaptureError, RunError
+from hpx_core.placement import check_elf
 from hpx_core.probe.probes import ProbeInfo, choose_probe, list_probes
 from hpx_core.probe.pyocd_api import PyocdApi, pyocd_api
 from hpx_core.probe.rtt import UpReader, find_control_block, open_up_channel
@@ -191,6 +192,7 @@ def run_on_probe(
         raise RunError(f"board {board.name} is not run through a probe", "use `hpx run`")
     chosen_settings = settings or ProbeSettings()
     link = api or pyocd_api()
+    check_elf(board, elf)  # a broken link is an error before anything is flashed
     chosen = choose_probe(list_probes(link), probe)
     address = _rtt_address(elf)
     started = clock()

@@ -1,7 +1,9 @@
 """The probe runner against a fake pyocd (ConnectHelper/Session/Target/FileProgrammer).
 
 The firmware ELF is real (the selftest built for qemu-m55 by the real toolchain): the runner
-reads its symbols to name where a hung target stopped. The streams are real wire captures.
+checks its placement before flashing and reads its symbols to name where a hung target stopped.
+The stream is a real wire capture of that firmware. The same runner against a real Apollo ELF
+is in tests/boards/test_apollo_builds.py.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import attrs
 import pytest
 from emulated_firmware import selftest_build
 from fake_pyocd import (
@@ -21,7 +24,7 @@ from fake_pyocd import (
     State,
 )
 
-from hpx_core.boards import get_board
+from hpx_core.boards import SiliconSpec, get_board
 from hpx_core.build.elfinfo import symbol_inventory
 from hpx_core.errors import CaptureError, RunError
 from hpx_core.probe.probes import NoProbeError
@@ -33,22 +36,30 @@ from hpx_core.wire import parse_capture
 from hpx_core.wire.encode import encode_record
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "wire"
-BOARD = get_board("apollo510_evb")
-TCM = next(r for r in BOARD.memory if r.name == "MCU_TCM")
-CB = TCM.origin + 0x6510  # where a control block may sit in TCM (any aligned address works)
-RING = TCM.origin + 0x7000
+RECORDED = (FIXTURES / "selftest-qemu-m55.bin").read_bytes()
+# The ELF is the qemu-m55 selftest, so the board here is that memory map seen as a board
+# behind a probe: its code memory is what gets flashed, its SRAM holds .bss and RTT.
+_QEMU = get_board("qemu-m55")
+BOARD = attrs.evolve(
+    _QEMU,
+    kind="silicon",
+    runner="probe",
+    memory=(attrs.evolve(_QEMU.memory[0], use="flash"), _QEMU.memory[1]),
+    silicon=SiliconSpec("apollo", "apollo510", "-", "ap510nfa_cbr", "rtt", 4),
+)
+SRAM = BOARD.memory[1]
+CB = SRAM.origin + 0x6510  # where a control block may sit (any aligned address works)
+RING = SRAM.origin + 0x7000
 FAST = ProbeSettings(timeout=10.0, rtt_wait=0.3, heartbeat=0.3, poll=0.0)
 
 
-def apollo_stream() -> bytes:
-    """The recorded qemu-m55 selftest stream, its START record re-encoded as the Apollo510
-    firmware sends it (board, PMU cycle counter); every other record is byte for byte."""
-    raw = (FIXTURES / "selftest-qemu-m55.bin").read_bytes()
+def stream_claiming(board: str) -> bytes:
+    """The recorded stream with its START record re-encoded to claim another board."""
     out = bytearray()
-    for record in parse_capture(raw).records:
+    for record in parse_capture(RECORDED).records:
         fields = dict(record.fields)
         if record.type == "START":
-            fields |= {"board": BOARD.name, "counter": "pmu", "units": "cycles"}
+            fields["board"] = board
         out += encode_record(record.seq, record.type, fields)
     return bytes(out)
 
@@ -82,7 +93,7 @@ def test_no_probe_is_its_own_error(elf: Path) -> None:
 
 
 def test_two_probes_without_probe_names_both(elf: Path) -> None:
-    desk = bench(apollo_stream(), probes=2)
+    desk = bench(RECORDED, probes=2)
     with pytest.raises(RunError) as caught:
         run_on_probe(BOARD, elf, api=api(desk), settings=FAST)
     assert "2 debug probes are attached" in caught.value.message
@@ -92,7 +103,7 @@ def test_two_probes_without_probe_names_both(elf: Path) -> None:
 
 
 def test_probe_option_chooses_one_of_two(elf: Path) -> None:
-    desk = bench(apollo_stream(), probes=2)
+    desk = bench(RECORDED, probes=2)
     out = run_on_probe(BOARD, elf, probe="00123456781", api=api(desk), settings=FAST)
     assert out.probe.unique_id == "00123456781"
     assert [s.probe.unique_id for s in desk.sessions] == ["00123456781"]
@@ -101,7 +112,7 @@ def test_probe_option_chooses_one_of_two(elf: Path) -> None:
 
 
 def test_flash_failure_is_reported_and_the_session_closed(elf: Path) -> None:
-    desk = bench(apollo_stream())
+    desk = bench(RECORDED)
     desk.flash_error = "flash algorithm returned error 0x1 at 0x00410000"
     with pytest.raises(RunError) as caught:
         run_on_probe(BOARD, elf, api=api(desk), settings=FAST)
@@ -113,7 +124,7 @@ def test_flash_failure_is_reported_and_the_session_closed(elf: Path) -> None:
 
 
 def test_unknown_target_asks_for_the_pack(elf: Path, tmp_path: Path) -> None:
-    desk = bench(apollo_stream())
+    desk = bench(RECORDED)
     desk.known_targets = set()
     with pytest.raises(RunError) as caught:
         run_on_probe(BOARD, elf, api=api(desk), settings=FAST)
@@ -128,18 +139,18 @@ def test_unknown_target_asks_for_the_pack(elf: Path, tmp_path: Path) -> None:
 
 
 def test_rtt_control_block_not_found(elf: Path) -> None:
-    desk = bench(apollo_stream(), rtt=False)
+    desk = bench(RECORDED, rtt=False)
     with pytest.raises(CaptureError) as caught:
         run_on_probe(BOARD, elf, api=api(desk), settings=FAST)
     assert "no SEGGER RTT control block found in RAM" in caught.value.message
-    assert f"{TCM.origin:#010x}" in caught.value.message
+    assert f"{SRAM.origin:#010x}" in caught.value.message
     assert "within 0.3 s of reset" in caught.value.message
     assert desk.flashed and desk.target.resets == 1 and desk.sessions[0].closed
 
 
 def test_silent_target_is_reported_hung_where_it_hangs(elf: Path, tmp_path: Path) -> None:
     main = next(s for s in symbol_inventory(elf).symbols if s.name == "main")
-    stream = apollo_stream()
+    stream = RECORDED
     desk = bench(stream, stop_after=500, pc=main.address + 4)
     with pytest.raises(RunError) as caught:
         run_and_record_on_probe(
@@ -156,14 +167,14 @@ def test_silent_target_is_reported_hung_where_it_hangs(elf: Path, tmp_path: Path
 
 
 def test_locked_up_target_is_not_halted_again(elf: Path) -> None:
-    desk = bench(apollo_stream(), stop_after=100, stopped_state=State.LOCKUP)
+    desk = bench(RECORDED, stop_after=100, stopped_state=State.LOCKUP)
     with pytest.raises(RunError, match=r"core LOCKUP, pc 0x00410123"):
         run_on_probe(BOARD, elf, api=api(desk), settings=FAST)
     assert desk.target.halts == 0
 
 
 def test_complete_capture_through_a_small_ring_becomes_a_bundle(elf: Path, tmp_path: Path) -> None:
-    stream = apollo_stream()
+    stream = RECORDED
     desk = bench(stream, buffer_size=256, chunk=97)
     assert len(stream) > 7 * 256  # the ring wraps several times
     record = run_and_record_on_probe(
@@ -175,20 +186,18 @@ def test_complete_capture_through_a_small_ring_becomes_a_bundle(elf: Path, tmp_p
     assert check.status == "complete"
     assert (record.bundle / "capture.bin").read_bytes() == stream
     summary = json.loads((record.bundle / "summary.json").read_text())
-    assert summary["identity"]["board"] == "apollo510_evb"
-    assert summary["identity"]["counter_units"] == "cycles"
+    assert summary["identity"]["board"] == "qemu-m55"
     assert summary["validity"] == "valid"
     names = [layer.name for layer in record.measurement.layers]
     assert names == ["tiny", "short", "nops", "memory", "float", "vector", "long"]
-    assert record.measurement.units == "cycles"
+    assert record.measurement.units == "ticks"  # the stream's own units: no conversion
     run = json.loads((record.bundle / "run.json").read_text())
     assert run["probe"]["unique_id"] == "00123456780"
 
 
 def test_a_stream_from_another_boards_firmware_is_refused(elf: Path, tmp_path: Path) -> None:
-    stream = (FIXTURES / "selftest-qemu-m55.bin").read_bytes()
-    desk = bench(stream)
-    with pytest.raises(CaptureError, match="built for 'qemu-m55', not 'apollo510_evb'"):
+    desk = bench(stream_claiming("apollo510_evb"))
+    with pytest.raises(CaptureError, match="built for 'apollo510_evb', not 'qemu-m55'"):
         run_and_record_on_probe(
             BOARD, elf, tmp_path, engine="selftest", api=api(desk), settings=FAST
         )
