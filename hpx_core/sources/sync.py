@@ -116,7 +116,13 @@ def clone(pin: RepoPin, dest: Path, report: ProgressFn) -> None:
         said = [line.strip() for line in watcher.error_lines if line.strip()]
         said = said or [line.strip() for line in watcher.other_lines if line.strip()]
         reason = said[-1] if said else git_message(exc)
-        raise SourceError(f"cannot clone {pin.url}: {reason}", mirror_hint(pin.url)) from exc
+        hint = mirror_hint(pin.url)
+        if "corruption" in " ".join(said):
+            hint = (
+                "the remote lacks objects; a local mirror can still serve the pinned files as a "
+                "partial clone: git config --global uploadpack.allowFilter true"
+            )
+        raise SourceError(f"cannot clone {pin.url}: {reason}", hint) from exc
 
 
 def apply_exclude(path: Path, exclude: Sequence[str]) -> None:

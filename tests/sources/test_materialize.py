@@ -16,6 +16,7 @@ from gitrepos import Upstream, commit_file
 from gitrepos import git as run_git
 
 from hpx_core.errors import SourceError
+from hpx_core.sources.baseline import RepoPin
 from hpx_core.sources.cache import SourceCache
 from hpx_core.sources.checkout import inspect
 from hpx_core.sources.materialize import materialize_pin, materialize_pins
@@ -361,3 +362,21 @@ def test_a_cache_at_the_pin_is_used_without_syncing(
     (store.checkout("app") / "stray.txt").write_text("x\n")
     with pytest.raises(AssertionError, match="synced again"):
         materialize_pin(pin, store)
+
+
+def test_a_remote_missing_objects_needs_partial_clones(
+    upstream: Upstream, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pin = RepoPin(
+        "heavy", upstream.url("heavy"), upstream.heavy_commit, "MIT", "any", exclude=("/assets/",)
+    )
+    plain = tmp_path / "gitconfig"
+    plain.write_text(upstream.gitconfig.read_text().split("[uploadpack]")[0])
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(plain))
+    with pytest.raises(SourceError, match="cannot clone") as caught:
+        materialize_pin(pin, SourceCache(tmp_path / "plain"))
+    assert "uploadpack.allowFilter" in caught.value.hint
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(upstream.gitconfig))
+    done = materialize_pin(pin, SourceCache(tmp_path / "partial"))
+    assert (done.repos[0].path / "keep.txt").exists()
+    assert not (done.repos[0].path / "assets").exists()
