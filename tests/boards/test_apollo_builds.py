@@ -1,0 +1,132 @@
+"""The Apollo boards' firmware builds from the pinned nsx-ambiq-sdk: compile, link, placement.
+
+Marked e2e: the SDK comes through source materialization (network, or mirrors via insteadOf).
+The selftest firmware builds for all four boards; the memory map in boards.toml must be the
+one the SDK's linker script declares; and the probe runner, against a fake pyocd, finds RTT
+at the ELF's ``_SEGGER_RTT`` of the real Apollo510 image.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from hpx_core.boards import all_boards, get_board
+from hpx_core.boards.support import sdk_root, support_plan
+from hpx_core.build import HarnessSettings, build_project, get_toolchain, render_project
+from hpx_core.build.builder import BuildResult
+from hpx_core.build.elfinfo import symbol_inventory
+from hpx_core.placement import check_elf
+from hpx_core.selftest_layers import selftest_contribution
+
+pytestmark = pytest.mark.e2e
+
+APOLLO = [name for name, board in all_boards().items() if board.silicon is not None]
+
+
+@functools.cache
+def build(name: str, root: Path) -> BuildResult:
+    board = get_board(name)
+    project = render_project(
+        root / name, board, selftest_contribution(board), HarnessSettings("selftest")
+    )
+    return build_project(project, get_toolchain("arm-none-eabi-gcc"))
+
+
+@pytest.fixture(scope="module")
+def work(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    if shutil.which("arm-none-eabi-gcc") is None:
+        pytest.skip("needs the Arm toolchain")
+    return tmp_path_factory.mktemp("apollo")
+
+
+def test_all_four_apollo_boards_are_there() -> None:
+    assert sorted(APOLLO) == ["apollo330mP_evb", "apollo3p_evb", "apollo4p_evb", "apollo510_evb"]
+
+
+@pytest.mark.parametrize("name", APOLLO)
+def test_memory_map_is_the_sdk_linker_scripts(name: str) -> None:
+    board = get_board(name)
+    assert board.silicon is not None
+    plan = support_plan(board)
+    assert plan.sdk is not None
+    script = (sdk_root(plan.sdk) / board.silicon.linker_script).read_text()
+    memory = script[script.index("MEMORY") : script.index("}")]
+    memory = re.sub(r"/\*.*?\*/", "", memory, flags=re.DOTALL)
+    found = {
+        m["name"]: (int(m["origin"], 16), int(m["length"], 0))
+        for m in re.finditer(
+            r"(?P<name>\w+)\s+\(\w+\)\s*:\s*ORIGIN = (?P<origin>0x[0-9A-Fa-f]+), "
+            r"LENGTH = (?P<length>\w+)",
+            memory,
+        )
+    }
+    assert found == {r.name: (r.origin, r.length) for r in board.memory}
+
+
+@pytest.mark.parametrize("name", APOLLO)
+def test_selftest_firmware_builds_and_is_placed(name: str, work: Path) -> None:
+    board = get_board(name)
+    result = build(name, work)
+    report = check_elf(board, result.elf)
+    symbols = {s.name: s for s in symbol_inventory(result.elf).symbols}
+    flash = next(r for r in board.memory if r.use == "flash")
+    assert symbols["hpx_vectors"].address == flash.origin
+    data = next(r for r in board.memory if r.use == "data")
+    rtt = symbols["_SEGGER_RTT"]
+    assert data.origin <= rtt.address < data.origin + data.length
+    expected_counter = "counter_pmu" if "pmu" in board.features else "counter_dwt"
+    assert expected_counter in {Path(s).stem for s in _objects(result)}
+    sizes = result.sizes
+    print(  # the ELF sizes, for the record (pytest -s)
+        f"\n{name}: text {sizes.text} B, data {sizes.data} B, bss {sizes.bss} B; "
+        + ", ".join(f"{u.region.name} {u.used} B used" for u in report.regions),
+        file=sys.stderr,
+    )
+
+
+def _objects(result: BuildResult) -> list[str]:
+    return [p.name.removesuffix(".obj") for p in result.elf.parent.rglob("*.obj")]
+
+
+def _fake_pyocd() -> object:
+    import importlib.util
+
+    if "fake_pyocd" not in sys.modules:
+        path = Path(__file__).resolve().parents[1] / "probe" / "fake_pyocd.py"
+        spec = importlib.util.spec_from_file_location("fake_pyocd", path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["fake_pyocd"] = module
+        spec.loader.exec_module(module)
+    return sys.modules["fake_pyocd"]
+
+
+def test_probe_runner_finds_rtt_at_the_apollo_elfs_symbol(work: Path) -> None:
+    from hpx_core.probe.pyocd_api import PyocdApi
+    from hpx_core.probe.runner import ProbeSettings, run_on_probe
+    from hpx_core.wire.encode import encode_record
+
+    fake = _fake_pyocd()
+    board = get_board("apollo510_evb")
+    elf = build("apollo510_evb", work).elf
+    rtt = next(s for s in symbol_inventory(elf).symbols if s.name == "_SEGGER_RTT")
+    stream = encode_record(0, "END", {"status": 0})
+    firmware = fake.Firmware(  # type: ignore[attr-defined]
+        stream=stream, cb_address=rtt.address, buffer_address=rtt.address + 0x100
+    )
+    target = fake.FakeTarget([(r.origin, r.length) for r in board.memory], firmware)  # type: ignore[attr-defined]
+    probe = fake.FakeProbe("000440112233", "J-Link OB Apollo510 EVB")  # type: ignore[attr-defined]
+    desk = fake.Bench([probe], target, known_targets={"ap510nfa_cbr"})  # type: ignore[attr-defined]
+    api = PyocdApi(
+        desk.connect_helper(), desk.file_programmer(), fake.FakeError, fake.FakeTargetSupportError
+    )  # type: ignore[attr-defined]
+    out = run_on_probe(board, elf, api=api, settings=ProbeSettings(rtt_wait=1.0, poll=0.0))
+    assert out.stream == stream
+    assert out.rtt_address == rtt.address + 24
+    assert desk.flashed == [(str(elf), "elf")]
