@@ -13,6 +13,7 @@ import re
 import shutil
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -94,7 +95,7 @@ def _objects(result: BuildResult) -> list[str]:
     return [p.name.removesuffix(".obj") for p in result.elf.parent.rglob("*.obj")]
 
 
-def _fake_pyocd() -> object:
+def _fake_pyocd() -> Any:
     import importlib.util
 
     if "fake_pyocd" not in sys.modules:
@@ -117,15 +118,15 @@ def test_probe_runner_finds_rtt_at_the_apollo_elfs_symbol(work: Path) -> None:
     elf = build("apollo510_evb", work).elf
     rtt = next(s for s in symbol_inventory(elf).symbols if s.name == "_SEGGER_RTT")
     stream = encode_record(0, "END", {"status": 0})
-    firmware = fake.Firmware(  # type: ignore[attr-defined]
+    firmware = fake.Firmware(
         stream=stream, cb_address=rtt.address, buffer_address=rtt.address + 0x100
     )
-    target = fake.FakeTarget([(r.origin, r.length) for r in board.memory], firmware)  # type: ignore[attr-defined]
-    probe = fake.FakeProbe("000440112233", "J-Link OB Apollo510 EVB")  # type: ignore[attr-defined]
-    desk = fake.Bench([probe], target, known_targets={"ap510nfa_cbr"})  # type: ignore[attr-defined]
+    target = fake.FakeTarget([(r.origin, r.length) for r in board.memory], firmware)
+    probe = fake.FakeProbe("000440112233", "J-Link OB Apollo510 EVB")
+    desk = fake.Bench([probe], target, known_targets={"ap510nfa_cbr"})
     api = PyocdApi(
         desk.connect_helper(), desk.file_programmer(), fake.FakeError, fake.FakeTargetSupportError
-    )  # type: ignore[attr-defined]
+    )
     out = run_on_probe(board, elf, api=api, settings=ProbeSettings(rtt_wait=1.0, poll=0.0))
     assert out.stream == stream
     assert out.rtt_address == rtt.address + 24
