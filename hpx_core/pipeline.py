@@ -166,6 +166,11 @@ def _verify_stage(state: RunState) -> None:
 def _run_stage(state: RunState) -> None:
     board = state.need(state.board, "board")
     built = state.need(state.build, "build")
+    if board.runner == "probe":
+        from hpx_core.probe.stage import run_through_probe
+
+        run_through_probe(state, board, built, _config_json(state))
+        return
     if board.runner != "qemu":
         raise StageUnavailableError(
             f"built {built.elf} for {board.name}; running on silicon needs a debug probe",

@@ -1,0 +1,54 @@
+"""The profile pipeline's run stage on a silicon board: through the probe, or stop after the
+build when no probe is attached (the firmware is built and placed; that is worth having)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from hpx_core.boards import Board
+from hpx_core.build import BuildResult, build_info
+from hpx_core.errors import ToolError
+from hpx_core.probe.probes import NoProbeError
+from hpx_core.probe.pyocd_api import PyocdApi
+from hpx_core.probe.record import run_and_record_on_probe
+from hpx_core.probe.runner import ProbeSettings
+
+if TYPE_CHECKING:
+    from hpx_core.pipeline import RunState
+
+
+def run_through_probe(
+    state: RunState,
+    board: Board,
+    built: BuildResult,
+    config: Mapping[str, Any],
+    *,
+    api: PyocdApi | None = None,
+) -> None:
+    """Flash and capture into a bundle; no probe (or no pyocd) ends the run after the build."""
+    from hpx_core.pipeline import StageUnavailableError
+
+    model = state.need(state.model, "model")
+    try:
+        record = run_and_record_on_probe(
+            board,
+            built.elf,
+            state.config.output.dir,
+            engine=state.config.engine.type,
+            probe=state.config.target.probe,
+            settings=ProbeSettings(timeout=600.0),
+            api=api,
+            toolchain=f"{built.toolchain} {built.toolchain_version}",
+            model_sha256=model.sha256,
+            config=config,
+            build=build_info(built),
+        )
+    except (NoProbeError, ToolError) as error:
+        raise StageUnavailableError(
+            f"stopped after the build: {error.message}; the firmware for {board.name} is "
+            f"{built.elf} ({built.sizes.text} B text, {built.sizes.bss} B bss)",
+            "attach the EVB's debug probe and run again (`hpx probes` lists what hpx sees)",
+        ) from None
+    state.measurement = record.measurement
+    state.bundle = record.bundle
