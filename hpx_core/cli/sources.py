@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 from typing import Annotated
 
+import attrs
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
@@ -15,8 +17,9 @@ from hpx_core.boards import all_boards, get_board
 from hpx_core.cli.app import cache_app, console, sources_app
 from hpx_core.engine import SourceSet
 from hpx_core.errors import UsageError
-from hpx_core.sources.baseline import load_baseline
+from hpx_core.sources.baseline import Baseline, RepoPin, load_baseline
 from hpx_core.sources.cache import SourceCache, cache_info, clean_cache, pin_states
+from hpx_core.sources.checkout import submodule_state
 from hpx_core.sources.materialize import materialize, materialize_board
 from hpx_core.sources.sync import ProgressFn
 from hpx_core.sources.versions import package_status
@@ -27,6 +30,7 @@ _STATE_STYLE = {
     "dirty": "yellow",
     "wrong commit": "yellow",
     "invalid": "red",
+    "absent": "yellow",
 }
 
 
@@ -39,34 +43,75 @@ def human(size: int) -> str:
     return f"{value:.1f} GB"
 
 
+@attrs.frozen
+class Row:
+    """One line of `hpx sources list`: a pinned repository or submodule and its cache state."""
+
+    name: str
+    url: str
+    commit: str
+    license: str
+    runs_on: str
+    used_by: str
+    state: str
+    detail: str
+    path: str
+    submodule: bool = False
+
+
+def _used_by(baseline: Baseline, name: str) -> str:
+    return ", ".join(baseline.users_of(name))
+
+
+def _listing(baseline: Baseline, pins: tuple[RepoPin, ...], store: SourceCache) -> list[Row]:
+    rows: list[Row] = []
+    for row in pin_states(pins, store):
+        detail = row.state.detail
+        rows.append(
+            Row(row.pin.name, row.pin.url, row.pin.commit, row.pin.license, row.pin.runs_on,
+                _used_by(baseline, row.pin.name), row.state.state, detail, str(row.path))
+        )  # fmt: skip
+        for sub in row.pin.submodules:
+            state = submodule_state(row.path, row.pin, sub)
+            rows.append(
+                Row(sub.name, sub.url, sub.commit, sub.license, row.pin.runs_on,
+                    f"{row.pin.name}: {sub.path}", state, "", str(row.path / sub.path), True)
+            )  # fmt: skip
+    return rows
+
+
 @sources_app.command("list")
 def list_sources(
     engine: Annotated[str | None, typer.Option("--engine", help="Only this engine's pins.")] = None,
     backend: Annotated[str | None, typer.Option("--backend", help="Engine backend.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="JSON output.")] = False,
 ) -> None:
     """What the baseline pins, each pin's license, and what the cache holds for it."""
     baseline = load_baseline()
     pins = baseline.pins_for(engine, backend) if engine else tuple(baseline.repositories.values())
     store = SourceCache()
-    table = Table("repository", "commit", "license", "runs on", "used by", "cache")
-    for row in pin_states(pins, store):
-        style = _STATE_STYLE[row.state.state]
-        detail = f" ({row.state.detail})" if row.state.detail else ""
-        absent = row.state.absent_optional
-        if absent:
-            detail += f" (optional absent: {', '.join(absent)})"
-        table.add_row(
-            row.pin.name,
-            row.pin.commit[:12],
-            row.pin.license,
-            row.pin.runs_on,
-            ", ".join(baseline.users_of(row.pin.name)),
-            f"[{style}]{row.state.state}[/]{detail}",
-        )
-    console.print(table)
+    rows = _listing(baseline, pins, store)
     packages = baseline.packages_for(engine) if engine else tuple(baseline.packages.values())
-    for pkg in packages:
-        status = package_status(pkg.name, baseline)
+    statuses = [package_status(pkg.name, baseline) for pkg in packages]
+    if as_json:
+        report = {
+            "cache": str(store.root),
+            "repositories": [attrs.asdict(row) for row in rows],
+            "packages": [attrs.asdict(status) for status in statuses],
+        }
+        typer.echo(json.dumps(report, indent=2))
+        return
+    table = Table("repository", "commit", "license", "runs on", "used by", "cache")
+    for row in rows:
+        style = _STATE_STYLE.get(row.state, "dim")
+        detail = f" ({row.detail})" if row.detail else ""
+        name = f"  {row.name}" if row.submodule else row.name
+        table.add_row(
+            name, row.commit[:12], row.license, "" if row.submodule else row.runs_on,
+            row.used_by, f"[{style}]{row.state}[/]{detail}",
+        )  # fmt: skip
+    console.print(table)
+    for pkg, status in zip(packages, statuses, strict=True):
         found = status.installed or "not installed"
         console.print(
             f"package {pkg.distribution}: {found} (minimum {pkg.min_version}), "

@@ -112,6 +112,18 @@ def _submodule_state(root: Path, pin: RepoPin, sub: SubmodulePin) -> tuple[State
     return None, ""
 
 
+def submodule_state(root: Path, pin: RepoPin, sub: SubmodulePin) -> str:
+    """One submodule of a checkout: ``at pin``, ``absent`` (optional, not there), ``missing``
+    (its superproject is not checked out), ``wrong commit`` or ``dirty``."""
+    parent, _ = split_submodule(root, pin, sub)
+    if head_of(root) is None or head_of(parent) is None:
+        return "missing"
+    state, detail = _submodule_state(root, pin, sub)
+    if detail == "absent":
+        return "absent"
+    return state or "at pin"
+
+
 def exclusions_of(path: Path) -> tuple[str, ...]:
     """The paths a sparse checkout leaves out (the ``!/...`` patterns), empty when not sparse."""
     runner = git_at(path)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -86,6 +87,10 @@ def test_fetch_list_offline_and_clean(toy: Any, capsys: pytest.CaptureFixture[st
     assert "app" in err  # the progress bar goes to stderr
     code, out, _ = run(capsys, "sources", "list")
     assert "at pin" in out
+    code, out, _ = run(capsys, "sources", "list", "--json")
+    rows = {row["name"]: row for row in json.loads(out)["repositories"]}
+    assert rows["leaf"]["commit"] == toy.leaf_commit and rows["leaf"]["state"] == "at pin"
+    assert rows["leaf"]["submodule"] and not rows["app"]["submodule"]
     (cache_dir() / "sources" / "app" / "scratch.txt").write_text("left behind\n")
     code, out, _ = run(capsys, "sources", "list")
     assert "dirty" in out and "scratch.txt" in out

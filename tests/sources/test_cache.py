@@ -19,6 +19,7 @@ from hpx_core.sources.cache import (
     folder_size,
     pin_states,
 )
+from hpx_core.sources.checkout import submodule_state
 from hpx_core.sources.materialize import materialize_pin
 
 
@@ -75,3 +76,18 @@ def test_info_sizes_and_clean(upstream: Upstream, tmp_path: Path) -> None:
 def test_clean_refuses_unknown_names(tmp_path: Path) -> None:
     with pytest.raises(SourceError, match="nothing cached for 'nope'"):
         clean_cache(["nope"], SourceCache(tmp_path / "cache"))
+
+
+def test_submodule_states(upstream: Upstream, tmp_path: Path) -> None:
+    store = SourceCache(tmp_path / "cache")
+    pin = upstream.pin_with_opt(required=False)
+    root = store.checkout("app")
+    lib, leaf, _opt = pin.submodules
+    assert submodule_state(root, pin, lib) == "missing"
+    materialize_pin(pin, store)
+    assert [submodule_state(root, pin, s) for s in pin.submodules] == ["at pin", "at pin", "absent"]
+    (root / "external/lib/third/leaf/leaf.txt").write_text("edited\n")
+    assert submodule_state(root, pin, leaf) == "dirty"
+    assert submodule_state(root, pin, lib) == "at pin"
+    run_git(root / "external/lib", "checkout", "-q", "--detach", "HEAD~1")
+    assert submodule_state(root, pin, lib) == "wrong commit"
