@@ -18,6 +18,10 @@ def _num(value: int | None) -> str:
     return "-" if value is None else f"{value:,}"
 
 
+def _signed(value: int | None) -> str:
+    return "-" if value is None else f"{value:+,}"
+
+
 def _pct(value: float | None) -> str:
     return "-" if value is None else f"{value:+.3f}%"
 
@@ -40,7 +44,7 @@ def _totals(c: Comparison) -> Table:
             f"{t.name} ({t.unit})",
             _num(t.base),
             _num(t.candidate),
-            f"[{_style(t.delta)}]{_num(t.delta)}" if _style(t.delta) else _num(t.delta),
+            f"[{_style(t.delta)}]{_signed(t.delta)}" if _style(t.delta) else _signed(t.delta),
             _pct(t.pct),
         )
     return table
@@ -61,7 +65,7 @@ def _layers(c: Comparison, top: int) -> Table:
     )
     for d in shown:
         style = _style(d.delta)
-        delta = f"[{style}]{_num(d.delta)}" if style else _num(d.delta)
+        delta = f"[{style}]{_signed(d.delta)}" if style else _signed(d.delta)
         table.add_row(
             str(d.candidate.index),
             d.candidate.name,

@@ -175,7 +175,14 @@ def _totals(base: BundleView, cand: BundleView) -> tuple[TotalDelta, ...]:
             base.whole_spread,
             cand.whole_spread,
         ),
-        TotalDelta("layer sum", base.units, base.layer_sum, cand.layer_sum),
+        TotalDelta(
+            "layer sum",
+            base.units,
+            base.layer_sum,
+            cand.layer_sum,
+            base.layer_sum_spread,
+            cand.layer_sum_spread,
+        ),
     ]
     for key in sorted(set(base.sizes) | set(cand.sizes)):
         totals.append(TotalDelta(f"{key} bytes", "bytes", base.sizes.get(key), cand.sizes.get(key)))

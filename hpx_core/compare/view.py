@@ -67,6 +67,13 @@ class BundleView:
         return sum(layer.median for layer in self.layers) if self.layers else None
 
     @property
+    def layer_sum_spread(self) -> int:
+        """Spread of the per-iteration sums of all layers."""
+        n = min((len(layer.samples) for layer in self.layers), default=0)
+        sums = [sum(layer.samples[i] for layer in self.layers) for i in range(n)]
+        return max(sums) - min(sums) if sums else 0
+
+    @property
     def whole_spread(self) -> int:
         s = self.whole_samples
         return max(s) - min(s) if s else 0

@@ -34,7 +34,7 @@ def test_deltas_are_the_difference_of_the_bundles() -> None:
     assert whole.delta == EXTRA_INSTRUCTIONS
     top = c.layers[0]
     assert (top.base.name, top.delta) == ("float", EXTRA_INSTRUCTIONS)
-    assert all(abs(a.delta) >= abs(b.delta) for a, b in zip(c.layers, c.layers[1:]))
+    assert all(abs(a.delta) >= abs(b.delta) for a, b in zip(c.layers, c.layers[1:], strict=False))
     assert c.divergence is None and not c.differing
 
 
@@ -71,6 +71,8 @@ def test_manifest_pairs_layers_across_divergent_sequences() -> None:
     pairs = ((0, 0), (4, 4), (6, 5))  # tiny, float, long
     c = compare(m55, m4, MatchManifest(m55.model_sha256, m4.model_sha256, pairs))
     assert sorted((d.base.name, d.candidate.name) for d in c.layers) == [
-        ("float", "float"), ("long", "long"), ("tiny", "tiny")
+        ("float", "float"),
+        ("long", "long"),
+        ("tiny", "tiny"),
     ]
     assert c.divergence is None and any("match manifest" in n for n in c.notes)

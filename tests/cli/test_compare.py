@@ -1,0 +1,104 @@
+"""`hpx compare` on real emulated bundles: tables, outputs, exit codes, JUnit."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from hpx_core.cli import main
+
+for _name in ("emulated_firmware", "selftest_bundles"):
+    if _name not in sys.modules:
+        _spec = importlib.util.spec_from_file_location(
+            _name, Path(__file__).resolve().parents[1] / f"{_name}.py"
+        )
+        assert _spec is not None and _spec.loader is not None
+        sys.modules[_name] = importlib.util.module_from_spec(_spec)
+        _spec.loader.exec_module(sys.modules[_name])
+
+from selftest_bundles import bundle  # noqa: E402
+
+pytestmark = pytest.mark.emulated
+ZERO = "hpx_policy: 1\nmetrics:\n  whole_inference: {max_regression_pct: 0}\n"
+
+
+def _run(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, str, str]:
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _failures(junit: Path) -> list[str]:
+    root = ET.parse(junit).getroot()
+    return [str(c.get("name")) for c in root.iter("testcase") if c.find("failure") is not None]
+
+
+def test_zero_policy_fails_on_the_slower_candidate(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    policy = tmp_path / "policy.yaml"
+    policy.write_text(ZERO)
+    fast, slow = bundle(), bundle(variant="slower")
+    junit = tmp_path / "junit.xml"
+    code, out, err = _run(capsys, "compare", fast, slow, "--policy", policy, "--junit", junit)
+    assert code == 1
+    assert "the candidate regressed: 1 policy checks failed" in err and "Traceback" not in err
+    assert "+150,000" in out and "float" in out
+    assert _failures(junit) == ["whole inference"]
+    code, _, _ = _run(capsys, "compare", slow, fast, "--policy", policy, "--junit", junit)
+    assert code == 0 and _failures(junit) == []
+    assert len(list(ET.parse(junit).getroot().iter("testcase"))) == 1
+
+
+def test_output_dir_holds_every_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    out_dir = tmp_path / "cmp"
+    code, out, _ = _run(
+        capsys, "compare", bundle(), bundle(variant="slower"), "--top", "2", "--output-dir", out_dir
+    )
+    assert code == 0  # no policy asked: a report, not a gate
+    names = {p.name for p in out_dir.iterdir()}
+    assert names == {"comparison.json", "layers.csv", "report.html", "model_explorer_delta.json"}
+    assert "top 2 of 7" in out
+    data = json.loads((out_dir / "comparison.json").read_text())
+    assert len(data["layers"]) == 7 and data["layers"][0]["name"] == "float"
+
+
+def test_tampered_bundle_is_refused(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    copy = tmp_path / "tampered"
+    shutil.copytree(bundle(variant="slower"), copy)
+    csv = copy / "layers.csv"
+    csv.write_text(csv.read_text().replace("450002", "300002"))
+    code, _, err = _run(capsys, "compare", bundle(), copy)
+    assert code == 1
+    assert "fails verification: layers.csv was modified" in err and "Traceback" not in err
+
+
+def test_divergent_sequences_and_dimensions(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "compare", bundle("qemu-m55"), bundle("qemu-m4"))
+    assert code == 0
+    assert "diverge at layer 5" in out and "'vector' (mve)" in out
+    assert "qemu-m4" in out and "layers by impact" not in out
+
+
+def test_different_models_point_at_the_manifest(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    base, cand = bundle(model=True), bundle(variant="slower", model=True)
+    code, _, err = _run(capsys, "compare", base, cand)
+    assert code == 1 and "different models" in err and "--manifest" in err
+    shas = [
+        json.loads((b / "summary.json").read_text())["identity"]["model_sha256"]
+        for b in (base, cand)
+    ]
+    manifest = tmp_path / "match.yaml"
+    manifest.write_text(
+        f"hpx_match: 1\nbase_model_sha256: {shas[0]}\ncandidate_model_sha256: {shas[1]}\n"
+    )
+    code, out, _ = _run(capsys, "compare", base, cand, "--manifest", manifest)
+    assert code == 0 and "+150,000" in out

@@ -1,0 +1,102 @@
+"""The reports in a real headless browser (Debian chromium): no console errors, not blank.
+
+A page with a deliberate console error and a blank page are checked too, so the test shows
+that it can see errors and blank screenshots at all.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from PIL import Image, ImageStat
+from selftest_bundles import bundle
+
+from hpx_core.compare import apply_policy, compare, default_policy, load_view
+from hpx_core.report import bundle_report, comparison_report
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+pytestmark = [
+    pytest.mark.emulated,
+    pytest.mark.skipif(
+        CHROMIUM is None, reason="needs Debian chromium (scripts/setup installs it)"
+    ),
+]
+FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--enable-logging=stderr",
+    "--v=0",
+    "--window-size=1200,1600",
+)
+CONSOLE = re.compile(r":(?:INFO|WARNING|ERROR):CONSOLE[^\]]*\]\s*(.*)")
+
+
+def _load(page: Path, tmp_path: Path) -> tuple[list[str], float]:
+    """Console messages of the page and the screenshot's largest per-channel variance."""
+    shot = tmp_path / f"{page.stem}.png"
+    assert CHROMIUM is not None
+    done = subprocess.run(
+        [
+            CHROMIUM,
+            *FLAGS,
+            f"--user-data-dir={tmp_path / f'profile-{page.stem}'}",
+            f"--screenshot={shot}",
+            page.resolve().as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    console = [m.group(1) for m in CONSOLE.finditer(done.stderr)]
+    with Image.open(shot) as image:
+        variance = max(ImageStat.Stat(image.convert("RGB")).var)
+    return console, variance
+
+
+def _write(tmp_path: Path, name: str, html: str) -> Path:
+    path = tmp_path / name
+    path.write_text(html, encoding="utf-8")
+    return path
+
+
+def test_the_check_sees_console_errors_and_blank_pages(tmp_path: Path) -> None:
+    noisy = _write(
+        tmp_path,
+        "noisy.html",
+        "<!DOCTYPE html><p>x</p><script>console.error('hpx-canary')</script>",
+    )
+    console, _ = _load(noisy, tmp_path)
+    assert any("hpx-canary" in line for line in console), console
+    _, variance = _load(_write(tmp_path, "blank.html", "<!DOCTYPE html><body></body>"), tmp_path)
+    assert variance == 0
+
+
+def test_bundle_report_renders(tmp_path: Path) -> None:
+    page = _write(tmp_path, "bundle.html", bundle_report(load_view(bundle())))
+    console, variance = _load(page, tmp_path)
+    assert console == []
+    assert variance > 100
+
+
+def test_comparison_reports_render(tmp_path: Path) -> None:
+    c = compare(load_view(bundle()), load_view(bundle(variant="slower")))
+    d = compare(load_view(bundle("qemu-m55")), load_view(bundle("qemu-m4")))
+    for name, html in (
+        ("slower", comparison_report(c, apply_policy(c, default_policy(c)))),
+        ("divergent", comparison_report(d)),
+    ):
+        console, variance = _load(_write(tmp_path, f"{name}.html", html), tmp_path)
+        assert console == [], name
+        assert variance > 100, name
