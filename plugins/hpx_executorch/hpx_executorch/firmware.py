@@ -11,6 +11,7 @@ import math
 import struct
 from collections.abc import Sequence
 from importlib import resources
+from typing import TypeVar
 
 from hpx_core.engine import FirmwareContribution
 from hpx_core.errors import ModelError
@@ -19,6 +20,7 @@ from hpx_executorch.layers import LayerTable
 from hpx_executorch.library import RuntimeLibrary
 from hpx_executorch.settings import Settings
 
+T = TypeVar("T")
 RUNNER = "hpx_et_runner.cpp"
 INFO_FILE = "hpx_executorch_info.json"
 INPUT_DIVISOR = 128.0
@@ -41,7 +43,7 @@ def reference_codes(shape: Sequence[int]) -> list[int]:
     return codes
 
 
-def _memory_order(values: list[int], shape: Sequence[int], dim_order: Sequence[int]) -> list[int]:
+def memory_order(values: list[T], shape: Sequence[int], dim_order: Sequence[int]) -> list[T]:
     """Permute logical-order values into the tensor's memory order (its dim order)."""
     order = list(dim_order) or list(range(len(shape)))
     if order == sorted(order):
@@ -60,7 +62,7 @@ def _memory_order(values: list[int], shape: Sequence[int], dim_order: Sequence[i
 
 
 def input_bytes(tensor: TensorInfo) -> bytes:
-    codes = _memory_order(reference_codes(tensor.shape), tensor.shape, tensor.dim_order)
+    codes = memory_order(reference_codes(tensor.shape), tensor.shape, tensor.dim_order)
     if tensor.dtype == "float32":
         return struct.pack(f"<{len(codes)}f", *(c / INPUT_DIVISOR for c in codes))
     if tensor.dtype == "int8":

@@ -17,7 +17,14 @@ from typing import Any
 import attrs
 import pytest
 from hpx_executorch.config import ExecutorchConfig
-from hpx_executorch.e2e import PteBuild, PteProfile, build_pte, profile_pte, run_built
+from hpx_executorch.e2e import (
+    PteBuild,
+    PteProfile,
+    build_pte,
+    check_output,
+    profile_pte,
+    run_built,
+)
 from hpx_executorch.engine import executorch_sources, prepare
 from hpx_executorch.verify import verify
 
@@ -72,6 +79,9 @@ def test_arm_on_qemu_counts_every_instruction_of_the_manifest(model: str) -> Non
     assert layer_sum < m.whole[0] < layer_sum + 5_000  # execute() outside the kernels: small
     assert all(f.passed for f in profile.built.findings), profile.built.findings
     assert (profile.bundle / "summary.json").is_file()
+    reference = TIER1 / MANIFEST["models"][model]["programs"]["arm"]["reference_output"]
+    checked = check_output(profile, reference)
+    assert checked.elements > 0 and checked.differing == 0, checked  # bit-exact on device
 
 
 @needs_qemu

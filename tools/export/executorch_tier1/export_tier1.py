@@ -114,6 +114,22 @@ def _calibration(spec: Spec) -> list[tuple[torch.Tensor]]:
                      spec.channels_last),) for _ in range(CALIBRATION_SAMPLES)]
 
 
+def reference_input(spec: Spec) -> torch.Tensor:
+    """The input hpx feeds on device: int8 codes of a fixed integer hash of the flat NCHW index
+    plus per-channel offsets, divided by 128 (exact in float32); no random generator."""
+    count = 1
+    for dim in spec.input_shape:
+        count *= dim
+    index = torch.arange(count, dtype=torch.int64)
+    noise = (index * 1103515245 + 12345) // 65536 % 128 - 64
+    channels = spec.input_shape[1]
+    inner = count // (spec.input_shape[0] * channels)
+    channel = (index // inner) % channels
+    codes = noise + channel * 128 // channels - 64
+    return _layout((codes.to(torch.float32) / INPUT_DIVISOR).reshape(spec.input_shape),
+                   spec.channels_last)
+
+
 def _operator_name(op: Any) -> str:
     return f"{op.name}.{op.overload}" if op.overload else op.name
 
@@ -159,9 +175,16 @@ def export_one(spec: Spec, provider: str, out_dir: Path, export: Any) -> dict[st
     doc["exporter"] = exporter_versions()
     sidecar.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
     data = path.read_bytes()
+    # Host reference: the lowered edge graph run in PyTorch (the PyPI runtime has no cortex_m
+    # kernels); NCHW logical order, float32.
+    with torch.no_grad():
+        output = result.edge_module(reference_input(spec))
+    reference = out_dir / f"{spec.name}_{provider}.output.f32"
+    reference.write_bytes(output.contiguous().to(torch.float32).numpy().tobytes())
     program = result.executorch_program._emitter_output.program
     return {"file": path.name, "sha256": hashlib.sha256(data).hexdigest(), "size": len(data),
-            "kernel_provider": provider, **program_record(program)}
+            "kernel_provider": provider, "reference_output": reference.name,
+            "output_shape": list(output.shape), **program_record(program)}
 
 
 def main(argv: list[str] | None = None) -> int:
