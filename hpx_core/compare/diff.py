@@ -156,6 +156,7 @@ def _dimensions(base: BundleView, cand: BundleView) -> tuple[Dimension, ...]:
         ("board", base.board, cand.board),
         ("engine", base.engine, cand.engine),
         ("backend", base.backend, cand.backend),
+        ("engine library", base.engine_library, cand.engine_library),
         ("toolchain", base.toolchain, cand.toolchain),
         ("counter units", base.units, cand.units),
         ("model sha256", base.model_sha256, cand.model_sha256),

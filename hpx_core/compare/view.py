@@ -51,6 +51,7 @@ class BundleView:
     board: str
     engine: str
     backend: str | None
+    engine_library: str | None
     toolchain: str | None
     model_sha256: str | None
     units: str
@@ -100,18 +101,29 @@ def _read_json(path: Path, name: str) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def _backend(config: Mapping[str, Any], extra: Mapping[str, Any]) -> str | None:
-    """The engine backend wherever the writer recorded it (config, or the engine's extra)."""
-    engine = config.get("engine")
+def _library(extra: Mapping[str, Any]) -> str | None:
+    library = extra.get("engine_library")
+    if isinstance(library, Mapping):
+        return str(library.get("name") or library.get("key") or "") or None
+    return None if library is None else str(library)
+
+
+def _backend(config: Mapping[str, Any], extra: Mapping[str, Any], engine: str) -> str | None:
+    """The engine backend wherever the writer recorded it (config, or the engine's extra).
+
+    Failing those, the engine library's name ``<engine>_<backend>-<key>`` says it.
+    """
+    section = config.get("engine")
     candidates = [
-        engine.get("backend") if isinstance(engine, Mapping) else None,
+        section.get("backend") if isinstance(section, Mapping) else None,
         config.get("backend"),
         extra.get("backend"),
     ]
-    library = extra.get("engine_library")
-    if isinstance(library, Mapping):
-        candidates.append(library.get("backend"))
-    return next((str(c) for c in candidates if c), None)
+    found = next((str(c) for c in candidates if c), None)
+    library = _library(extra)
+    if found is None and library and library.startswith(f"{engine}_") and "-" in library:
+        found = library[len(engine) + 1 :].rsplit("-", 1)[0] or None
+    return found
 
 
 def _emulated(board: str, units: str) -> bool:
@@ -152,7 +164,10 @@ def load_view(path: Path) -> BundleView:
             issues=tuple(str(i) for i in summary.get("issues", [])),
             board=str(identity["board"]),
             engine=str(identity["engine"]),
-            backend=_backend(_read_json(path, "config.json"), summary.get("extra") or {}),
+            backend=_backend(
+                _read_json(path, "config.json"), summary.get("extra") or {}, str(identity["engine"])
+            ),
+            engine_library=_library(summary.get("extra") or {}),
             toolchain=identity.get("toolchain"),
             model_sha256=identity.get("model_sha256"),
             units=str(measurement.get("units") or identity.get("counter_units", "")),
