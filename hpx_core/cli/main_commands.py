@@ -12,6 +12,7 @@ from rich.table import Table
 from ruamel.yaml import YAML
 
 from hpx_core import __version__, api, pipeline
+from hpx_core.boards import get_board
 from hpx_core.cli.app import app, config_app, console
 from hpx_core.config import walk_values
 from hpx_core.doctor import run_doctor
@@ -185,7 +186,7 @@ def doctor(
     if config is not None:
         validated = api.validate_config(config)
         toolchain = validated.config.target.toolchain
-        emulated = validated.config.target.board.startswith("qemu-")
+        emulated = get_board(validated.config.target.board).emulated
     report = run_doctor(api.registry(), toolchain=toolchain, emulated=emulated)
     if as_json:
         typer.echo(
