@@ -14,7 +14,6 @@ from typing import Any
 import attrs
 import structlog
 
-from hpx_core.api import Overrides, ValidatedConfig, registry, validate_config
 from hpx_core.boards import Board, get_board
 from hpx_core.build import (
     BuildResult,
@@ -30,10 +29,11 @@ from hpx_core.config import ProfileConfig, walk_values
 from hpx_core.engine import FirmwareContribution, SourceSet, SymbolFinding
 from hpx_core.errors import BuildError, HpxError, PluginError, UsageError
 from hpx_core.models import ModelInfo, load_model
-from hpx_core.plugins import Registry
+from hpx_core.plugins import Registry, default_registry
 from hpx_core.results import Measurement
 from hpx_core.run.session import run_and_record
 from hpx_core.sources import check_may_run
+from hpx_core.validation import Overrides, ValidatedConfig, validate_config
 
 log = structlog.get_logger(__name__)
 
@@ -222,7 +222,7 @@ def profile(
     all_overrides = dict(overrides)
     if model is not None:
         all_overrides["model.path"] = (str(model), "MODEL argument")
-    reg = reg or registry()
+    reg = reg or default_registry()
     state = RunState(validate_config(config_file, all_overrides, reg), reg)
     for name, stage in STAGES:
         if on_stage:

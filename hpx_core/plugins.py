@@ -169,3 +169,52 @@ def _info(entry: EntryPoint) -> PluginInfo:
 
 def _disabled_from_env() -> list[str]:
     return [name.strip() for name in os.environ.get(DISABLE_ENV, "").split(",") if name.strip()]
+
+
+_registry: Registry | None = None
+
+
+def default_registry(*, no_plugins: bool = False, reload: bool = False) -> Registry:
+    """The plugin registry of this process, loaded once."""
+    global _registry
+    if _registry is None or reload or no_plugins:
+        _registry = load_registry(no_plugins=no_plugins)
+    return _registry
+
+
+@attrs.frozen
+class PluginRow:
+    """One engine as ``hpx plugins`` shows it."""
+
+    engine: str
+    distribution: str
+    version: str
+    model_formats: tuple[str, ...]
+    backends: tuple[str, ...]
+    summary: str
+
+
+@attrs.frozen
+class PluginReport:
+    """Installed engines, and plugins that could not be used."""
+
+    engines: tuple[PluginRow, ...]
+    failures: tuple[PluginFailure, ...]
+    conflicts: tuple[str, ...]
+
+
+def list_plugins(reg: Registry | None = None) -> PluginReport:
+    """What engines are installed, from which distributions."""
+    reg = reg or default_registry()
+    rows = tuple(
+        PluginRow(
+            engine=name,
+            distribution=entry.plugin.distribution,
+            version=entry.plugin.version,
+            model_formats=entry.descriptor.model_formats,
+            backends=entry.descriptor.backends,
+            summary=entry.descriptor.summary,
+        )
+        for name, entry in sorted(reg.engines.items())
+    )
+    return PluginReport(rows, reg.failures, tuple(sorted(reg.conflicts)))

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from hpx_core.api import validate_config
 from hpx_core.boards import get_board
 from hpx_core.build import get_toolchain
 from hpx_core.errors import ToolError
+from hpx_core.validation import validate_config
 
 from .conftest import REPO
 
