@@ -15,7 +15,7 @@ from typing import Any
 
 from matplotlib import rc_context
 from matplotlib.figure import Figure
-from matplotlib.ticker import StrMethodFormatter
+from matplotlib.ticker import EngFormatter
 
 from hpx_core.compare.diff import Comparison
 from hpx_core.compare.view import BundleView, LayerView
@@ -36,7 +36,8 @@ def _svg(fig: Figure) -> str:
 
 
 def _label(layer: LayerView) -> str:
-    return f"{layer.index} {layer.name} ({layer.op})"
+    name = layer.name if layer.name.startswith(f"{layer.index}_") else f"{layer.index} {layer.name}"
+    return f"{name} ({layer.op})"
 
 
 def _figure(rows: int) -> Figure:
@@ -64,7 +65,7 @@ def layer_chart(view: BundleView) -> str:
         ax.set_xlabel(f"median per inference, {_sanitize(view.units)}")
         ax.margins(x=0.12)
         ax.spines[["top", "right"]].set_visible(False)
-        ax.xaxis.set_major_formatter(StrMethodFormatter("{x:,.0f}"))
+        ax.xaxis.set_major_formatter(EngFormatter(sep=""))
     return _svg(fig)
 
 
@@ -93,7 +94,7 @@ def comparison_chart(comparison: Comparison) -> str:
         ax.set_xlabel(f"median per inference, {_sanitize(comparison.base.units)}")
         ax.legend(loc="lower right")
         ax.spines[["top", "right"]].set_visible(False)
-        ax.xaxis.set_major_formatter(StrMethodFormatter("{x:,.0f}"))
+        ax.xaxis.set_major_formatter(EngFormatter(sep=""))
     return _svg(fig)
 
 
@@ -114,5 +115,5 @@ def delta_chart(comparison: Comparison) -> str:
         ax.set_xlabel(f"delta (candidate - base), {_sanitize(comparison.base.units)}")
         ax.margins(x=0.15)
         ax.spines[["top", "right"]].set_visible(False)
-        ax.xaxis.set_major_formatter(StrMethodFormatter("{x:,.0f}"))
+        ax.xaxis.set_major_formatter(EngFormatter(sep=""))
     return _svg(fig)
