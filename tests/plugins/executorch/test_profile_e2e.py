@@ -132,14 +132,12 @@ def test_ns_program_on_an_arm_build_fails_at_method_load_with_a_named_operator()
 
     from hpx_core.build import HarnessSettings, build_project, get_toolchain, render_project
 
-    prepared = type(arm.prepared)(arm.prepared.settings, layer_table(ns_program),
-                                  arm.prepared.runtime_version)
+    prepared = attrs.evolve(arm.prepared, table=layer_table(ns_program))
     project = render_project(WORK / "ns-on-arm", arm.board,
                              executorch_glue(ns_program, prepared, arm.runtime),
                              HarnessSettings(engine="executorch", iterations=1, warmup=0))
     result = build_project(project, get_toolchain("arm-none-eabi-gcc"))
-    crossed = type(arm)(**{**{a: getattr(arm, a) for a in arm.__attrs_attrs__.__dict__},
-                           "info": ns_program, "build": result})
+    crossed = attrs.evolve(arm, info=ns_program, build=result)
     with pytest.raises(RunError) as caught:
         run_built(crossed, WORK / "ns-on-arm")
     assert "Method::load() failed: operator missing: cortex_m_ns::" in caught.value.message
