@@ -24,6 +24,7 @@ pytestmark = [
 MODELS = Path(__file__).resolve().parents[2] / "examples/models/mlperf_tiny"
 MODEL_FILES = ["kws_ref_model.tflite", "vww_96_int8.tflite", "pretrainedResnet_quant.tflite",
                "ad01_int8.tflite"]
+JITTER = 8
 CONFIGS = [("reference", "qemu-m55"), ("cmsis_nn", "qemu-m55"), ("reference", "qemu-m4")]
 
 
@@ -39,8 +40,10 @@ def _check(profile: TflmProfile, model_path: Path) -> None:
     assert [layer.index for layer in m.layers] == list(range(len(model.operators)))
     assert [layer.op for layer in m.layers] == [op.name for op in model.operators]
     assert all(layer.median > 0 and layer.calls == 1 for layer in m.layers)
-    assert all(layer.spread <= 1 for layer in m.layers), "emulated counts repeat to +-1"
-    assert max(m.whole) - min(m.whole) <= 1, f"emulated counts repeat to +-1: {m.whole}"
+    # Emulated counts repeat up to tick rounding and whether a SysTick wrap (its ~5-instruction
+    # handler) falls inside the interval: never more than JITTER instructions apart.
+    assert all(layer.spread <= JITTER for layer in m.layers), [x.counts for x in m.layers]
+    assert max(m.whole) - min(m.whole) <= JITTER, f"whole-inference counts vary: {m.whole}"
     assert profile.layer_sum <= profile.whole
     assert profile.whole - profile.layer_sum <= 0.02 * profile.whole
     outputs = profile.extra["outputs"]
