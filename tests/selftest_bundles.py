@@ -74,7 +74,7 @@ def bundle(board_name: str = "qemu-m55", variant: str = "standard", model: bool 
     board = get_board(board_name)
     contribution = _contribution(board, _layers(board, variant))
     work = _scratch / f"{board_name}-{variant}-{int(model)}"
-    settings = HarnessSettings("selftest", iterations=3, warmup=1)
+    settings = HarnessSettings("selftest", iterations=7, warmup=1)  # medians robust to +-1
     built = build_project(
         render_project(work / "project", board, contribution, settings),
         get_toolchain("arm-none-eabi-gcc"),
