@@ -9,7 +9,8 @@ import pytest
 from selftest_bundles import EXTRA_INSTRUCTIONS, bundle
 
 from hpx_core.compare import MatchManifest, compare, load_view
-from hpx_core.errors import ConfigError, ResultsError
+from hpx_core.errors import ConfigError, ResultsError, RunError
+from hpx_core.run.session import run_and_record
 
 pytestmark = pytest.mark.emulated
 
@@ -76,3 +77,16 @@ def test_manifest_pairs_layers_across_divergent_sequences() -> None:
         ("tiny", "tiny"),
     ]
     assert c.divergence is None and any("match manifest" in n for n in c.notes)
+
+
+def test_failed_run_is_refused(tmp_path: Path) -> None:
+    from emulated_firmware import fixture_build
+
+    project, built = fixture_build("fault_engine")
+    with pytest.raises(RunError):
+        run_and_record(project.board, built.elf, tmp_path, engine="fault_engine", timeout=60)
+    (failed,) = [p for p in tmp_path.iterdir() if p.is_dir()]
+    view = load_view(failed)
+    assert view.status == "failed"
+    with pytest.raises(ResultsError, match=r"candidate bundle .* is a failed run"):
+        compare(load_view(bundle()), view)
