@@ -31,7 +31,12 @@ def junit_xml(comparison: Comparison, outcome: PolicyOutcome) -> JUnitXml:
 
 
 def write_junit(path: Path, comparison: Comparison, outcome: PolicyOutcome) -> Path:
-    """Write the JUnit file (parent folders created); returns its path."""
+    """Write the JUnit file atomically (parent folders created); returns its path."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    junit_xml(comparison, outcome).write(str(path), pretty=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        junit_xml(comparison, outcome).write(str(tmp), pretty=True)
+        tmp.replace(path)
+    finally:
+        tmp.unlink(missing_ok=True)
     return path
