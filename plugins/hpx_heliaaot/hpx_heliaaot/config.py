@@ -23,8 +23,15 @@ def _c_identifier(_instance: object, attribute: attrs.Attribute[Any], value: str
 
 @attrs.frozen
 class HeliaAotConfig:
-    """How heliaAOT names the code it generates, and which ns-cmsis-nn it builds against."""
+    """How heliaAOT names the code it generates, and which ns-cmsis-nn it builds against.
+
+    ``platform`` is the heliaAOT platform the code is generated for (default: the board's
+    name); its CPU must be the board's. ``input``/``input_seed`` choose the input bytes.
+    """
 
     cmsis_nn_path: Path | None = None
     prefix: str = attrs.field(default="hpx", validator=_c_identifier)
     module_name: str = attrs.field(default="hpx_model", validator=_c_identifier)
+    platform: str | None = None
+    input: str = "random"
+    input_seed: int = 0

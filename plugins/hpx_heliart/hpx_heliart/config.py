@@ -23,7 +23,11 @@ class ReleaseSource:
 
 @attrs.frozen
 class HeliaRtConfig:
-    """Where heliaRT comes from and how it is built; the backend is ``engine.backend``."""
+    """Where heliaRT comes from and how it is built; the backend is ``engine.backend``.
+
+    ``variant`` is heliaRT's build type (``release_with_logs`` unless set; ``release`` compiles
+    the profiler hooks out). ``input``/``input_seed`` choose the input bytes as for ``tflm``.
+    """
 
     source_path: Path | None = None
     dist_path: Path | None = None
@@ -32,3 +36,5 @@ class HeliaRtConfig:
         default="auto", converter=names_to_tuple, validator=auto_or_names
     )
     variant: str | None = None
+    input: str = "random"
+    input_seed: int = 0

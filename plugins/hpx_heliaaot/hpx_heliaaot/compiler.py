@@ -1,0 +1,148 @@
+"""heliaAOT in-process: the installed compiler's version, its platform, and one compilation.
+
+The compiler is a Python package (``helia_aot``); hpx calls its API (``AotConverter``) rather
+than its command line, so failures arrive as exceptions with the compiler's own message and the
+code-generation context (operators, memory plan) is at hand to keep in the bundle.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import attrs
+from packaging.version import Version
+
+from hpx_core.boards import Board
+from hpx_core.errors import ConfigError, ModelError
+from hpx_core.sources import load_baseline, require_package
+
+PACKAGE = "helia-aot"
+MODULE_TYPE = "cmake"
+
+
+def require_helia_aot() -> Version:
+    """The installed helia-aot, refused when missing or below the baseline's floor."""
+    return require_package(PACKAGE)
+
+
+def default_pairing() -> str | None:
+    """The helia-aot release whose generated code accepts the pinned ns-cmsis-nn."""
+    return load_baseline().packages[PACKAGE].pairs_with
+
+
+@attrs.frozen
+class Operator:
+    """One operator as the compiler names it; ``identity`` is ``OP_TYPE:op_id``."""
+
+    op_id: int
+    op_type: str
+    name: str
+
+    @property
+    def identity(self) -> str:
+        return f"{self.op_type}:{self.op_id}"
+
+
+def _ops(value: list[Operator]) -> tuple[Operator, ...]:
+    return tuple(value)
+
+
+@attrs.frozen
+class AotModule:
+    """A generated module: its folder, operators in run order, and the memory plan."""
+
+    root: Path
+    operators: tuple[Operator, ...] = attrs.field(converter=_ops)
+    memory_plan: dict[str, Any]
+    platform: str
+    version: str
+
+
+def platform_cpu(name: str) -> str:
+    """The CPU of a heliaAOT platform; a ConfigError when the compiler does not know it."""
+    from helia_aot.cli.defines import PlatformArgs  # type: ignore[import-untyped]
+    from helia_aot.platforms import resolve_platform  # type: ignore[import-untyped]
+
+    try:
+        platform: Any = resolve_platform(PlatformArgs(name=name))
+    except Exception as exc:  # the compiler's own lookup error, whatever its type
+        raise ConfigError(f"heliaAOT does not know the platform {name!r}: {exc}",
+                          "set engine.config.platform to a heliaAOT platform for this board"
+                          ) from None
+    return str(platform.cpu)
+
+
+def check_platform(board: Board, platform: str | None) -> str:
+    """The platform to generate for; refuses code for another CPU than the board's."""
+    chosen = platform or board.name
+    cpu = platform_cpu(chosen)
+    if cpu != board.core:
+        mve = " (MVE/Helium code a Cortex-M4 cannot execute)" if "m55" in cpu else ""
+        raise ConfigError(
+            f"heliaAOT platform {chosen!r} generates code for {cpu}{mve}, but board "
+            f"{board.name} is a {board.core}",
+            f"convert for a {board.core} platform: set engine.config.platform (e.g. "
+            f"{board.name} when heliaAOT knows it)",
+        )
+    return chosen
+
+
+def _plan(plan: Any) -> dict[str, Any]:
+    """The memory plan as plain data: arenas with size/use, and every tensor's placement."""
+    arenas = {
+        str(getattr(mem, "value", mem)): {
+            "total_size": int(u.total_size), "used": int(u.used),
+            "role": str(getattr(u.role, "value", u.role)), "alignment": int(u.alignment)}
+        for mem, u in plan.arena_usages.items()
+    }
+    tensors = {
+        str(tid): {"memory": str(getattr(a.memory, "value", a.memory)), "offset": int(a.offset),
+                   "size": int(a.size), "role": str(getattr(a.binding.role, "value", ""))}
+        for tid, a in plan.tensor_allocs.items()
+    }
+    return {"arenas": arenas, "tensors": tensors}
+
+
+def _operators(context: Any) -> list[Operator]:
+    found = []
+    for op in context.operators:
+        op_type = getattr(op.op.op_type, "value", op.op.op_type)
+        found.append(Operator(int(op.id), str(op_type), str(op.name)))
+    return found
+
+
+def compile_model(model: Path, out_dir: Path, *, prefix: str, module_name: str,
+                  platform: str) -> AotModule:
+    """Compile ``model`` into ``out_dir/<module_name>`` (written in a temporary folder first)."""
+    from helia_aot import AotConverter  # type: ignore[import-untyped]
+    from helia_aot.cli.defines import (
+        ConvertArgs,
+        ModelArgs,
+        ModuleArgs,
+        PlatformArgs,
+    )
+
+    version = str(require_helia_aot())
+    out_dir.mkdir(parents=True, exist_ok=True)
+    temp = Path(tempfile.mkdtemp(prefix=".aot-", dir=out_dir))
+    try:
+        args = ConvertArgs(
+            model=ModelArgs(path=model),
+            module=ModuleArgs(path=temp, type=MODULE_TYPE, name=module_name, prefix=prefix),
+            platform=PlatformArgs(name=platform), verbose=0)
+        try:
+            context: Any = AotConverter(args).convert()
+        except Exception as exc:  # the compiler's refusal, in its words
+            raise ModelError(f"heliaAOT {version} cannot compile {model.name}: {exc}",
+                             "check the model's operators against heliaAOT's supported list"
+                             ) from None
+        final = out_dir / module_name
+        shutil.rmtree(final, ignore_errors=True)
+        (temp / module_name).rename(final)
+        return AotModule(final, _operators(context), _plan(context.memory_plan), platform,
+                         version)
+    finally:
+        shutil.rmtree(temp, ignore_errors=True)

@@ -1,0 +1,127 @@
+"""The ``helia-aot`` engine's stages as typed functions; the hooks in ``plugin.py`` adapt them.
+
+Order for one profile: :func:`aot_sources` (license check, ns-cmsis-nn at its pin or
+``cmsis_nn_path``, then the helia-aot/ns-cmsis-nn pair) -> :func:`aot_firmware` (compile the
+model in-process, the glue on the generated context's operator callback, and a CMake fragment
+adding the module and the cached ns-cmsis-nn) -> core build -> symbol checks -> an Apollo board.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import attrs
+import jinja2
+
+from hpx_core.boards import Board
+from hpx_core.engine import FirmwareContribution, SourceSet
+from hpx_core.models import ModelInfo
+from hpx_core.sources import materialize
+from hpx_core.sources.versions import check_helia_aot_pair
+from hpx_core.tflm_family import InputSpec, host_outputs, input_bytes
+from hpx_heliaaot.compiler import AotModule, check_platform, compile_model
+from hpx_heliaaot.config import HeliaAotConfig
+from hpx_heliaaot.kernels import KernelLibrary, ensure_kernels
+
+ENGINE = "helia-aot"
+INFO_FILE = "hpx_aot_info.json"
+GLUE = "hpx_aot_glue.c"
+MODULE_DIR = "aot"
+NO_LAYER = 0xFFFFFFFF
+
+
+def aot_sources(board: Board, config: HeliaAotConfig, *, offline: bool = False) -> SourceSet:
+    """ns-cmsis-nn after the license check, then refuse a helia-aot that cannot build on it."""
+    check_platform(board, config.platform)
+    sources = materialize(ENGINE, None, board=board, source_path=config.cmsis_nn_path,
+                          allow_unpinned=config.cmsis_nn_path is not None, offline=offline)
+    check_helia_aot_pair(sources.path_of("ns-cmsis-nn"))
+    return sources
+
+
+def aot_kernels(sources: SourceSet, board: Board, jobs: int = 2) -> KernelLibrary:
+    ns = next(r for r in sources.repos if r.name == "ns-cmsis-nn")
+    return ensure_kernels(ns.path, ns.commit, sources.path_of("CMSIS_6") / "CMSIS/Core/Include",
+                          board.cpu_flags, jobs=jobs)
+
+
+@attrs.frozen
+class AotFirmware:
+    """The contribution for the core harness, and what the results stage reads back."""
+
+    contribution: FirmwareContribution
+    info: Mapping[str, Any]
+    module: AotModule
+
+
+def _glue(module: AotModule, prefix: str, inputs: tuple[bytes, ...], outputs: int) -> str:
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("hpx_heliaaot", "glue"), undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True, autoescape=False)
+    max_id = max((op.op_id for op in module.operators), default=0)
+    layer_of_op = [NO_LAYER] * (max_id + 1)
+    for index, op in enumerate(module.operators):
+        layer_of_op[op.op_id] = index
+    layers = [{"name": op.identity, "op": op.op_type} for op in module.operators]
+    return env.get_template(f"{GLUE}.j2").render(
+        prefix=prefix, layers=layers, max_id=max_id, layer_of_op=layer_of_op,
+        inputs=[list(data) for data in inputs], outputs=outputs)
+
+
+def _module_files(module: AotModule) -> dict[str, str]:
+    return {f"{MODULE_DIR}/{module.root.name}/{p.relative_to(module.root).as_posix()}":
+            p.read_text(encoding="utf-8")
+            for p in sorted(module.root.rglob("*")) if p.is_file()}
+
+
+def _cmake(module_name: str, kernels: KernelLibrary) -> str:
+    includes = " ".join(f'"{p.as_posix()}"' for p in kernels.include_dirs)
+    return (
+        "# heliaAOT module + the cached ns-cmsis-nn; the glue is compiled with the module so\n"
+        "# the module's own headers come first on its include path.\n"
+        f"add_subdirectory(${{CMAKE_CURRENT_LIST_DIR}}/{MODULE_DIR}/{module_name} hpx_aot)\n"
+        f"target_sources({module_name} PRIVATE ${{CMAKE_CURRENT_LIST_DIR}}/{GLUE})\n"
+        f"target_include_directories({module_name} PRIVATE {includes}\n"
+        "  ${CMAKE_SOURCE_DIR}/hpx/harness ${CMAKE_SOURCE_DIR}/hpx/counters)\n"
+        f"target_compile_definitions({module_name} PRIVATE {' '.join(kernels.defines)})\n"
+        f"target_compile_options({module_name} PRIVATE ${{HPX_COMMON_FLAGS}})\n"
+        f'target_link_libraries({module_name} PUBLIC "{kernels.archive.as_posix()}")\n'
+        f"target_link_libraries(hpx_app PRIVATE {module_name})\n"
+    )
+
+
+def aot_firmware(model: ModelInfo, config: HeliaAotConfig, board: Board, kernels: KernelLibrary,
+                 work_dir: Path) -> AotFirmware:
+    """Compile ``model`` with heliaAOT and wrap it in the harness's engine interface."""
+    platform = check_platform(board, config.platform)
+    module = compile_model(Path(model.path), work_dir / "aot-out", prefix=config.prefix,
+                           module_name=config.module_name, platform=platform)
+    spec = InputSpec.parse(config.input, config.input_seed)
+    inputs = input_bytes(spec, model)
+    expected = host_outputs(Path(model.path).read_bytes(), inputs, model)
+    info: dict[str, Any] = {
+        "engine": ENGINE, "helia_aot": module.version, "platform": module.platform,
+        "prefix": config.prefix, "module_name": config.module_name,
+        "ns_cmsis_nn_library": kernels.key, "input": spec.describe(),
+        "operators": [{"op_id": op.op_id, "op_type": op.op_type, "name": op.name,
+                       "layer": op.identity} for op in module.operators],
+        "memory_plan": module.memory_plan,
+        "host_outputs": [o.hex() for o in expected], "model_sha256": model.sha256,
+    }
+    files = _module_files(module) | {
+        GLUE: _glue(module, config.prefix, inputs, len(model.outputs)),
+        INFO_FILE: json.dumps(info, indent=1) + "\n",
+    }
+    contribution = FirmwareContribution(
+        files=files, cmake=_cmake(config.module_name, kernels),
+        fingerprint_inputs={"ns_cmsis_nn": kernels.key, "model": model.sha256,
+                            "helia_aot": module.version})
+    return AotFirmware(contribution, info, module)
+
+
+def firmware_info(contribution: FirmwareContribution) -> dict[str, Any]:
+    info: dict[str, Any] = json.loads(contribution.files[INFO_FILE])
+    return info

@@ -1,0 +1,179 @@
+"""The ``helia-rt`` engine's stages as typed functions; the hooks in ``plugin.py`` adapt them.
+
+Order for one profile: :func:`heliart_sources` (license check first, then the pinned source,
+a ``source_path``, a prebuilt ``dist_path`` or a release asset) -> :func:`heliart_library`
+(cached, model-independent) -> :func:`heliart_firmware` (the core's TFLM-family glue + CMake
+linking the library) -> core build -> symbol checks -> run on an Apollo board.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from hpx_core.boards import Board
+from hpx_core.engine import FirmwareContribution, SourceRepo, SourceSet
+from hpx_core.errors import ConfigError
+from hpx_core.models import ModelInfo
+from hpx_core.sources import (
+    check_may_run,
+    load_baseline,
+    materialize,
+    materialize_pins,
+    require_heliart,
+)
+from hpx_core.tflm_family import (
+    ArenaPlan,
+    InputSpec,
+    family_glue,
+    host_outputs,
+    input_bytes,
+    methods_from_checkout,
+    select_ops,
+)
+from hpx_heliart.config import HeliaRtConfig
+from hpx_heliart.dist import check_distribution, download_release
+from hpx_heliart.library import HeliaRtLibrary, ensure_heliart
+from hpx_heliart.library_cmake import BUILD_TYPE
+
+ENGINE = "helia-rt"
+BACKENDS = ("helia", "cmsis_nn", "reference")
+VARIANTS = ("release_with_logs", "debug")
+DIST_BACKEND = "helia"  # what a release bundle's archive contains
+INFO_FILE = "hpx_heliart_info.json"
+DIST_THIRD_PARTY = ("third_party/flatbuffers/include", "third_party/gemmlowp", "third_party/ruy")
+
+
+def check_backend(backend: str | None) -> str:
+    chosen = backend or "helia"
+    if chosen not in BACKENDS:
+        raise ConfigError(f"engine helia-rt has no backend {chosen!r}",
+                          f"choose one of: {', '.join(BACKENDS)}")
+    return chosen
+
+
+def check_variant(config: HeliaRtConfig) -> str:
+    variant = config.variant or BUILD_TYPE
+    if variant not in VARIANTS:
+        raise ConfigError(
+            f"heliaRT variant {variant!r} cannot be profiled",
+            "use release_with_logs (release defines TF_LITE_STRIP_ERROR_STRINGS, which compiles "
+            "the profiler hooks out) or debug",
+        )
+    return variant
+
+
+def prebuilt(config: HeliaRtConfig) -> bool:
+    return config.dist_path is not None or config.source is not None
+
+
+def heliart_sources(
+    backend: str | None, board: Board, config: HeliaRtConfig, *, offline: bool = False
+) -> SourceSet:
+    """heliaRT (+ its backend's kernel library) after the license check; version floor checked."""
+    chosen = check_backend(backend)
+    check_may_run(ENGINE, chosen, board)
+    if not prebuilt(config):
+        if config.variant not in (None, BUILD_TYPE):
+            raise ConfigError("engine.config.variant applies to prebuilt distributions",
+                              f"source builds use {BUILD_TYPE}; unset variant")
+        sources = materialize(ENGINE, chosen, board=board, source_path=config.source_path,
+                              offline=offline)
+        require_heliart(sources.path_of("helia-rt"))
+        return sources
+    if chosen != DIST_BACKEND:
+        raise ConfigError(
+            f"a prebuilt heliaRT distribution carries the helia backend, not {chosen}",
+            "use backend helia with dist_path/source, or build the other backends from source",
+        )
+    return _dist_sources(board, config, offline=offline)
+
+
+def _dist_sources(board: Board, config: HeliaRtConfig, *, offline: bool) -> SourceSet:
+    variant = check_variant(config)
+    if config.dist_path is not None:
+        path, origin = config.dist_path, str(config.dist_path)
+    else:
+        assert config.source is not None
+        if offline:
+            raise ConfigError("engine.config.source downloads a release, but the build is offline",
+                              "use dist_path with a downloaded bundle, or build online")
+        path = download_release(config.source.repo, config.source.ref)
+        origin = f"{config.source.repo}@{config.source.ref}"
+    dist = check_distribution(path, board.core, variant, origin)
+    digest = hashlib.sha256(dist.archive.read_bytes()).hexdigest()
+    base = load_baseline()
+    pin = base.pin("helia-rt")
+    common = materialize_pins([base.pin(n) for n in base.common], offline=offline)
+    repo = SourceRepo("helia-rt", origin, f"prebuilt-{dist.version}-sha256:{digest[:16]}",
+                      dist.root, pin.license)
+    return SourceSet([*common.repos, repo], "development-overrides")
+
+
+def heliart_library(sources: SourceSet, backend: str | None, board: Board,
+                    config: HeliaRtConfig, jobs: int = 2) -> HeliaRtLibrary:
+    """The library for this backend/board/toolchain/pins: built once into the cache, or the
+    prebuilt distribution's archive."""
+    chosen = check_backend(backend)
+    if not prebuilt(config):
+        return ensure_heliart(sources, chosen, board.cpu_flags, jobs=jobs)
+    variant = check_variant(config)
+    root = sources.path_of("helia-rt")
+    dist = check_distribution(root, board.core, variant)
+    defines = ["TF_LITE_STATIC_MEMORY"] + (["NDEBUG"] if variant == BUILD_TYPE else [])
+    return HeliaRtLibrary(
+        backend=chosen, key=hashlib.sha256(dist.archive.read_bytes()).hexdigest(),
+        folder=root, archives=[dist.archive],
+        include_dirs=[root, *(root / d for d in DIST_THIRD_PARTY)], defines=defines,
+        built=False, seconds=0.0)
+
+
+@attrs.frozen
+class HeliaRtFirmware:
+    """The contribution for the core harness, plus what later stages compare against."""
+
+    contribution: FirmwareContribution
+    info: Mapping[str, object]
+
+
+def _defines(library: HeliaRtLibrary) -> dict[str, str]:
+    pairs = (d.split("=", 1) for d in library.defines)
+    return {p[0]: (p[1] if len(p) > 1 else "1") for p in pairs}
+
+
+def heliart_firmware(model: ModelInfo, config: HeliaRtConfig, sources: SourceSet,
+                     library: HeliaRtLibrary, arena: ArenaPlan) -> HeliaRtFirmware:
+    """The core's TFLM-family glue for ``model`` + a CMake fragment linking the library."""
+    model_data = Path(model.path).read_bytes()
+    ops = select_ops(model, config.resolver_ops)
+    methods = methods_from_checkout(sources.path_of("helia-rt"))
+    spec = InputSpec.parse(config.input, config.input_seed)
+    inputs = input_bytes(spec, model)
+    glue = family_glue(model, model_data, ops, methods, inputs, arena)
+    expected = host_outputs(model_data, inputs, model)
+    info: dict[str, object] = {
+        "engine": ENGINE, "backend": library.backend, "library": library.folder.name,
+        "library_key": library.key, "input": spec.describe(), "resolver_ops": list(ops),
+        "arena_size": arena.size, "arena_source": arena.source,
+        "layers": list(glue.layer_names), "host_outputs": [o.hex() for o in expected],
+        "model_sha256": model.sha256,
+    }
+    files = dict(glue.files) | {INFO_FILE: json.dumps(info, indent=1) + "\n"}
+    contribution = FirmwareContribution(
+        files=files, sources=glue.sources,
+        include_dirs=tuple(dict.fromkeys(p.as_posix() for p in library.include_dirs)),
+        defines=_defines(library), cmake=library.cmake(),
+        fingerprint_inputs={"engine_library": library.key, "model": model.sha256},
+    )
+    return HeliaRtFirmware(contribution, info)
+
+
+def firmware_info(contribution: FirmwareContribution) -> dict[str, Any]:
+    """What :func:`heliart_firmware` recorded for the results stage."""
+    info: dict[str, Any] = json.loads(contribution.files[INFO_FILE])
+    return info

@@ -1,0 +1,167 @@
+"""A heliaRT backend as prebuilt archives in the content-addressed engine cache.
+
+The library depends on the backend, the board's CPU flags, the toolchain and the source pins,
+never on the model: every model's firmware links the same archives. It is built in a temporary
+folder beside its final place (``<cache>/engines``, where :mod:`hpx_core.enginelib` keeps the
+other engines) and renamed into place only when every archive exists; a file lock per key
+makes concurrent runs build it once. Kept: the archives, the include folders and compile
+definitions heliaRT's targets export (so the glue sees its headers as the library was built),
+and a manifest. The build tree is dropped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import attrs
+import structlog
+from filelock import FileLock
+
+from hpx_core.build.templates import templates_root
+from hpx_core.engine import SourceSet
+from hpx_core.enginelib import toolchain_identity
+from hpx_core.errors import BuildError, ToolError
+from hpx_core.sources import cache_root
+from hpx_heliart.library_cmake import BUILD_TYPE, backend_target, library_cmakelists
+
+log = structlog.get_logger()
+RECIPE = 1
+MANIFEST = "manifest.json"
+COMMON_FLAGS = ("-ffunction-sections", "-fdata-sections", "-fno-unwind-tables",
+                "-fno-asynchronous-unwind-tables", "-fomit-frame-pointer", "-funsigned-char",
+                "-g")
+KERNEL_REPO = {"helia": "ns-cmsis-nn", "cmsis_nn": "CMSIS-NN"}
+INTERFACE = """
+file(GENERATE OUTPUT "${{CMAKE_BINARY_DIR}}/hpx_interface.txt" CONTENT
+"$<JOIN:$<TARGET_PROPERTY:{target},INTERFACE_INCLUDE_DIRECTORIES>,;>
+$<JOIN:$<TARGET_PROPERTY:{target},INTERFACE_COMPILE_DEFINITIONS>,;>
+")
+"""
+
+
+def _paths(value: Iterable[Path]) -> tuple[Path, ...]:
+    return tuple(Path(v) for v in value)
+
+
+def _strs(value: Iterable[str]) -> tuple[str, ...]:
+    return tuple(str(v) for v in value)
+
+
+@attrs.frozen
+class HeliaRtLibrary:
+    """A built heliaRT backend: archives in link order, what its users compile with."""
+
+    backend: str
+    key: str
+    folder: Path
+    archives: tuple[Path, ...] = attrs.field(converter=_paths)
+    include_dirs: tuple[Path, ...] = attrs.field(converter=_paths)
+    defines: tuple[str, ...] = attrs.field(converter=_strs)
+    built: bool
+    seconds: float
+
+    def cmake(self, target: str = "hpx_app") -> str:
+        """A CMake fragment linking the archives into ``target`` (kernels after the runtime)."""
+        items = ["-Wl,--start-group", *(a.as_posix() for a in self.archives), "-Wl,--end-group"]
+        body = "\n".join(f'  "{item}"' for item in items)
+        return f"target_link_libraries({target} PRIVATE\n{body}\n)\n"
+
+
+def library_key(sources: SourceSet, backend: str, cpu_flags: Sequence[str]) -> str:
+    doc = {
+        "recipe": RECIPE, "backend": backend, "build_type": BUILD_TYPE,
+        "cpu_flags": list(cpu_flags), "flags": COMMON_FLAGS, "toolchain": toolchain_identity(),
+        "provenance": sources.provenance,
+        "pins": sorted((r.name, r.commit, r.path.as_posix()) for r in sources.repos),
+    }
+    return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
+
+
+def _run(args: Sequence[str], log_file: Path, what: str) -> None:
+    with log_file.open("a", encoding="utf-8") as out:
+        out.write("$ " + " ".join(args) + "\n")
+        out.flush()
+        try:
+            done = subprocess.run(list(args), stdout=out, stderr=subprocess.STDOUT, check=False)
+        except FileNotFoundError as exc:
+            raise ToolError(f"{args[0]} is not installed", "install cmake and ninja") from exc
+    if done.returncode != 0:
+        tail = log_file.read_text(encoding="utf-8", errors="replace").splitlines()[-30:]
+        errors = [line for line in tail if "error" in line.lower()] or tail[-3:]
+        raise BuildError(f"{what} failed: {errors[0].strip() if errors else 'see log'}",
+                         f"full log: {log_file}")
+
+
+def _kernels(sources: SourceSet, backend: str) -> Path | None:
+    repo = KERNEL_REPO.get(backend)
+    return sources.path_of(repo) if repo else None
+
+
+def _build(sources: SourceSet, backend: str, cpu_flags: Sequence[str], temp: Path,
+           jobs: int) -> dict[str, list[str]]:
+    project, build, log_file = temp / "project", temp / "build", temp / "build.log"
+    project.mkdir()
+    text = library_cmakelists(sources.path_of("helia-rt"), backend, _kernels(sources, backend),
+                              sources.path_of("CMSIS_6") / "CMSIS/Core/Include",
+                              [*cpu_flags, *COMMON_FLAGS])
+    text += INTERFACE.format(target=backend_target(backend))
+    (project / "CMakeLists.txt").write_text(text, encoding="utf-8")
+    toolchain = templates_root() / "cmake" / "arm-none-eabi-gcc.cmake"
+    _run(["cmake", "-G", "Ninja", "-S", str(project), "-B", str(build),
+          f"-DCMAKE_TOOLCHAIN_FILE={toolchain}", "-DCMAKE_BUILD_TYPE="], log_file,
+         f"configuring heliaRT ({backend})")
+    _run(["cmake", "--build", str(build), "--parallel", str(jobs)], log_file,
+         f"building heliaRT ({backend})")
+    lib = temp / "lib"
+    lib.mkdir()
+    found = {p.name: p for p in build.rglob("*.a")}
+    names = [f"lib{backend_target(backend)}.a"] + (["libcmsis-nn.a"] if backend in KERNEL_REPO
+                                                   else [])
+    for name in names:
+        if name not in found:
+            raise BuildError(f"the heliaRT build made no {name}", f"see {log_file}")
+        shutil.copy2(found[name], lib / name)
+    includes, defines = (build / "hpx_interface.txt").read_text(encoding="utf-8").splitlines()[:2]
+    shutil.rmtree(build)
+    return {"archives": names, "include_dirs": [i for i in includes.split(";") if i],
+            "defines": [d for d in defines.split(";") if d]}
+
+
+def ensure_heliart(sources: SourceSet, backend: str, cpu_flags: Sequence[str], *,
+                   root: Path | None = None, jobs: int = 2) -> HeliaRtLibrary:
+    """The ``backend`` library from the cache, or built now (``jobs`` parallel compiles)."""
+    key = library_key(sources, backend, cpu_flags)
+    base = (root or cache_root()) / "engines"
+    final = base / f"helia_rt_{backend}-{key[:20]}"
+    started = time.monotonic()
+    base.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(base / f".{final.name}.lock")):
+        built = not (final / MANIFEST).is_file()
+        if built:
+            temp = Path(tempfile.mkdtemp(prefix=f".{final.name}.tmp-", dir=base))
+            try:
+                found = _build(sources, backend, cpu_flags, temp, jobs)
+                manifest = {"key": key, "backend": backend, "build_type": BUILD_TYPE, **found,
+                            "seconds": round(time.monotonic() - started, 1)}
+                (temp / MANIFEST).write_text(json.dumps(manifest, indent=1), encoding="utf-8")
+                temp.chmod(0o755)
+                temp.rename(final)
+            except BaseException:
+                shutil.rmtree(temp, ignore_errors=True)
+                raise
+    manifest = json.loads((final / MANIFEST).read_text(encoding="utf-8"))
+    seconds = time.monotonic() - started
+    log.info("heliaRT library", backend=backend, key=key[:12], built=built,
+             seconds=round(seconds, 1))
+    return HeliaRtLibrary(
+        backend=backend, key=key, folder=final,
+        archives=[final / "lib" / n for n in manifest["archives"]],
+        include_dirs=[Path(p) for p in manifest["include_dirs"]],
+        defines=manifest["defines"], built=built, seconds=seconds)
