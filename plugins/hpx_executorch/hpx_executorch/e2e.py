@@ -8,7 +8,6 @@ path for Apollo boards and for the ns provider, which never runs on an emulated 
 
 from __future__ import annotations
 
-import struct
 import time
 from pathlib import Path
 
@@ -38,8 +37,9 @@ from hpx_executorch.engine import (
     explain_failure,
     prepare,
 )
-from hpx_executorch.firmware import memory_order
 from hpx_executorch.library import RuntimeLibrary
+from hpx_executorch.outputs import OutputCheck
+from hpx_executorch.outputs import check_output as compare_output
 from hpx_executorch.verify import verify
 
 
@@ -133,24 +133,6 @@ def _bundle(built: PteBuild, capture: Capture, stream: bytes, work_dir: Path) ->
                "layers": [layer.name for layer in built.prepared.table.layers]}))
 
 
-
-
-@attrs.frozen
-class OutputCheck:
-    """Device output against the host reference, element by element (float32)."""
-
-    elements: int
-    differing: int
-    max_abs_diff: float
-
-
 def check_output(profile: PteProfile, reference: Path) -> OutputCheck:
     """Compare output 0 with a float32 NCHW reference written by the export tool."""
-    tensor = profile.built.info.outputs[0]
-    device = profile.capture.outputs()[0]
-    count = len(device) // 4
-    got = struct.unpack(f"<{count}f", device)
-    logical = list(struct.unpack(f"<{count}f", reference.read_bytes()))
-    want = memory_order(logical, tensor.shape, tensor.dim_order)
-    diffs = [abs(a - b) for a, b in zip(got, want, strict=True)]
-    return OutputCheck(count, sum(d > 0 for d in diffs), max(diffs, default=0.0))
+    return compare_output(profile.built.info, profile.capture.outputs()[0], reference)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import attrs
+
 from hpx_core import ConfigContext, EngineDescriptor, hookimpl
 from hpx_core.build import SymbolInventory, get_toolchain
 from hpx_core.engine import FirmwareContribution, LayerRecord, SourceSet, SymbolFinding
@@ -26,6 +28,7 @@ from hpx_executorch.engine import (
     explain_failure,
     prepare,
 )
+from hpx_executorch.outputs import check_output, reference_path
 from hpx_executorch.verify import findings
 
 
@@ -103,3 +106,20 @@ def hpx_parse_results(ctx: Any, capture: Capture) -> list[LayerRecord]:
     if failure is not None:
         raise failure
     return executorch_layers(measure(capture, ctx.board))
+
+
+@hookimpl
+def hpx_result_extras(ctx: Any, capture: Capture) -> dict[str, Any]:
+    """What was fed, what the runtime reported, and the output against the host reference."""
+    extras: dict[str, Any] = {
+        "input": "reference codes (integer hash of the NCHW index + channel offsets) / 128",
+        "runtime_metrics": capture.metrics(),
+    }
+    failure = explain_failure(capture, ctx.model)
+    if failure is not None:
+        extras["failure"] = {"message": failure.message, "hint": failure.hint}
+    outputs = capture.outputs()
+    reference = reference_path(ctx.model)
+    if 0 in outputs and reference.is_file():
+        extras["output_check"] = attrs.asdict(check_output(ctx.model, outputs[0], reference))
+    return extras

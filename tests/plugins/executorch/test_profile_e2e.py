@@ -198,3 +198,28 @@ def test_verify_kernels_command_on_both_providers_elfs() -> None:
     assert main(["verify-kernels", "--provider", "ns", "--ns-ops", str(ns_elf)]) == 0
     assert main(["verify-kernels", "--provider", "ns", "--ns-ops", str(arm_elf)]) == 1
     assert main(["verify-kernels", "--provider", "arm", str(ns_elf)]) == 1
+
+
+@needs_qemu
+def test_hpx_profile_runs_the_shipped_arm_config(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    from hpx_core.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    config = TIER1.parents[2] / "configs" / "executorch" / "tier1mean_arm.yaml"
+    assert main(["profile", "-c", str(config), "--output-dir", str(tmp_path / "out")]) == 0
+    (summary,) = (tmp_path / "out").glob("*/summary.json")
+    extra = json.loads(summary.read_text(encoding="utf-8"))["extra"]
+    assert extra["output_check"]["differing"] == 0 and extra["output_check"]["elements"] == 16
+    assert all(check["passed"] for check in extra["kernel_checks"])
+
+
+def test_hpx_profile_builds_the_ns_config_and_stops_without_a_probe(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from hpx_core.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    config = TIER1.parents[2] / "configs" / "executorch" / "tier1_ns.yaml"
+    assert main(["profile", "-c", str(config)]) == 3
+    assert "stopped after the build" in capsys.readouterr().err
