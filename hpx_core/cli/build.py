@@ -11,7 +11,9 @@ from hpx_core.boards import get_board
 from hpx_core.build import build_project, get_toolchain, render_project
 from hpx_core.build.render import HarnessSettings, load_project
 from hpx_core.cli.app import app, console
+from hpx_core.cli.placement import print_placement
 from hpx_core.errors import UsageError
+from hpx_core.placement import check_elf
 from hpx_core.selftest import ENGINE
 from hpx_core.selftest_layers import selftest_contribution
 
@@ -53,3 +55,4 @@ def build(
         f"  {state}; inputs {'unchanged' if result.fingerprint_unchanged else 'new'} "
         f"(fingerprint {result.fingerprint[:16]}); {result.seconds:.2f} s"
     )
+    print_placement(check_elf(project.board, result.elf))

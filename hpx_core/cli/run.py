@@ -21,12 +21,23 @@ def run(
     ),
     results_dir: Annotated[Path, typer.Option("--results-dir")] = Path("hpx-results"),
     timeout: Annotated[float, typer.Option("--timeout", help="Seconds.")] = 60.0,
+    probe: Annotated[
+        str | None, typer.Option("--probe", help="Probe unique ID (silicon boards).")
+    ] = None,
+    pack: Annotated[
+        list[Path] | None, typer.Option("--pack", help="CMSIS pack for pyocd; repeatable.")
+    ] = None,
 ) -> None:
     """Run the firmware built in WORK_DIR; a bundle is written whether it succeeds or not."""
     project = load_project(work_dir)
     stamp = read_stamp(project.root / "hpx-build.json")
     if not project.elf.is_file() or not stamp:
         raise BuildError(f"{work_dir} has not been built", f"run `hpx build --work-dir {work_dir}`")
+    if project.board.runner == "probe":
+        from hpx_core.cli.probes import run_built_on_probe
+
+        run_built_on_probe(project, stamp, results_dir, timeout, probe, pack or [])
+        return
     record = run_and_record(
         project.board,
         project.elf,
