@@ -90,20 +90,26 @@ def check_platform(board: Board, platform: str | None) -> str:
     return chosen
 
 
-def _plan(plan: Any) -> dict[str, Any]:
-    """The memory plan as plain data: arenas with size/use, and every tensor's placement."""
-    arenas = {
+def _arenas(usages: Any) -> dict[str, dict[str, Any]]:
+    return {
         str(getattr(mem, "value", mem)): {
-            "total_size": int(u.total_size), "used": int(u.used),
-            "role": str(getattr(u.role, "value", u.role)), "alignment": int(u.alignment)}
-        for mem, u in plan.arena_usages.items()
+            "total_size": int(u.total_size), "used": int(u.used), "alignment": int(u.alignment),
+            "source_memory": str(getattr(u.source_memory, "value", u.source_memory))}
+        for mem, u in usages.items()
     }
+
+
+def _plan(plan: Any) -> dict[str, Any]:
+    """The memory plan as plain data: arenas per role and memory, every tensor's placement."""
     tensors = {
         str(tid): {"memory": str(getattr(a.memory, "value", a.memory)), "offset": int(a.offset),
                    "size": int(a.size), "role": str(getattr(a.binding.role, "value", ""))}
         for tid, a in plan.tensor_allocs.items()
     }
-    return {"arenas": arenas, "tensors": tensors}
+    return {"arenas": {"scratch": _arenas(plan.arena_usages),
+                       "constant": _arenas(plan.constant_arenas),
+                       "persistent": _arenas(plan.persistent_arenas)},
+            "tensors": tensors}
 
 
 def _operators(context: Any) -> list[Operator]:

@@ -19,7 +19,7 @@ import jinja2
 from hpx_core.boards import Board
 from hpx_core.engine import FirmwareContribution, SourceSet
 from hpx_core.models import ModelInfo
-from hpx_core.sources import materialize
+from hpx_core.sources import check_may_run, materialize
 from hpx_core.sources.versions import check_helia_aot_pair
 from hpx_core.tflm_family import InputSpec, host_outputs, input_bytes
 from hpx_heliaaot.compiler import AotModule, check_platform, compile_model
@@ -35,6 +35,7 @@ NO_LAYER = 0xFFFFFFFF
 
 def aot_sources(board: Board, config: HeliaAotConfig, *, offline: bool = False) -> SourceSet:
     """ns-cmsis-nn after the license check, then refuse a helia-aot that cannot build on it."""
+    check_may_run(ENGINE, None, board)
     check_platform(board, config.platform)
     sources = materialize(ENGINE, None, board=board, source_path=config.cmsis_nn_path,
                           allow_unpinned=config.cmsis_nn_path is not None, offline=offline)

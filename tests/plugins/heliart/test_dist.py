@@ -121,7 +121,7 @@ def test_a_release_asset_is_downloaded_from_its_url_and_cached(tmp_path: Path) -
 
 
 def test_a_missing_release_asset_is_a_source_error(tmp_path: Path) -> None:
-    with pytest.raises(SourceError, match="cannot download the heliaRT release v9.9.9"):
+    with pytest.raises(SourceError, match=r"cannot download the heliaRT release v9\.9\.9"):
         download_release((tmp_path / "nowhere").as_uri(), "v9.9.9")
     assert not list((tmp_path / "cache" / "downloads").glob("*.zip"))
 
