@@ -13,6 +13,8 @@ from hpx_core.probe.probes import list_probes
 from hpx_core.probe.pyocd_api import pyocd_api
 from hpx_core.probe.record import ProbeRecord, run_and_record_on_probe
 from hpx_core.probe.runner import ProbeSettings
+from hpx_core.probe.selftest import run_silicon_selftest
+from hpx_core.selftest import SelftestFailedError
 
 
 @app.command()
@@ -68,3 +70,21 @@ def run_built_on_probe(
         },
     )
     print_probe_record(record)
+
+
+def silicon_selftest(
+    board: str, work_dir: Path, results_dir: Path, probe: str | None, packs: list[Path]
+) -> None:
+    """`hpx selftest` on an Apollo board: the calibration loops in cycles, through the probe."""
+    report = run_silicon_selftest(board, work_dir, results_dir, probe=probe, packs=packs)
+    table = Table("check", "ok", "detail", title=f"hpx selftest on {report.board} (cycles)")
+    for check in report.checks:
+        table.add_row(check.name, "yes" if check.passed else "NO", check.detail)
+    console.print(table)
+    console.print(f"bundles: {', '.join(str(r.bundle) for r in report.runs)}")
+    if not report.passed:
+        raise SelftestFailedError(
+            f"selftest failed on {report.board}",
+            "the counts above break the core's bounds; check the board and its clock",
+        )
+    console.print(f"selftest passed on {report.board}")

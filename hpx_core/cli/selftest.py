@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from hpx_core.boards import get_board
 from hpx_core.cli.app import app, console
 from hpx_core.selftest import SelftestFailedError, run_selftest
 
@@ -18,8 +19,19 @@ def selftest(
     work_dir: Annotated[Path, typer.Option("--work-dir")] = Path("hpx-work/selftest"),
     results_dir: Annotated[Path, typer.Option("--results-dir")] = Path("hpx-results"),
     toolchain: Annotated[str, typer.Option("--toolchain")] = "arm-none-eabi-gcc",
+    probe: Annotated[
+        str | None, typer.Option("--probe", help="Probe unique ID (Apollo boards).")
+    ] = None,
+    pack: Annotated[
+        list[Path] | None, typer.Option("--pack", help="CMSIS pack for pyocd; repeatable.")
+    ] = None,
 ) -> None:
     """Build, run twice and compare each calibration layer with its known count."""
+    if get_board(board).silicon is not None:
+        from hpx_core.cli.probes import silicon_selftest
+
+        silicon_selftest(board, work_dir, results_dir, probe, pack or [])
+        return
     report = run_selftest(board, work_dir, results_dir, toolchain=toolchain)
     table = Table(
         "layer",
