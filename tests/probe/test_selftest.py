@@ -13,22 +13,22 @@ import attrs
 
 from hpx_core.boards import get_board
 from hpx_core.probe.selftest import silicon_checks
-from hpx_core.results import measure
+from hpx_core.results import Measurement, measure
 from hpx_core.wire import parse_capture
 
 BOARD = get_board("qemu-m55")
 RECORDED = Path(__file__).resolve().parents[1] / "fixtures" / "wire" / "selftest-qemu-m55.bin"
 
 
-def measurement():  # type: ignore[no-untyped-def]
+def measurement() -> Measurement:
     return measure(parse_capture(RECORDED.read_bytes()), BOARD)
 
 
-def verdicts(m: object) -> dict[str, bool]:
-    return {c.name: c.passed for c in silicon_checks(BOARD, [m, m])}  # type: ignore[list-item]
+def verdicts(m: Measurement) -> dict[str, bool]:
+    return {c.name: c.passed for c in silicon_checks(BOARD, [m, m])}
 
 
-def bend(m, name: str, factor: float):  # type: ignore[no-untyped-def]
+def bend(m: Measurement, name: str, factor: float) -> Measurement:
     layers = tuple(
         attrs.evolve(x, counts=tuple(round(c * factor) for c in x.counts)) if x.name == name else x
         for x in m.layers
