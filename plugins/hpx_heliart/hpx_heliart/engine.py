@@ -46,7 +46,8 @@ BACKENDS = ("helia", "cmsis_nn", "reference")
 VARIANTS = ("release_with_logs", "debug")
 DIST_BACKEND = "helia"  # what a release bundle's archive contains
 INFO_FILE = "hpx_heliart_info.json"
-DIST_THIRD_PARTY = ("third_party/flatbuffers/include", "third_party/gemmlowp", "third_party/ruy")
+DIST_THIRD_PARTY = ("third_party/flatbuffers/include", "third_party/gemmlowp", "third_party/ruy",
+                    "third_party/kissfft")
 
 
 def check_backend(backend: str | None) -> str:
