@@ -36,7 +36,10 @@ def main() -> None:
         action="store_true",
         help="drop cached tflm engine libraries first (clean builds)",
     )
+    parser.add_argument("--only", action="append", default=[], metavar="BACKEND@BOARD",
+                        help="limit to these configurations (repeatable), e.g. cmsis_nn@qemu-m55")
     args = parser.parse_args()
+    configs = [c for c in CONFIGS if not args.only or f"{c[0]}@{c[1]}" in args.only]
     if args.clean_libraries:
         for folder in (cache_root() / "engines").glob("tflm_*"):
             shutil.rmtree(folder)
@@ -46,7 +49,7 @@ def main() -> None:
         "| library build | cold | warm |"
     )
     print("|---|---|---|---|---|---|---|---|---|---|")
-    for backend, board in CONFIGS:
+    for backend, board in configs:
         for name in MODEL_FILES:
             folder = work / f"{board}-{backend}-{name}"
             cold = profile_model(MODELS / name, backend, board, folder)
