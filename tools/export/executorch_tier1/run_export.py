@@ -42,13 +42,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--venv", type=Path, default=cache_root() / "export" /
                         "executorch-tier1-venv")
-    parser.add_argument("rest", nargs=argparse.REMAINDER,
-                        help="arguments for export_tier1.py (e.g. --out DIR)")
-    args = parser.parse_args(argv)
+    args, rest = parser.parse_known_args(argv)  # the rest goes to export_tier1.py (--out DIR)
     sources = materialize("executorch", "arm")
     python = ensure_venv(args.venv, sources.path_of("CMSIS-NN"))
     command = [str(python), str(HERE / "export_tier1.py"),
-               "--nsx-executorch", str(sources.path_of("nsx-executorch")), *args.rest]
+               "--nsx-executorch", str(sources.path_of("nsx-executorch")), *rest]
     return subprocess.run(command, check=False).returncode
 
 
