@@ -14,6 +14,7 @@ from pathlib import Path
 import attrs
 
 from hpx_core.plugins import Registry
+from hpx_core.sources import load_baseline, package_status
 
 
 @attrs.frozen
@@ -48,12 +49,15 @@ _TOOLS: dict[str, tuple[Sequence[str], str]] = {
 }
 
 
-def run_doctor(reg: Registry, *, toolchain: str, emulated: bool | None) -> DoctorReport:
-    """Check Python, plugins and tools; ``required`` follows the chosen toolchain and board.
+def run_doctor(
+    reg: Registry, *, toolchain: str, emulated: bool | None, engine: str | None = None
+) -> DoctorReport:
+    """Check Python, plugins, tools and engine packages; ``required`` follows the config.
 
-    ``emulated`` is None when no board was chosen: then QEMU is reported but not required.
+    ``emulated`` is None when no board was chosen: then QEMU is reported but not required;
+    an engine's Python packages (e.g. helia-aot) are required when that engine is chosen.
     """
-    checks = [_python_check(), *_plugin_checks(reg)]
+    checks = [_python_check(), *_plugin_checks(reg), *_package_checks(engine)]
     for tool, (args, role) in _TOOLS.items():
         required = role in ("sources", "build") or role == f"toolchain:{toolchain}"
         required = required or (role == "emulated" and bool(emulated))
@@ -81,6 +85,22 @@ def _plugin_checks(reg: Registry) -> list[Check]:
     ]
     if not reg.engines:
         checks.append(Check("engines", False, "no engine plugin installed", True))
+    return checks
+
+
+def _package_checks(engine: str | None) -> list[Check]:
+    baseline = load_baseline()
+    checks = []
+    for name, pin in sorted(baseline.packages.items()):
+        status = package_status(name, baseline)
+        required = engine is not None and pin in baseline.packages_for(engine)
+        if status.installed is None:
+            detail = f"not installed; {status.install_command}"
+        elif not status.ok:
+            detail = f"{status.installed} is below the minimum {status.min_version}"
+        else:
+            detail = status.installed
+        checks.append(Check(f"package {status.distribution}", status.ok, detail, required))
     return checks
 
 

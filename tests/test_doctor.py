@@ -37,3 +37,11 @@ def test_real_tools_are_found_with_versions() -> None:
     report = run_doctor(load_registry(disabled=[]), toolchain="arm-none-eabi-gcc", emulated=True)
     git = next(c for c in report.checks if c.name == "git")
     assert git.ok and git.detail[0].isdigit()
+
+
+def test_engine_packages_are_required_only_for_their_engine() -> None:
+    registry = load_registry(disabled=[])
+    for engine, required in (("helia-aot", True), ("tflm", False), (None, False)):
+        report = run_doctor(registry, toolchain="arm-none-eabi-gcc", emulated=False, engine=engine)
+        check = next(c for c in report.checks if c.name == "package helia-aot")
+        assert check.required is required

@@ -182,12 +182,13 @@ def doctor(
     as_json: Annotated[bool, typer.Option("--json", help="JSON output.")] = False,
 ) -> None:
     """Check Python, plugins and tools; non-zero exit when something needed is missing."""
-    toolchain, emulated = "arm-none-eabi-gcc", None
+    toolchain, emulated, engine = "arm-none-eabi-gcc", None, None
     if config is not None:
         validated = api.validate_config(config)
         toolchain = validated.config.target.toolchain
         emulated = get_board(validated.config.target.board).emulated
-    report = run_doctor(api.registry(), toolchain=toolchain, emulated=emulated)
+        engine = validated.config.engine.type
+    report = run_doctor(api.registry(), toolchain=toolchain, emulated=emulated, engine=engine)
     if as_json:
         typer.echo(
             json.dumps(
