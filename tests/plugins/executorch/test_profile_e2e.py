@@ -223,3 +223,23 @@ def test_hpx_profile_builds_the_ns_config_and_stops_without_a_probe(
     config = TIER1.parents[2] / "configs" / "executorch" / "tier1_ns.yaml"
     assert main(["profile", "-c", str(config)]) == 3
     assert "stopped after the build" in capsys.readouterr().err
+
+
+def test_buffers_land_where_the_config_places_them_on_apollo() -> None:
+    from hpx_core.build import symbol_inventory
+
+    board = get_board("apollo510_evb")
+    regions = {m.name: range(m.origin, m.origin + m.length) for m in board.memory}
+
+    def address(built: PteBuild, buffer: str) -> int:
+        symbols = symbol_inventory(built.build.elf).symbols
+        return next(s.address for s in symbols if s.name.endswith(f"{len(buffer)}{buffer}E"))
+
+    default = ns_build("tier1mean")
+    assert address(default, "g_planned") in regions["MCU_TCM"]
+    placed = build_pte(TIER1 / "tier1mean_ns.pte", "ns", "apollo510_evb", WORK / "placed",
+                       ExecutorchConfig(planned_arena_location="sram", io_location="sram"))
+    assert address(placed, "g_planned") in regions["SHARED_SRAM"]
+    assert address(placed, "g_output") in regions["SHARED_SRAM"]
+    assert address(placed, "g_method_arena") in regions["MCU_TCM"]
+    assert not placed.runtime.built  # placement is the app's business, the runtime is shared
