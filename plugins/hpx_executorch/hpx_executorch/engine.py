@@ -14,8 +14,14 @@ from hpx_core.engine import FirmwareContribution, LayerRecord, SourceSet
 from hpx_core.errors import ConfigError, RunError
 from hpx_core.models import ModelInfo
 from hpx_core.results import Measurement
-from hpx_core.sources import check_may_run, load_baseline, materialize, materialize_pins
-from hpx_core.sources.materialize import provenance_of
+from hpx_core.sources import (
+    SourceCache,
+    cache_root,
+    check_may_run,
+    load_baseline,
+    materialize,
+    materialize_pins,
+)
 from hpx_core.wire import Capture
 from hpx_executorch.compat import (
     check_ns_ops,
@@ -57,17 +63,19 @@ def executorch_sources(backend: str | None, board: Board, config: ExecutorchConf
     if config.cmsis_nn_ref is None:
         return materialize(ENGINE, chosen, board=board, source_path=config.source_path,
                            overrides=overrides, offline=offline, allow_unpinned=allow_unpinned)
-    # A provider at another commit: the baseline's pin, moved; never a qualified run.
+    # A provider at another commit: the baseline's pin moved, checked out in a cache of its own
+    # (the shared checkout stays at the pin for other runs); never a qualified run.
     base = load_baseline()
     check_may_run(ENGINE, chosen, board)
-    pins = [attrs.evolve(p, commit=config.cmsis_nn_ref) if p.name == provider else p
-            for p in base.pins_for(ENGINE, chosen)]
+    pins = base.pins_for(ENGINE, chosen)
+    moved = attrs.evolve(next(p for p in pins if p.name == provider), commit=config.cmsis_nn_ref)
     primary = base.engine(ENGINE).primary
     given = {primary: config.source_path} if config.source_path else {}
-    found = materialize_pins(pins, overrides=given, offline=offline,
-                             allow_unpinned=allow_unpinned)
-    return attrs.evolve(found, provenance=provenance_of([found.provenance,
-                                                         "development-overrides"]))
+    found = materialize_pins([p for p in pins if p.name != provider], overrides=given,
+                             offline=offline, allow_unpinned=allow_unpinned)
+    store = SourceCache(cache_root() / "provider-refs" / config.cmsis_nn_ref[:12])
+    extra = materialize_pins([moved], offline=offline, cache=store)
+    return SourceSet(repos=(*found.repos, *extra.repos), provenance="development-overrides")
 
 
 @attrs.frozen

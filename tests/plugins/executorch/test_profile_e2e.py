@@ -243,3 +243,16 @@ def test_buffers_land_where_the_config_places_them_on_apollo() -> None:
     assert address(placed, "g_output") in regions["SHARED_SRAM"]
     assert address(placed, "g_method_arena") in regions["MCU_TCM"]
     assert not placed.runtime.built  # placement is the app's business, the runtime is shared
+
+
+def test_cmsis_nn_ref_moves_only_the_provider_and_stamps_the_run() -> None:
+    parent = "91f84c801b1ae83c1e673e7df4a310d87eaf1937"  # the pinned CMSIS-NN commit's parent
+    board = get_board("qemu-m55")
+    pinned = executorch_sources("arm", board, ExecutorchConfig())
+    moved = executorch_sources("arm", board, ExecutorchConfig(cmsis_nn_ref=parent))
+    assert moved.provenance == "development-overrides"
+    provider = next(r for r in moved.repos if r.name == "CMSIS-NN")
+    assert provider.commit == parent and "provider-refs" in provider.path.parts
+    shared = next(r for r in pinned.repos if r.name == "CMSIS-NN")
+    assert shared.commit != parent  # the shared checkout stays at the pin
+    assert moved.path_of("nsx-executorch") == pinned.path_of("nsx-executorch")
