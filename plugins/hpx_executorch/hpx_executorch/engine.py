@@ -78,6 +78,13 @@ def executorch_sources(backend: str | None, board: Board, config: ExecutorchConf
     return SourceSet(repos=(*found.repos, *extra.repos), provenance="development-overrides")
 
 
+def absent_submodules(sources: SourceSet) -> list[str]:
+    """Baseline submodules of the runtime that this source set does not have."""
+    pin = load_baseline().pin(load_baseline().engine(ENGINE).primary)
+    present = {r.name for r in sources.repos}
+    return [s.path for s in pin.submodules if s.name not in present]
+
+
 @attrs.frozen
 class Prepared:
     """What the checks decided: the resolved settings and the program's layer table."""

@@ -21,6 +21,7 @@ from hpx_executorch.config import ExecutorchConfig
 from hpx_executorch.engine import (
     BACKENDS,
     ENGINE,
+    absent_submodules,
     executorch_glue,
     executorch_layers,
     executorch_runtime,
@@ -115,6 +116,13 @@ def hpx_result_extras(ctx: Any, capture: Capture) -> dict[str, Any]:
         "input": "reference codes (integer hash of the NCHW index + channel offsets) / 128",
         "runtime_metrics": capture.metrics(),
     }
+    absent = absent_submodules(ctx.sources) if ctx.sources is not None else []
+    if absent:
+        extras["absent_submodules"] = {
+            "paths": absent,
+            "effect": "not added to the build (ExecuTorch's host-only third-party/json is "
+                      "skipped when absent); provenance says development-overrides",
+        }
     failure = explain_failure(capture, ctx.model)
     if failure is not None:
         extras["failure"] = {"message": failure.message, "hint": failure.hint}

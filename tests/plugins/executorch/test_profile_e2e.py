@@ -25,7 +25,7 @@ from hpx_executorch.e2e import (
     profile_pte,
     run_built,
 )
-from hpx_executorch.engine import executorch_sources, prepare
+from hpx_executorch.engine import absent_submodules, executorch_sources, prepare
 from hpx_executorch.verify import verify
 
 from hpx_core.boards import get_board
@@ -212,6 +212,9 @@ def test_hpx_profile_runs_the_shipped_arm_config(tmp_path: Path,
     extra = json.loads(summary.read_text(encoding="utf-8"))["extra"]
     assert extra["output_check"]["differing"] == 0 and extra["output_check"]["elements"] == 16
     assert all(check["passed"] for check in extra["kernel_checks"])
+    sources = executorch_sources("arm", get_board("qemu-m55"), ExecutorchConfig())
+    recorded = extra.get("absent_submodules", {}).get("paths", [])
+    assert recorded == absent_submodules(sources)  # the mirror's gap, said in the bundle
 
 
 def test_hpx_profile_builds_the_ns_config_and_stops_without_a_probe(
