@@ -259,3 +259,29 @@ def test_cmsis_nn_ref_moves_only_the_provider_and_stamps_the_run() -> None:
     shared = next(r for r in pinned.repos if r.name == "CMSIS-NN")
     assert shared.commit != parent  # the shared checkout stays at the pin
     assert moved.path_of("nsx-executorch") == pinned.path_of("nsx-executorch")
+
+
+@needs_qemu
+def test_the_refused_channels_last_mean_really_fails_inside_execute() -> None:
+    """Bypass check_runnable once to confirm, on the runtime itself, what the check claims."""
+    from hpx_executorch.engine import Prepared, executorch_glue, executorch_runtime, explain_failure
+    from hpx_executorch.layers import layer_table
+    from hpx_executorch.settings import resolve
+
+    from hpx_core.build import HarnessSettings, build_project, get_toolchain, render_project
+    from hpx_core.run import run_on_qemu
+    from hpx_core.wire import parse_capture
+
+    board = get_board("qemu-m55")
+    model = load_model(TIER1 / "tier1mean_cl_arm.pte")
+    settings = resolve(ExecutorchConfig(), "arm", model, board)
+    runtime = executorch_runtime(executorch_sources("arm", board, ExecutorchConfig()), settings,
+                                 board)
+    glue = executorch_glue(model, Prepared(settings, layer_table(model), "1.3.0"), runtime)
+    project = render_project(WORK / "mean-cl", board, glue,
+                             HarnessSettings(engine="executorch", iterations=1, warmup=0))
+    elf = build_project(project, get_toolchain("arm-none-eabi-gcc")).elf
+    capture = parse_capture(run_on_qemu(board, elf, timeout=120).stream)
+    failure = explain_failure(capture, model)
+    assert failure is not None
+    assert failure.message.startswith("ExecuTorch failed at execute: InvalidArgument")
