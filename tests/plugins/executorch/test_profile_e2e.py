@@ -285,3 +285,33 @@ def test_the_refused_channels_last_mean_really_fails_inside_execute() -> None:
     failure = explain_failure(capture, model)
     assert failure is not None
     assert failure.message.startswith("ExecuTorch failed at execute: InvalidArgument")
+
+
+@needs_qemu
+def test_the_refused_151_program_really_fails_inside_execute() -> None:
+    """Bypass check_release once: the 1.5.1 program loads, then execute() says InvalidProgram.
+
+    portable_ops names the tier1 arm runtime's set, so the cached runtime is reused.
+    """
+    from hpx_executorch.engine import Prepared, executorch_glue, executorch_runtime, explain_failure
+    from hpx_executorch.layers import layer_table
+    from hpx_executorch.settings import resolve
+
+    from hpx_core.build import HarnessSettings, build_project, get_toolchain, render_project
+    from hpx_core.run import run_on_qemu
+    from hpx_core.wire import parse_capture
+
+    board = get_board("qemu-m55")
+    model = load_model(STOCK_151 / "tier1.pte")
+    config = ExecutorchConfig(portable_ops=("aten::clamp.out", "aten::leaky_relu.out",
+                                            "aten::sub.out"))
+    settings = resolve(config, "arm", model, board)
+    runtime = executorch_runtime(executorch_sources("arm", board, config), settings, board)
+    glue = executorch_glue(model, Prepared(settings, layer_table(model), "1.3.0"), runtime)
+    project = render_project(WORK / "release-151", board, glue,
+                             HarnessSettings(engine="executorch", iterations=1, warmup=0))
+    elf = build_project(project, get_toolchain("arm-none-eabi-gcc")).elf
+    capture = parse_capture(run_on_qemu(board, elf, timeout=120).stream)
+    failure = explain_failure(capture, model)
+    assert failure is not None
+    assert failure.message.startswith("ExecuTorch failed at execute: InvalidProgram")
