@@ -131,3 +131,36 @@ def test_probe_runner_finds_rtt_at_the_apollo_elfs_symbol(work: Path) -> None:
     assert out.stream == stream
     assert out.rtt_address == rtt.address + 24
     assert desk.flashed == [(str(elf), "elf")]
+
+
+def test_pmu_events_come_from_the_sdk_and_compile_into_the_pmu_backend(work: Path) -> None:
+    import attrs
+    import lief
+
+    from hpx_core.boards.counters import plan_counters, pmu_events
+
+    board = get_board("apollo510_evb")
+    plan = support_plan(board)
+    assert plan.sdk is not None
+    known = pmu_events(sdk_root(plan.sdk))
+    # Arm's event numbers (Armv8.1-M PMU architecture)
+    assert known["CPU_CYCLES"] == 0x11 and known["INST_RETIRED"] == 0x08
+    assert known["L1D_CACHE_REFILL"] == 0x03 and known["MVE_INST_RETIRED"] == 0x200
+    names = ["INST_RETIRED", "MVE_INST_RETIRED", "L1D_CACHE_REFILL", "STALL", "L1D_CACHE"]
+    counters = plan_counters(board, names, known)
+    assert [len(p) for p in counters.passes] == [4, 1]
+    support = attrs.evolve(plan, defines={**plan.defines, "HPX_PMU_EVENTS": counters.define(0)})
+    project = render_project(
+        work / "pmu-pass-1",
+        board,
+        selftest_contribution(board),
+        HarnessSettings("selftest"),
+        support=support,
+    )
+    elf = build_project(project, get_toolchain("arm-none-eabi-gcc")).elf
+    check_elf(board, elf)
+    table = next(s for s in symbol_inventory(elf).symbols if s.name == "hpx_pmu_events")
+    assert table.size == 2 * (4 + 1)  # four events and the terminator, uint16 each
+    data = lief.ELF.parse(str(elf)).get_content_from_virtual_address(table.address, table.size)
+    numbers = [int.from_bytes(bytes(data[i : i + 2]), "little") for i in range(0, table.size, 2)]
+    assert numbers == [known[n] for n in counters.passes[0]] + [0xFFFF]

@@ -15,8 +15,10 @@
 #define HPX_PMU_EVENTS
 #endif
 
-static const uint16_t pmu_events[] = {HPX_PMU_EVENTS 0xFFFFu};
-#define PMU_EVENTS (sizeof(pmu_events) / sizeof(pmu_events[0]) - 1u)
+/* The host reads from the ELF which events this firmware counts: the table is read through a
+ * volatile pointer below, so the compiler cannot fold it away and the linker keeps it. */
+const uint16_t hpx_pmu_events[] = {HPX_PMU_EVENTS 0xFFFFu};
+#define PMU_EVENTS (sizeof(hpx_pmu_events) / sizeof(hpx_pmu_events[0]) - 1u)
 
 uint64_t hpx_pmu_cycle_high;
 
@@ -36,8 +38,9 @@ int hpx_counter_init(void) {
     }
     PMU->CNTENCLR = 0xFFFFFFFFu;
     PMU->OVSCLR = 0xFFFFFFFFu;
+    const volatile uint16_t *events = hpx_pmu_events;
     for (uint32_t k = 0; k < PMU_EVENTS; k++) {
-        PMU->EVTYPER[2u * k] = pmu_events[k];
+        PMU->EVTYPER[2u * k] = events[k];
         PMU->EVTYPER[2u * k + 1u] = ARM_PMU_CHAIN;
     }
     PMU->CTRL = PMU_CTRL_ENABLE_Msk | PMU_CTRL_EVENTCNT_RESET_Msk | PMU_CTRL_CYCCNT_RESET_Msk;
