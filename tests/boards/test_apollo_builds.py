@@ -161,6 +161,8 @@ def test_pmu_events_come_from_the_sdk_and_compile_into_the_pmu_backend(work: Pat
     check_elf(board, elf)
     table = next(s for s in symbol_inventory(elf).symbols if s.name == "hpx_pmu_events")
     assert table.size == 2 * (4 + 1)  # four events and the terminator, uint16 each
-    data = lief.ELF.parse(str(elf)).get_content_from_virtual_address(table.address, table.size)
+    binary = lief.ELF.parse(str(elf))
+    assert binary is not None
+    data = binary.get_content_from_virtual_address(table.address, table.size)
     numbers = [int.from_bytes(bytes(data[i : i + 2]), "little") for i in range(0, table.size, 2)]
     assert numbers == [known[n] for n in counters.passes[0]] + [0xFFFF]
