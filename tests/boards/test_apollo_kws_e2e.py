@@ -1,0 +1,62 @@
+"""`hpx profile` of the MLPerf Tiny KWS model with tflm on Apollo boards, no probe attached.
+
+Marked e2e (pinned sources): the pipeline builds the firmware, verifies its kernels, and stops
+after the build because no probe is attached, naming the firmware; the image is then checked
+for placement: the tensor arena in data memory, the model in flash, the boot vectors where
+the boot loader looks.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from hpx_core.boards import get_board
+from hpx_core.build.elfinfo import symbol_inventory
+from hpx_core.placement import ARENA_USES, WEIGHTS_USES, PlannedBuffer, check_elf
+from hpx_core.probe.probes import list_probes
+from hpx_core.probe.pyocd_api import pyocd_api
+
+pytestmark = pytest.mark.e2e
+
+KWS = Path(__file__).resolve().parents[2] / "examples/models/mlperf_tiny/kws_ref_model.tflite"
+
+
+@pytest.mark.parametrize("board_name", ["apollo510_evb", "apollo4p_evb"])
+def test_kws_profile_stops_after_a_placed_build(board_name: str, tmp_path: Path) -> None:
+    from hpx_core.pipeline import StageUnavailableError, profile
+
+    if shutil.which("arm-none-eabi-gcc") is None:
+        pytest.skip("needs the Arm toolchain")
+    if list_probes(pyocd_api()):
+        pytest.skip("a debug probe is attached: this test is about running without one")
+    overrides = {
+        "engine.type": ("tflm", "test"),
+        "engine.backend": ("cmsis_nn", "test"),
+        "target.board": (board_name, "test"),
+        "output.dir": (str(tmp_path / "results"), "test"),
+    }
+    with pytest.raises(StageUnavailableError) as caught:
+        profile(KWS, None, overrides)
+    message = caught.value.message
+    assert message.startswith("stopped after the build: no debug probe is attached")
+    found = re.search(r"the firmware for \S+ is (\S+\.elf)", message)
+    assert found
+    elf = Path(found.group(1))
+    symbols = {s.name: s for s in symbol_inventory(elf).symbols}
+    board = get_board(board_name)
+    report = check_elf(
+        board,
+        elf,
+        [
+            PlannedBuffer("arena", "g_arena", symbols["g_arena"].size, ARENA_USES),
+            PlannedBuffer("model", "hpx_tflm_model", symbols["hpx_tflm_model"].size, WEIGHTS_USES),
+        ],
+    )
+    arena, model = report.buffers
+    assert next(r for r in board.memory if r.name == arena.region).use == "data"
+    assert next(r for r in board.memory if r.name == model.region).use == "flash"
+    assert model.size == KWS.stat().st_size
