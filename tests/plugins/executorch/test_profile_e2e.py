@@ -7,6 +7,7 @@ run. Each runtime is built once into the cache and shared by the tests that need
 
 from __future__ import annotations
 
+import atexit
 import functools
 import json
 import shutil
@@ -41,6 +42,7 @@ pytestmark = [
 needs_qemu = pytest.mark.skipif(shutil.which("qemu-system-arm") is None, reason="needs QEMU")
 MANIFEST = json.loads((TIER1 / "tier1_manifest.json").read_text(encoding="utf-8"))
 WORK = Path(tempfile.mkdtemp(prefix="hpx-executorch-e2e-"))
+atexit.register(shutil.rmtree, WORK, True)
 
 
 @functools.cache
