@@ -119,12 +119,17 @@ def dump_memory(elf: Path, work: Path) -> MemoryImages:
         stderr=subprocess.PIPE,
     )
     try:
-        deadline = time.monotonic() + 20
-        while not monitor.exists() and time.monotonic() < deadline:
-            time.sleep(0.05)
+        deadline = time.monotonic() + 60  # generous: CI machines can be busy
         with socket.socket(socket.AF_UNIX) as sock:
-            sock.settimeout(10)
-            sock.connect(str(monitor))
+            sock.settimeout(30)
+            while True:  # the socket appears, then QEMU starts listening on it
+                try:
+                    sock.connect(str(monitor))
+                    break
+                except (FileNotFoundError, ConnectionRefusedError):
+                    if time.monotonic() > deadline:
+                        raise
+                    time.sleep(0.05)
             _monitor(sock, None)  # the banner and first prompt
             while True:
                 _monitor(sock, f'memsave {SRAM.origin:#x} {DUMP:#x} "{image}"')
