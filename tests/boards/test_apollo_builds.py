@@ -166,3 +166,21 @@ def test_pmu_events_come_from_the_sdk_and_compile_into_the_pmu_backend(work: Pat
     data = binary.get_content_from_virtual_address(table.address, table.size)
     numbers = [int.from_bytes(bytes(data[i : i + 2]), "little") for i in range(0, table.size, 2)]
     assert numbers == [known[n] for n in counters.passes[0]] + [0xFFFF]
+
+
+def test_hpx_build_reports_sizes_and_placement(
+    work: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from hpx_core.cli import main
+
+    code = main(["build", "--board", "apollo4p_evb", "--work-dir", str(work / "cli-4p")])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "placement on apollo4p_evb checked:" in out
+    mram = next(line for line in out.splitlines() if "MCU_MRAM" in line)
+    assert "flash" in mram and "0x00018000" in mram
+    elf = work / "cli-4p" / "build" / "hpx_app.elf"
+    used = next(
+        u for u in check_elf(get_board("apollo4p_evb"), elf).regions if u.region.name == "MCU_MRAM"
+    )
+    assert f"{used.used:,} B used" in mram
