@@ -22,6 +22,15 @@ from hpx_core.run.fault import describe_fault
 from hpx_core.run.session import provenance
 from hpx_core.wire import Capture, parse_capture
 
+# The silicon counter backends' boot-check codes (counters/*/hpx_counter_check.h).
+COUNTER_ERRORS = {
+    10: "the counter is not implemented",
+    11: "the counter's enable bit did not stick",
+    12: "the counter did not advance across the check loop",
+    13: "the counter advanced less than the check loop's instructions",
+    14: "the PMU has fewer event counters than this pass asks for",
+}
+
 
 @attrs.frozen
 class ProbeRecord:
@@ -48,9 +57,15 @@ def judge(board: Board, elf: Path, stream: bytes) -> Capture:
             "the firmware crashed; the fault record is in the failed bundle",
         )
     for err in capture.of("ERROR"):
+        code, stage = err.number("code"), err.text("stage")
+        if stage == "counter_init" and code in COUNTER_ERRORS:
+            raise RunError(
+                f"the counter check at boot failed on {board.name}: {COUNTER_ERRORS[code]}",
+                "hpx does not report counts it cannot trust; check the board and its debug setup",
+            )
         raise RunError(
-            f"the firmware reported error {err.number('code')} in stage {err.text('stage')!r}",
-            "see the engine's (or the counter backend's) error codes",
+            f"the firmware reported error {code} in stage {stage!r}",
+            "see the engine's error codes",
         )
     return capture
 

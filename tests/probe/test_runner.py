@@ -201,3 +201,18 @@ def test_a_stream_from_another_boards_firmware_is_refused(elf: Path, tmp_path: P
         run_and_record_on_probe(
             BOARD, elf, tmp_path, engine="selftest", api=api(desk), settings=FAST
         )
+
+
+def test_a_failed_counter_check_is_named(elf: Path, tmp_path: Path) -> None:
+    start = parse_capture(RECORDED).records[0]
+    stream = encode_record(0, "START", dict(start.fields))
+    stream += encode_record(1, "ERROR", {"stage": "counter_init", "code": 12})
+    stream += encode_record(2, "END", {"status": 2})
+    with pytest.raises(RunError) as caught:
+        run_and_record_on_probe(
+            BOARD, elf, tmp_path, engine="selftest", api=api(bench(stream)), settings=FAST
+        )
+    assert caught.value.message == (
+        "the counter check at boot failed on qemu-m55: "
+        "the counter did not advance across the check loop"
+    )
