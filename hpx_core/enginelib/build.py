@@ -148,7 +148,8 @@ def ensure_library(
             # Objects reference the final path (see -ffile-prefix-map), so debug info stays valid.
             try:
                 _build(_prefixed(spec, temp, final), temp, final, stage, jobs)
-                manifest = {"key": key, "spec": attrs.asdict(spec), "files": spec.file_count}
+                manifest = {"key": key, "spec": attrs.asdict(spec), "files": spec.file_count,
+                            "build_seconds": round(time.monotonic() - started, 1)}
                 (temp / MANIFEST).write_text(json.dumps(manifest, indent=1), encoding="utf-8")
                 temp.rename(final)
             except BaseException:
