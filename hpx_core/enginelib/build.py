@@ -152,6 +152,10 @@ def ensure_library(
                             "build_seconds": round(time.monotonic() - started, 1)}
                 (temp / MANIFEST).write_text(json.dumps(manifest, indent=1), encoding="utf-8")
                 temp.rename(final)
+            except BuildError as error:
+                kept = _keep_log(temp, base / f"{final.name}.failed.log")
+                shutil.rmtree(temp, ignore_errors=True)
+                raise BuildError(error.message, f"full log: {kept}") from error
             except BaseException:
                 shutil.rmtree(temp, ignore_errors=True)
                 raise
@@ -162,6 +166,14 @@ def ensure_library(
         include_dirs=tuple(_resolve(i, final) for i in spec.include_dirs),
         built=built, seconds=seconds, compiled_files=spec.file_count if built else 0,
     )
+
+
+def _keep_log(temp: Path, dest: Path) -> Path:
+    """A failed build's log outlives its temporary folder (the error's hint points at it)."""
+    log_file = temp / "build.log"
+    if log_file.is_file():
+        shutil.copyfile(log_file, dest)
+    return dest
 
 
 def _prefixed(spec: LibrarySpec, temp: Path, final: Path) -> LibrarySpec:

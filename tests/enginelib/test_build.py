@@ -83,5 +83,6 @@ def test_failed_build_leaves_nothing(tmp_path: Path) -> None:
 
     with pytest.raises(BuildError, match="building the demo library failed"):
         ensure_library(_spec(src), lambda f: (f / "staged").mkdir(), root=tmp_path / "c")
-    assert [p.name for p in (tmp_path / "c" / "engines").iterdir()
-            if not p.name.endswith(".lock")] == []
+    left = [p for p in (tmp_path / "c" / "engines").iterdir() if not p.name.endswith(".lock")]
+    assert [p.suffix for p in left] == [".log"]  # only the failed build's log is kept
+    assert "this is not C" in left[0].read_text() or "error" in left[0].read_text()
