@@ -144,7 +144,8 @@ def ensure_library(
     with FileLock(str(base / f".{final.name}.lock")):
         built = not (final / MANIFEST).is_file()
         if built:
-            for stale in base.glob(f".{final.name}.tmp-*"):  # an interrupted build (we hold the lock)
+            # An interrupted build left its temporary folder; we hold the lock, so it is dead.
+            for stale in base.glob(f".{final.name}.tmp-*"):
                 shutil.rmtree(stale, ignore_errors=True)
             temp = Path(tempfile.mkdtemp(prefix=f".{final.name}.tmp-", dir=base))
             # Objects reference the final path (see -ffile-prefix-map), so debug info stays valid.
