@@ -48,4 +48,4 @@ def test_kws_profiles_on_an_attached_evb(tmp_path: Path) -> None:
     assert state.bundle is not None and state.bundle.is_dir()
     assert all(f.passed for f in state.findings)
     assert state.measurement is not None and len(state.measurement.layers) == 13
-    assert [layer.name for layer in state.measurement.layers][0] == "CONV_2D:0"
+    assert state.measurement.layers[0].name == "CONV_2D:0"
