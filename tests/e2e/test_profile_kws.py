@@ -44,3 +44,36 @@ def test_profile_kws_writes_a_verified_bundle(
     assert summary["extra"]["outputs"]["exact"] is True
     assert "12_softmax" in printed and str(bundle.name) in printed
     assert main(["results", "verify", str(bundle)]) == 0
+
+
+@pytest.mark.e2e
+@pytest.mark.emulated
+def test_source_path_override_is_stamped_in_the_bundle(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from hpx_core.sources import materialize
+
+    pinned = materialize("tflm", "reference")
+    assert pinned.provenance == "qualified"
+    checkout = pinned.path_of("tflite-micro")
+    out = tmp_path / "results"
+    code = main(
+        [
+            "profile",
+            str(KWS),
+            "--engine",
+            "tflm",
+            "--output-dir",
+            str(out),
+            "--iterations",
+            "1",
+            "--engine-config",
+            f"source_path={checkout}",
+        ]
+    )
+    assert code == 0, capsys.readouterr()
+    (bundle,) = out.iterdir()
+    provenance = json.loads((bundle / "provenance.json").read_text())
+    assert provenance["sources"] == "qualified-with-engine-override"
+    commits = {r["name"]: r["commit"] for r in provenance["repositories"]}
+    assert commits["tflite-micro"] == "90b983c2b3f1480642e040bbd2ddb37b998f3424"
