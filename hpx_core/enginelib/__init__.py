@@ -5,7 +5,7 @@ never on the model. hpx builds it once into a content-addressed folder of the ca
 each model's small app against it.
 """
 
-from hpx_core.enginelib.build import EngineLibrary, ensure_library, library_cmake
+from hpx_core.enginelib.build import EngineLibrary, ensure_library, library_cmake, run_logged
 from hpx_core.enginelib.spec import LibrarySpec, SourceGroup, Stage, toolchain_identity
 
 __all__ = [
@@ -15,5 +15,6 @@ __all__ = [
     "Stage",
     "ensure_library",
     "library_cmake",
+    "run_logged",
     "toolchain_identity",
 ]

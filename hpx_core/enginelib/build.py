@@ -12,7 +12,7 @@ import shutil
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import attrs
@@ -74,27 +74,39 @@ def library_cmakelists(spec: LibrarySpec, folder: Path) -> str:
         if group.options:
             opts = ";".join(group.options)
             parts.append(
-                f'set_source_files_properties(${{{var}}} PROPERTIES COMPILE_OPTIONS "{opts}")\n')
+                f'set_source_files_properties(${{{var}}} PROPERTIES COMPILE_OPTIONS "{opts}")\n'
+            )
         all_files += group.files
-    parts.append(f"add_library({spec.name} STATIC\n" + "".join(
-        f"  ${{HPX_{g.name.upper()}_SOURCES}}\n" for g in spec.groups) + ")\n")
+    parts.append(
+        f"add_library({spec.name} STATIC\n"
+        + "".join(f"  ${{HPX_{g.name.upper()}_SOURCES}}\n" for g in spec.groups)
+        + ")\n"
+    )
     for path, opts in spec.file_options.items():
         parts.append(f'set_property(SOURCE "{path}" APPEND PROPERTY COMPILE_OPTIONS "{opts}")\n')
     includes = tuple(_resolve(i, folder).as_posix() for i in spec.include_dirs)
-    parts.append(f"target_include_directories({spec.name} PRIVATE\n"
-                 + "".join(f'  "{i}"\n' for i in includes) + ")\n")
-    parts.append(f"target_compile_definitions({spec.name} PRIVATE\n"
-                 + "".join(f"  {k}={v}\n" if v else f"  {k}\n" for k, v in spec.defines.items())
-                 + ")\n")
+    parts.append(
+        f"target_include_directories({spec.name} PRIVATE\n"
+        + "".join(f'  "{i}"\n' for i in includes)
+        + ")\n"
+    )
+    parts.append(
+        f"target_compile_definitions({spec.name} PRIVATE\n"
+        + "".join(f"  {k}={v}\n" if v else f"  {k}\n" for k, v in spec.defines.items())
+        + ")\n"
+    )
     flags = " ".join((*spec.cpu_flags, *spec.common_flags))
-    parts.append(f"separate_arguments(HPX_FLAGS UNIX_COMMAND \"{flags}\")\n")
+    parts.append(f'separate_arguments(HPX_FLAGS UNIX_COMMAND "{flags}")\n')
     parts.append(
         f"target_compile_options({spec.name} PRIVATE ${{HPX_FLAGS}}\n"
-        "  $<$<COMPILE_LANGUAGE:CXX>:-fno-rtti -fno-exceptions -fno-threadsafe-statics>)\n")
+        "  $<$<COMPILE_LANGUAGE:CXX>:-fno-rtti -fno-exceptions -fno-threadsafe-statics>)\n"
+    )
     return "".join(parts)
 
 
-def _run(args: list[str], log_file: Path, what: str) -> None:
+def run_logged(args: Sequence[str], log_file: Path, what: str) -> None:
+    """Run a build tool, appending its output to ``log_file``; a failure is a BuildError."""
+    args = list(args)
     with log_file.open("a", encoding="utf-8") as out:
         out.write("$ " + " ".join(args) + "\n")
         out.flush()
@@ -103,7 +115,7 @@ def _run(args: list[str], log_file: Path, what: str) -> None:
         except FileNotFoundError as exc:
             raise ToolError(f"{args[0]} is not installed", "install cmake and ninja") from exc
     if done.returncode != 0:
-        tail = log_file.read_text(encoding="utf-8", errors="replace").splitlines()[-15:]
+        tail = log_file.read_text(encoding="utf-8", errors="replace").splitlines()[-30:]
         errors = [line for line in tail if "error" in line.lower()] or tail[-3:]
         raise BuildError(
             f"{what} failed: {errors[0].strip() if errors else 'see log'}",
@@ -120,11 +132,27 @@ def _build(spec: LibrarySpec, temp: Path, final: Path, stage: Stage | None, jobs
     build = temp / "build"
     log_file = temp / "build.log"
     toolchain = templates_root() / "cmake" / "arm-none-eabi-gcc.cmake"
-    _run(["cmake", "-G", "Ninja", "-S", str(project), "-B", str(build),
-          f"-DCMAKE_TOOLCHAIN_FILE={toolchain}", "-DCMAKE_BUILD_TYPE=",
-          f"-DHPX_LIB_OUT={temp}"], log_file, f"configuring the {spec.name} library")
-    _run(["cmake", "--build", str(build), "--parallel", str(jobs)], log_file,
-         f"building the {spec.name} library")
+    run_logged(
+        [
+            "cmake",
+            "-G",
+            "Ninja",
+            "-S",
+            str(project),
+            "-B",
+            str(build),
+            f"-DCMAKE_TOOLCHAIN_FILE={toolchain}",
+            "-DCMAKE_BUILD_TYPE=",
+            f"-DHPX_LIB_OUT={temp}",
+        ],
+        log_file,
+        f"configuring the {spec.name} library",
+    )
+    run_logged(
+        ["cmake", "--build", str(build), "--parallel", str(jobs)],
+        log_file,
+        f"building the {spec.name} library",
+    )
     shutil.rmtree(build)
 
 
@@ -151,8 +179,12 @@ def ensure_library(
             # Objects reference the final path (see -ffile-prefix-map), so debug info stays valid.
             try:
                 _build(_prefixed(spec, temp, final), temp, final, stage, jobs)
-                manifest = {"key": key, "spec": attrs.asdict(spec), "files": spec.file_count,
-                            "build_seconds": round(time.monotonic() - started, 1)}
+                manifest = {
+                    "key": key,
+                    "spec": attrs.asdict(spec),
+                    "files": spec.file_count,
+                    "build_seconds": round(time.monotonic() - started, 1),
+                }
                 (temp / MANIFEST).write_text(json.dumps(manifest, indent=1), encoding="utf-8")
                 temp.rename(final)
             except BuildError as error:
@@ -165,9 +197,13 @@ def ensure_library(
     seconds = time.monotonic() - started
     log.info("engine library", name=spec.name, key=key[:12], built=built, seconds=round(seconds, 1))
     return EngineLibrary(
-        name=spec.name, key=key, folder=final,
+        name=spec.name,
+        key=key,
+        folder=final,
         include_dirs=tuple(_resolve(i, final) for i in spec.include_dirs),
-        built=built, seconds=seconds, compiled_files=spec.file_count if built else 0,
+        built=built,
+        seconds=seconds,
+        compiled_files=spec.file_count if built else 0,
     )
 
 
@@ -183,8 +219,9 @@ def _prefixed(spec: LibrarySpec, temp: Path, final: Path) -> LibrarySpec:
     """Staged headers are compiled from ``temp`` but recorded in debug info as ``final``."""
     flag = f"-ffile-prefix-map={temp.as_posix()}={final.as_posix()}"
     fixed = attrs.evolve(spec, common_flags=(*spec.common_flags, flag))
-    return attrs.evolve(fixed, include_dirs=tuple(
-        i.replace(LIB_TOKEN, temp.as_posix()) for i in spec.include_dirs))
+    return attrs.evolve(
+        fixed, include_dirs=tuple(i.replace(LIB_TOKEN, temp.as_posix()) for i in spec.include_dirs)
+    )
 
 
 def library_cmake(library: EngineLibrary, target: str = "hpx_app") -> str:

@@ -13,11 +13,10 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from pathlib import Path
 
 import attrs
@@ -26,8 +25,8 @@ from filelock import FileLock
 
 from hpx_core.build.templates import templates_root
 from hpx_core.engine import SourceSet
-from hpx_core.enginelib import toolchain_identity
-from hpx_core.errors import BuildError, ToolError
+from hpx_core.enginelib import run_logged, toolchain_identity
+from hpx_core.errors import BuildError
 from hpx_core.sources import cache_root
 from hpx_executorch.runtime_cmake import RuntimeOptions, arm_module_stub, runtime_cmakelists
 
@@ -76,19 +75,6 @@ def runtime_key(sources: SourceSet, options: RuntimeOptions, board: str) -> str:
     return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
 
 
-def _run(args: Sequence[str], log_file: Path, what: str) -> None:
-    with log_file.open("a", encoding="utf-8") as out:
-        out.write("$ " + " ".join(args) + "\n")
-        out.flush()
-        try:
-            done = subprocess.run(list(args), stdout=out, stderr=subprocess.STDOUT, check=False)
-        except FileNotFoundError as exc:
-            raise ToolError(f"{args[0]} is not installed", "install cmake and ninja") from exc
-    if done.returncode != 0:
-        tail = log_file.read_text(encoding="utf-8", errors="replace").splitlines()[-30:]
-        errors = [line for line in tail if "error" in line.lower()] or tail[-3:]
-        raise BuildError(f"{what} failed: {errors[0].strip() if errors else 'see log'}",
-                         f"full log: {log_file}")
 
 
 def _stage_arm_module(temp: Path, sources: SourceSet) -> Path:
@@ -134,10 +120,10 @@ def _build(sources: SourceSet, options: RuntimeOptions, temp: Path, jobs: int) -
                            extra_flags=COMMON_FLAGS), encoding="utf-8")
     build, log_file = temp / "build", temp / "build.log"
     toolchain = templates_root() / "cmake" / "arm-none-eabi-gcc.cmake"
-    _run(["cmake", "-G", "Ninja", "-S", str(project), "-B", str(build),
+    run_logged(["cmake", "-G", "Ninja", "-S", str(project), "-B", str(build),
           f"-DCMAKE_TOOLCHAIN_FILE={toolchain}", "-DCMAKE_BUILD_TYPE=Release",
           f"-DPython3_EXECUTABLE={sys.executable}"], log_file, "configuring the ExecuTorch runtime")
-    _run(["cmake", "--build", str(build), "--parallel", str(jobs)], log_file,
+    run_logged(["cmake", "--build", str(build), "--parallel", str(jobs)], log_file,
          "building the ExecuTorch runtime")
     archives = _collect(build, temp, options)
     shutil.rmtree(build)

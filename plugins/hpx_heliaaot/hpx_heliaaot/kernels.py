@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-import subprocess
 import tempfile
 import time
 from collections.abc import Sequence
@@ -22,8 +21,8 @@ import structlog
 from filelock import FileLock
 
 from hpx_core.build.templates import templates_root
-from hpx_core.enginelib import toolchain_identity
-from hpx_core.errors import BuildError, ToolError
+from hpx_core.enginelib import run_logged, toolchain_identity
+from hpx_core.errors import BuildError
 from hpx_core.sources import cache_root
 
 log = structlog.get_logger()
@@ -67,19 +66,6 @@ def _cmakelists(root: Path, cmsis_core: Path, flags: Sequence[str]) -> str:
     )
 
 
-def _run(args: Sequence[str], log_file: Path, what: str) -> None:
-    with log_file.open("a", encoding="utf-8") as out:
-        out.write("$ " + " ".join(args) + "\n")
-        out.flush()
-        try:
-            done = subprocess.run(list(args), stdout=out, stderr=subprocess.STDOUT, check=False)
-        except FileNotFoundError as exc:
-            raise ToolError(f"{args[0]} is not installed", "install cmake and ninja") from exc
-    if done.returncode != 0:
-        tail = log_file.read_text(encoding="utf-8", errors="replace").splitlines()[-30:]
-        errors = [line for line in tail if "error" in line.lower()] or tail[-3:]
-        raise BuildError(f"{what} failed: {errors[0].strip() if errors else 'see log'}",
-                         f"full log: {log_file}")
 
 
 def _build(root: Path, cmsis_core: Path, cpu_flags: Sequence[str], temp: Path, jobs: int) -> None:
@@ -88,10 +74,10 @@ def _build(root: Path, cmsis_core: Path, cpu_flags: Sequence[str], temp: Path, j
     (project / "CMakeLists.txt").write_text(
         _cmakelists(root, cmsis_core, [*cpu_flags, *COMMON_FLAGS]), encoding="utf-8")
     toolchain = templates_root() / "cmake" / "arm-none-eabi-gcc.cmake"
-    _run(["cmake", "-G", "Ninja", "-S", str(project), "-B", str(build),
+    run_logged(["cmake", "-G", "Ninja", "-S", str(project), "-B", str(build),
           f"-DCMAKE_TOOLCHAIN_FILE={toolchain}", "-DCMAKE_BUILD_TYPE=Release"], log_file,
          "configuring ns-cmsis-nn")
-    _run(["cmake", "--build", str(build), "--parallel", str(jobs)], log_file,
+    run_logged(["cmake", "--build", str(build), "--parallel", str(jobs)], log_file,
          "building ns-cmsis-nn")
     found = next(build.rglob(ARCHIVE), None)
     if found is None:

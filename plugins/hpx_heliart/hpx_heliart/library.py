@@ -14,7 +14,6 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-import subprocess
 import tempfile
 import time
 from collections.abc import Iterable, Sequence
@@ -26,8 +25,8 @@ from filelock import FileLock
 
 from hpx_core.build.templates import templates_root
 from hpx_core.engine import SourceSet
-from hpx_core.enginelib import toolchain_identity
-from hpx_core.errors import BuildError, ToolError
+from hpx_core.enginelib import run_logged, toolchain_identity
+from hpx_core.errors import BuildError
 from hpx_core.sources import cache_root
 from hpx_heliart.library_cmake import BUILD_TYPE, backend_target, library_cmakelists
 
@@ -84,19 +83,6 @@ def library_key(sources: SourceSet, backend: str, cpu_flags: Sequence[str]) -> s
     return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
 
 
-def _run(args: Sequence[str], log_file: Path, what: str) -> None:
-    with log_file.open("a", encoding="utf-8") as out:
-        out.write("$ " + " ".join(args) + "\n")
-        out.flush()
-        try:
-            done = subprocess.run(list(args), stdout=out, stderr=subprocess.STDOUT, check=False)
-        except FileNotFoundError as exc:
-            raise ToolError(f"{args[0]} is not installed", "install cmake and ninja") from exc
-    if done.returncode != 0:
-        tail = log_file.read_text(encoding="utf-8", errors="replace").splitlines()[-30:]
-        errors = [line for line in tail if "error" in line.lower()] or tail[-3:]
-        raise BuildError(f"{what} failed: {errors[0].strip() if errors else 'see log'}",
-                         f"full log: {log_file}")
 
 
 def _kernels(sources: SourceSet, backend: str) -> Path | None:
@@ -114,10 +100,10 @@ def _build(sources: SourceSet, backend: str, cpu_flags: Sequence[str], temp: Pat
     text += INTERFACE.format(target=backend_target(backend))
     (project / "CMakeLists.txt").write_text(text, encoding="utf-8")
     toolchain = templates_root() / "cmake" / "arm-none-eabi-gcc.cmake"
-    _run(["cmake", "-G", "Ninja", "-S", str(project), "-B", str(build),
+    run_logged(["cmake", "-G", "Ninja", "-S", str(project), "-B", str(build),
           f"-DCMAKE_TOOLCHAIN_FILE={toolchain}", "-DCMAKE_BUILD_TYPE="], log_file,
          f"configuring heliaRT ({backend})")
-    _run(["cmake", "--build", str(build), "--parallel", str(jobs)], log_file,
+    run_logged(["cmake", "--build", str(build), "--parallel", str(jobs)], log_file,
          f"building heliaRT ({backend})")
     lib = temp / "lib"
     lib.mkdir()
