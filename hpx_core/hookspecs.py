@@ -6,6 +6,7 @@ implements some of these hooks with :data:`hpx_core.hookimpl`. The core calls th
 engine-specific hooks (validate, materialize, generate, parse) only on the plugin that declared
 the selected engine, so an implementation never needs to check which engine is meant.
 ``hpx_verify_symbols`` goes to every plugin: any plugin may add checks to any build.
+``hpx_match_manifest`` goes to the plugin of the base bundle's engine.
 
 A hook either returns its record or raises :class:`hpx_core.errors.HpxError` (usually a
 :class:`~hpx_core.errors.ConfigError` or :class:`~hpx_core.errors.SourceError`) with a hint the
@@ -104,4 +105,17 @@ def hpx_result_extras(ctx: Any, capture: Any) -> dict[str, Any] | None:
     Typical answers: which input was fed (file, seeded random, zeros), the arena actually
     used, and the output tensors the firmware sent compared with a host reference (exact
     match, or the largest difference). Only measured or recorded facts belong here.
+    """
+
+
+@hookspec(firstresult=True)
+def hpx_match_manifest(
+    document: Any, model: str | None, base_sha256: str, candidate_sha256: str
+) -> dict[str, Any] | None:
+    """Translate the engine's own export manifest into a match manifest for ``hpx compare``.
+
+    ``document`` is the parsed file the user passed as ``--manifest``; answer ``None`` when it
+    is not one of the engine's. Otherwise return the core's ``hpx_match: 1`` mapping for the two
+    programs with these SHA-256s (of ``model`` when given): the layer pairs, and ``regions``
+    naming the layers on each side that are compared as one sum.
     """

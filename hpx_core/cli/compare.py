@@ -79,6 +79,22 @@ def _layers(c: Comparison, top: int) -> Table:
     return table
 
 
+def _aligned(c: Comparison) -> Table:
+    """Both programs in order, as the match manifest pairs them (unpaired rows show '-')."""
+    table = Table("base #", "base layer", "candidate #", "candidate layer", "base",
+                  "candidate", "delta", "region",
+                  title=f"layers in program order ({c.base.units})")
+    for row in c.aligned:
+        b, k = row.base, row.candidate
+        table.add_row(
+            "-" if b is None else str(b.index), "-" if b is None else b.name,
+            "-" if k is None else str(k.index), "-" if k is None else k.name,
+            _num(None if b is None else b.median), _num(None if k is None else k.median),
+            _signed(row.delta), row.region or "",
+        )
+    return table
+
+
 def _policy(outcome: PolicyOutcome) -> None:
     verdict = "[green]passed" if outcome.passed else "[red]FAILED"
     console.print(
@@ -117,18 +133,29 @@ def compare_command(
     ] = None,
     manifest: Annotated[
         Path | None,
-        typer.Option("--manifest", help="Match manifest allowing bundles of two different models."),
+        typer.Option(
+            "--manifest",
+            help="Match manifest allowing bundles of two different models, or an engine's "
+            "export manifest (e.g. tier1_manifest.json).",
+        ),
+    ] = None,
+    model: Annotated[
+        str | None,
+        typer.Option("--model", help="The model of the export manifest the bundles ran."),
     ] = None,
 ) -> None:
     """Compare two result bundles, both verified against their manifests first."""
     result = run_compare(
-        base, candidate, policy=policy, junit=junit, manifest=manifest, output_dir=output_dir
+        base, candidate, policy=policy, junit=junit, manifest=manifest, model=model,
+        output_dir=output_dir
     )
     c = result.comparison
     console.print(_dimensions(c))
     console.print(_totals(c))
     if c.divergence is not None:
         console.print(f"[yellow]{c.divergence.message}[/]", highlight=False)
+    elif c.aligned:
+        console.print(_aligned(c))
     else:
         console.print(_layers(c, top))
     for note in c.notes:

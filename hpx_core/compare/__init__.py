@@ -1,7 +1,15 @@
 """Comparing result bundles: typed views of verified bundles, deltas, regression policies."""
 
-from hpx_core.compare.diff import Comparison, Dimension, Divergence, LayerDelta, TotalDelta, compare
-from hpx_core.compare.matching import MatchManifest, load_match_manifest
+from hpx_core.compare.diff import (
+    AlignedRow,
+    Comparison,
+    Dimension,
+    Divergence,
+    LayerDelta,
+    TotalDelta,
+    compare,
+)
+from hpx_core.compare.matching import MatchManifest, Region, load_match_manifest
 from hpx_core.compare.policy import (
     Check,
     Policy,
@@ -14,6 +22,7 @@ from hpx_core.compare.policy import (
 from hpx_core.compare.view import BundleView, LayerView, load_view
 
 __all__ = [
+    "AlignedRow",
     "BundleView",
     "Check",
     "Comparison",
@@ -24,6 +33,7 @@ __all__ = [
     "MatchManifest",
     "Policy",
     "PolicyOutcome",
+    "Region",
     "Rule",
     "TotalDelta",
     "apply_policy",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import attrs
 
-from hpx_core.compare.matching import MatchManifest
+from hpx_core.compare.matching import MatchManifest, Region
 from hpx_core.compare.view import BundleView, LayerView
 from hpx_core.errors import ConfigError, ResultsError
 
@@ -99,6 +99,21 @@ class Divergence:
 
 
 @attrs.frozen
+class AlignedRow:
+    """One row of two programs laid side by side: a matched pair, or a layer of one side."""
+
+    base: LayerView | None
+    candidate: LayerView | None
+    region: str | None = None
+
+    @property
+    def delta(self) -> int | None:
+        if self.base is None or self.candidate is None:
+            return None
+        return self.candidate.median - self.base.median
+
+
+@attrs.frozen
 class Comparison:
     """Everything ``hpx compare`` shows, writes and judges."""
 
@@ -109,6 +124,7 @@ class Comparison:
     layers: tuple[LayerDelta, ...]  # sorted by impact: largest |delta| first
     divergence: Divergence | None
     notes: tuple[str, ...] = ()
+    aligned: tuple[AlignedRow, ...] = ()  # program order, when a manifest pairs the layers
 
     @property
     def differing(self) -> tuple[Dimension, ...]:
@@ -221,6 +237,48 @@ def _pairs(
     return list(zip(base.layers, cand.layers, strict=True))
 
 
+def _by_index(view: BundleView, indices: tuple[int, ...], what: str) -> list[LayerView]:
+    by_index = {layer.index: layer for layer in view.layers}
+    missing = [i for i in indices if i not in by_index]
+    if missing:
+        raise ConfigError(
+            f"the match manifest's {what} names layers the bundle does not have: {missing}",
+            "use layer indices from `hpx results show`",
+        )
+    return [by_index[i] for i in indices]
+
+
+def _region_total(base: BundleView, cand: BundleView, region: Region) -> TotalDelta:
+    b = _by_index(base, region.base, f"region {region.name!r}")
+    c = _by_index(cand, region.candidate, f"region {region.name!r}")
+    return TotalDelta(f"{region.name} region", base.units, sum(x.median for x in b),
+                      sum(x.median for x in c), sum(x.spread for x in b), sum(x.spread for x in c))
+
+
+def _aligned(
+    base: BundleView, cand: BundleView, manifest: MatchManifest
+) -> tuple[AlignedRow, ...]:
+    """Both programs in order: each pair, preceded by the unpaired layers before it."""
+    region_of = {("b", i): r.name for r in manifest.regions for i in r.base}
+    region_of |= {("c", i): r.name for r in manifest.regions for i in r.candidate}
+    by_b = {x.index: x for x in base.layers}
+    by_c = {x.index: x for x in cand.layers}
+    pairs = sorted(manifest.layers)
+    paired_b, paired_c = {a for a, _ in pairs}, {b for _, b in pairs}
+    end = (max(by_b, default=0) + 1, max(by_c, default=0) + 1)
+    rows: list[AlignedRow] = []
+    bi = ci = 0
+    for a, b in [*pairs, end]:
+        rows += [AlignedRow(by_b[i], None, region_of.get(("b", i)))
+                 for i in range(bi, a) if i in by_b and i not in paired_b]
+        rows += [AlignedRow(None, by_c[i], region_of.get(("c", i)))
+                 for i in range(ci, b) if i in by_c and i not in paired_c]
+        if (a, b) != end:
+            rows.append(AlignedRow(by_b[a], by_c[b]))
+        bi, ci = a + 1, b + 1
+    return tuple(rows)
+
+
 def compare(
     base: BundleView, candidate: BundleView, manifest: MatchManifest | None = None
 ) -> Comparison:
@@ -244,12 +302,14 @@ def compare(
         )
     if explicit:
         notes.append("layers paired by the match manifest, not by op sequence")
+    regions = tuple(_region_total(base, candidate, r) for r in manifest.regions) if manifest else ()
     return Comparison(
         base=base,
         candidate=candidate,
         dimensions=_dimensions(base, candidate),
-        totals=_totals(base, candidate),
+        totals=_totals(base, candidate) + regions,
         layers=tuple(layers),
         divergence=None if explicit else divergence,
         notes=tuple(notes),
+        aligned=_aligned(base, candidate, manifest) if manifest and explicit else (),
     )

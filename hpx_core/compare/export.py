@@ -10,8 +10,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from hpx_core.compare.diff import Comparison, LayerDelta, TotalDelta
+from hpx_core.compare.diff import AlignedRow, Comparison, LayerDelta, TotalDelta
 from hpx_core.compare.policy import PolicyOutcome
+from hpx_core.compare.view import LayerView
 
 COMPARISON_SCHEMA = 1
 LAYER_COLUMNS = (
@@ -66,6 +67,17 @@ def _layer(rank: int, d: LayerDelta, units: str) -> dict[str, Any]:
     }
 
 
+def _side(layer: LayerView | None) -> dict[str, Any] | None:
+    if layer is None:
+        return None
+    return {"index": layer.index, "name": layer.name, "op": layer.op, "median": layer.median}
+
+
+def _aligned_row(row: AlignedRow) -> dict[str, Any]:
+    return {"base": _side(row.base), "candidate": _side(row.candidate), "region": row.region,
+            "delta": row.delta}
+
+
 def comparison_json(c: Comparison, outcome: PolicyOutcome | None = None) -> dict[str, Any]:
     """Everything the comparison found, JSON-ready."""
     data: dict[str, Any] = {
@@ -90,6 +102,8 @@ def comparison_json(c: Comparison, outcome: PolicyOutcome | None = None) -> dict
         },
         "notes": list(c.notes),
     }
+    if c.aligned:
+        data["aligned"] = [_aligned_row(r) for r in c.aligned]
     if outcome is not None:
         data["policy"] = {
             "source": outcome.policy.source,

@@ -10,10 +10,15 @@ import attrs
 from hpx_core.compare.diff import Comparison, compare
 from hpx_core.compare.export import write_atomic, write_exports
 from hpx_core.compare.junit import write_junit
-from hpx_core.compare.matching import load_match_manifest
+from hpx_core.compare.matching import (
+    MatchManifest,
+    is_match_manifest,
+    parse_match_manifest,
+    read_manifest_document,
+)
 from hpx_core.compare.policy import PolicyOutcome, apply_policy, default_policy, load_policy
-from hpx_core.compare.view import load_view
-from hpx_core.errors import HpxError
+from hpx_core.compare.view import BundleView, load_view
+from hpx_core.errors import ConfigError, HpxError
 from hpx_core.overlay import delta_node_data
 
 DEFAULT_POLICY = "default"
@@ -34,6 +39,37 @@ class CompareResult:
     written: tuple[Path, ...]
 
 
+def resolve_match(
+    path: Path, model: str | None, base: BundleView, candidate: BundleView
+) -> MatchManifest:
+    """The match manifest in ``path``: the core's format, or an engine's export manifest.
+
+    An export manifest is read by the plugin of the base bundle's engine, which picks the two
+    programs by the bundles' model SHA-256s (of ``model`` when given).
+    """
+    document = read_manifest_document(path)
+    if is_match_manifest(document):
+        if model is not None:
+            raise ConfigError(f"--model {model} selects a model of an export manifest, but "
+                              f"{path} is a match manifest", "drop --model")
+        return parse_match_manifest(document, str(path))
+    from hpx_core.plugins import default_registry  # plugins load only for export manifests
+
+    registry = default_registry()
+    answer = None
+    if base.engine in registry.engines:
+        hook = registry.engine_hook(base.engine, "hpx_match_manifest")
+        answer = hook(document=document, model=model, base_sha256=base.model_sha256 or "",
+                      candidate_sha256=candidate.model_sha256 or "")
+    if answer is None:
+        raise ConfigError(
+            f"{path} is neither a match manifest nor an export manifest of the {base.engine} "
+            "engine", "pass a file with 'hpx_match: 1' (docs/compare.md) or the manifest the "
+            "engine's exporter wrote",
+        )
+    return parse_match_manifest(answer, f"{path} (as read by the {base.engine} engine)")
+
+
 def run_compare(
     base: Path,
     candidate: Path,
@@ -41,6 +77,7 @@ def run_compare(
     policy: str | None = None,
     junit: Path | None = None,
     manifest: Path | None = None,
+    model: str | None = None,
     output_dir: Path | None = None,
 ) -> CompareResult:
     """Compare two bundles; a policy is applied when ``policy`` or ``junit`` is given.
@@ -48,8 +85,12 @@ def run_compare(
     ``policy`` is a YAML file or ``"default"`` (zero tolerance for emulated runs, the measured
     spread for silicon runs). The caller decides what a failed policy means (the CLI exits 1).
     """
-    match = load_match_manifest(manifest) if manifest is not None else None
-    comparison = compare(load_view(base), load_view(candidate), match)
+    if model is not None and manifest is None:
+        raise ConfigError("--model needs --manifest", "pass the export manifest with --manifest")
+    base_view, candidate_view = load_view(base), load_view(candidate)
+    match = (resolve_match(manifest, model, base_view, candidate_view)
+             if manifest is not None else None)
+    comparison = compare(base_view, candidate_view, match)
     outcome = None
     if policy is not None or junit is not None:
         chosen = (

@@ -102,3 +102,39 @@ def test_different_models_point_at_the_manifest(
     )
     code, out, _ = _run(capsys, "compare", base, cand, "--manifest", manifest)
     assert code == 0 and "+150,000" in out
+
+
+def test_manifest_regions_print_both_programs_in_order(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    base, cand = bundle("qemu-m55", model=True), bundle("qemu-m4", model=True)
+    shas = [
+        json.loads((b / "summary.json").read_text())["identity"]["model_sha256"]
+        for b in (base, cand)
+    ]
+    manifest = tmp_path / "match.yaml"
+    manifest.write_text(
+        f"hpx_match: 1\nbase_model_sha256: {shas[0]}\ncandidate_model_sha256: {shas[1]}\n"
+        "layers: [[0, 0], [4, 4], [6, 5]]\n"
+        "regions: {between: {base: [1, 2, 3, 5], candidate: [1, 2, 3]}}\n"
+    )
+    out_dir = tmp_path / "out"
+    code, out, _ = _run(capsys, "compare", base, cand, "--manifest", manifest,
+                        "--output-dir", out_dir)
+    assert code == 0 and "layers in program order" in out and "between region" in out
+    data = json.loads((out_dir / "comparison.json").read_text())
+    assert [r["region"] for r in data["aligned"]].count("between") == 7
+    region = next(t for t in data["totals"] if t["name"] == "between region")
+    assert region["delta"] == region["candidate"] - region["base"]
+
+
+def test_a_file_no_engine_reads_is_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    base, cand = bundle(model=True), bundle(variant="slower", model=True)
+    other = tmp_path / "export.json"
+    other.write_text('{"schema": "someone-else/1"}')
+    code, _, err = _run(capsys, "compare", base, cand, "--manifest", other)
+    assert code != 0 and "neither a match manifest nor an export manifest" in err
+    code, _, err = _run(capsys, "compare", base, cand, "--model", "tier1")
+    assert code != 0 and "--model needs --manifest" in err

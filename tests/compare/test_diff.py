@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from selftest_bundles import EXTRA_INSTRUCTIONS, bundle
 
-from hpx_core.compare import MatchManifest, compare, load_view
+from hpx_core.compare import MatchManifest, Region, compare, load_view
 from hpx_core.errors import ConfigError, ResultsError, RunError
 from hpx_core.run.session import run_and_record
 
@@ -77,6 +77,29 @@ def test_manifest_pairs_layers_across_divergent_sequences() -> None:
         ("tiny", "tiny"),
     ]
     assert c.divergence is None and any("match manifest" in n for n in c.notes)
+
+
+def test_regions_sum_unpaired_layers_and_rows_follow_both_programs() -> None:
+    m55 = load_view(bundle("qemu-m55", model=True))
+    m4 = load_view(bundle("qemu-m4", model=True))
+    assert m55.model_sha256 and m4.model_sha256
+    pairs = ((0, 0), (4, 4), (6, 5))
+    region = Region("between", (1, 2, 3, 5), (1, 2, 3))
+    c = compare(m55, m4, MatchManifest(m55.model_sha256, m4.model_sha256, pairs, (region,)))
+    total = c.total("between region")
+    assert total.base == sum(m55.layers[i].median for i in region.base)
+    assert total.candidate == sum(m4.layers[i].median for i in region.candidate)
+    assert total.delta == total.candidate - total.base
+    sides = [(r.base.index if r.base else None, r.candidate.index if r.candidate else None)
+             for r in c.aligned]
+    assert sides == [(0, 0), (1, None), (2, None), (3, None), (None, 1), (None, 2), (None, 3),
+                     (4, 4), (5, None), (6, 5)]
+    assert [r.region for r in c.aligned if r.base is None or r.candidate is None] == [
+        "between"] * 7
+    assert all(r.delta is None for r in c.aligned if r.region)
+    with pytest.raises(ConfigError, match="names layers the bundle does not have"):
+        compare(m55, m4, MatchManifest(m55.model_sha256, m4.model_sha256, pairs,
+                                       (Region("bad", (9,), ()),)))
 
 
 def test_failed_run_is_refused(tmp_path: Path) -> None:

@@ -30,6 +30,7 @@ from hpx_executorch.engine import (
     prepare,
 )
 from hpx_executorch.outputs import check_output, reference_path
+from hpx_executorch.tier1 import is_tier1_manifest, match_for_bundles
 from hpx_executorch.verify import findings
 
 
@@ -131,3 +132,13 @@ def hpx_result_extras(ctx: Any, capture: Capture) -> dict[str, Any]:
     if 0 in outputs and reference.is_file():
         extras["output_check"] = attrs.asdict(check_output(ctx.model, outputs[0], reference))
     return extras
+
+
+@hookimpl
+def hpx_match_manifest(
+    document: Any, model: str | None, base_sha256: str, candidate_sha256: str
+) -> dict[str, Any] | None:
+    """Pair two programs of one model (e.g. arm and ns) through ``tier1_manifest.json``."""
+    if not is_tier1_manifest(document):
+        return None
+    return match_for_bundles(document, model, base_sha256, candidate_sha256)

@@ -20,6 +20,8 @@ import attrs
 from hpx_core.errors import ConfigError
 
 HINT = "use the tier1_manifest.json written by tools/export/executorch_tier1"
+SCHEMA = "hpx.executorch-tier1-manifest/1"
+REGION = "Tier-1"
 
 
 @attrs.frozen
@@ -70,12 +72,45 @@ def pair_programs(manifest: Mapping[str, Any], model: str, base: str, candidate:
 
 def match_manifest(manifest: Mapping[str, Any], model: str, base: str,
                    candidate: str) -> dict[str, Any]:
-    """A match manifest for ``hpx compare --manifest`` (the core's ``hpx_match: 1`` format)."""
+    """A match manifest for ``hpx compare --manifest`` (the core's ``hpx_match: 1`` format).
+
+    The unpaired kernels of each side form the ``Tier-1`` region, compared as one sum.
+    """
     pairing = pair_programs(manifest, model, base, candidate)
     programs = manifest["models"][model]["programs"]
     return {"hpx_match": 1, "base_model_sha256": programs[base]["sha256"],
             "candidate_model_sha256": programs[candidate]["sha256"],
-            "layers": [list(p) for p in pairing.pairs]}
+            "layers": [list(p) for p in pairing.pairs],
+            "regions": {REGION: {"base": list(pairing.base_region),
+                                 "candidate": list(pairing.candidate_region)}}}
+
+
+def is_tier1_manifest(document: Any) -> bool:
+    return isinstance(document, Mapping) and document.get("schema") == SCHEMA
+
+
+def _provider(programs: Mapping[str, Any], sha256: str) -> str | None:
+    return next((name for name, p in programs.items() if p.get("sha256") == sha256), None)
+
+
+def match_for_bundles(manifest: Mapping[str, Any], model: str | None, base_sha256: str,
+                      candidate_sha256: str) -> dict[str, Any]:
+    """The match manifest for the two programs with these SHA-256s (of ``model`` if given)."""
+    models: Mapping[str, Any] = manifest.get("models") or {}
+    if model is not None and model not in models:
+        raise ConfigError(f"the export manifest has no model {model!r} "
+                          f"(it has {', '.join(sorted(models))})", "pass one of them to --model")
+    for name in [model] if model is not None else sorted(models):
+        programs = models[name]["programs"]
+        base, cand = _provider(programs, base_sha256), _provider(programs, candidate_sha256)
+        if base is not None and cand is not None:
+            return match_manifest(manifest, name, base, cand)
+    where = f"model {model!r}" if model is not None else "any one model"
+    raise ConfigError(
+        f"the export manifest has no programs of {where} with the bundles' SHA-256s "
+        f"({base_sha256[:12]}..., {candidate_sha256[:12]}...)",
+        "profile the PTEs the manifest lists, or re-export them together",
+    )
 
 
 def load_manifest(path: Path) -> dict[str, Any]:
@@ -83,6 +118,6 @@ def load_manifest(path: Path) -> dict[str, Any]:
         doc = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as exc:
         raise ConfigError(f"cannot read export manifest {path}: {exc}", HINT) from None
-    if not isinstance(doc, dict) or doc.get("schema") != "hpx.executorch-tier1-manifest/1":
+    if not isinstance(doc, dict) or not is_tier1_manifest(doc):
         raise ConfigError(f"{path} is not a Tier-1 export manifest", HINT)
     return doc

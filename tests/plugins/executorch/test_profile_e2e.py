@@ -93,6 +93,24 @@ def test_second_arm_model_with_the_same_kernels_reuses_the_runtime() -> None:
     assert not again.runtime.built and again.runtime.key == first.built.runtime.key
 
 
+@needs_qemu
+def test_compare_through_the_export_manifest_lists_every_instruction(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The arm program against itself: every kernel call paired, the Tier-1 region empty.
+
+    (An ns bundle, the interesting candidate, comes only from an Apollo board.)
+    """
+    from hpx_core.cli import main
+
+    bundle = arm_profile("tier1").bundle
+    code = main(["compare", "--manifest", str(TIER1 / "tier1_manifest.json"), "--model",
+                 "tier1", str(bundle), str(bundle)])
+    out = capsys.readouterr().out
+    assert code == 0 and "layers in program order" in out and "Tier-1 region" in out
+    assert all(f":{ident}" in out for ident in _ids("tier1", "arm"))
+
+
 @pytest.mark.parametrize("model", ["tier1", "tier1mean"])
 def test_ns_builds_for_apollo_and_passes_its_kernel_checks(model: str) -> None:
     built = ns_build(model)

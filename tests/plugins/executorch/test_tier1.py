@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from hpx_executorch.tier1 import load_manifest, match_manifest, pair_programs
+import pytest
+from hpx_executorch.tier1 import load_manifest, match_for_bundles, match_manifest, pair_programs
+
+from hpx_core.errors import ConfigError
+from hpx_core.plugins import default_registry
 
 from .conftest import TIER1
 
@@ -32,3 +36,34 @@ def test_match_manifest_names_both_programs() -> None:
     assert (doc["base_model_sha256"], doc["candidate_model_sha256"]) == (
         programs["arm"]["sha256"], programs["ns"]["sha256"])
     assert doc["layers"] == [[0, 0], [2, 1], [5, 3], [11, 7]]
+
+
+def test_bundles_find_their_programs_by_sha256() -> None:
+    programs = MANIFEST["models"]["tier1"]["programs"]
+    arm, ns = programs["arm"]["sha256"], programs["ns"]["sha256"]
+    for model in ("tier1", None):
+        doc = match_for_bundles(MANIFEST, model, arm, ns)
+        assert doc["layers"] == [[0, 0], [2, 1], [5, 3], [11, 7]]
+        assert doc["regions"] == {"Tier-1": {"base": [1, 3, 4, 6, 7, 8, 9, 10],
+                                             "candidate": [2, 4, 5, 6]}}
+    reverse = match_for_bundles(MANIFEST, "tier1", ns, arm)
+    assert reverse["regions"]["Tier-1"]["candidate"] == [1, 3, 4, 6, 7, 8, 9, 10]
+
+
+def test_programs_the_manifest_lacks_are_refused() -> None:
+    arm = MANIFEST["models"]["tier1"]["programs"]["arm"]["sha256"]
+    mean_ns = MANIFEST["models"]["tier1mean"]["programs"]["ns"]["sha256"]
+    with pytest.raises(ConfigError, match="no model 'tier2'"):
+        match_for_bundles(MANIFEST, "tier2", arm, arm)
+    with pytest.raises(ConfigError, match="no programs of model 'tier1'"):
+        match_for_bundles(MANIFEST, "tier1", arm, mean_ns)
+
+
+def test_the_engine_answers_only_for_its_own_manifest() -> None:
+    hook = default_registry().engine_hook("executorch", "hpx_match_manifest")
+    arm = MANIFEST["models"]["tier1mean"]["programs"]["arm"]["sha256"]
+    ns = MANIFEST["models"]["tier1mean"]["programs"]["ns"]["sha256"]
+    answer = hook(document=MANIFEST, model=None, base_sha256=arm, candidate_sha256=ns)
+    assert answer["regions"]["Tier-1"]["candidate"] == [1]
+    assert hook(document={"hpx_match": 1}, model=None, base_sha256=arm,
+                candidate_sha256=ns) is None
