@@ -63,6 +63,16 @@ def _parse(elf: Path) -> lief.ELF.Binary:
 _TEXT_FLAGS = lief.ELF.Section.FLAGS.EXECINSTR
 
 
+def load_segments(elf: Path) -> list[tuple[int, int]]:
+    """(physical address, memory size) of every PT_LOAD segment: what a loader writes where."""
+    binary = _parse(elf)  # kept alive while its segments are read
+    return [
+        (segment.physical_address, segment.virtual_size)
+        for segment in binary.segments
+        if segment.type == lief.ELF.Segment.TYPE.LOAD and segment.virtual_size > 0
+    ]
+
+
 def section_sizes(elf: Path) -> SectionSizes:
     """text/data/bss as `size` counts them: allocated sections by flags and type."""
     binary = _parse(elf)

@@ -15,6 +15,7 @@ import attrs
 import structlog
 
 from hpx_core.boards import Board
+from hpx_core.build.elfinfo import load_segments
 from hpx_core.errors import RunError, ToolError
 
 log = structlog.get_logger(__name__)
@@ -63,6 +64,24 @@ def qemu_argv(board: Board, elf: Path, qemu: str = QEMU) -> list[str]:
     ]
 
 
+def check_load_segments(board: Board, elf: Path) -> None:
+    """Refuse an ELF whose loadable segments do not each fit one of the board's regions.
+
+    QEMU writes every segment's memory size at its physical address, zeros included; a
+    segment running past a region lands in whatever follows (on mps2-an386, a mirror of code
+    memory), and the firmware then hangs instead of failing.
+    """
+    for start, size in load_segments(elf):
+        if not any(r.origin <= start and start + size <= r.origin + r.length
+                   for r in board.memory):
+            raise RunError(
+                f"{elf.name} loads {size:,} bytes at 0x{start:08x}, outside every memory region "
+                f"of {board.name}",
+                "give NOLOAD sections (.bss, stack) their run address as load address in the "
+                "linker script, and keep the image within the board's memory map",
+            )
+
+
 def run_on_qemu(board: Board, elf: Path, *, timeout: float = 60.0) -> RunOutput:
     """Run ``elf`` on ``board`` until it exits or ``timeout`` seconds pass.
 
@@ -76,6 +95,7 @@ def run_on_qemu(board: Board, elf: Path, *, timeout: float = 60.0) -> RunOutput:
         )
     if not elf.is_file():
         raise RunError(f"firmware {elf} does not exist", "build it first with `hpx build`")
+    check_load_segments(board, elf)
     argv = qemu_argv(board, elf, found)
     started = time.perf_counter()
     with subprocess.Popen(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import attrs
 import pytest
 from emulated_firmware import fixture_build, selftest_run
 
@@ -40,3 +41,19 @@ def test_hanging_firmware_times_out_with_its_partial_stream() -> None:
     out = run_on_qemu(project.board, built.elf, timeout=3)
     assert out.timed_out and out.exit_code is None
     assert b" CAL " in out.stream and b" END " not in out.stream
+
+
+@pytest.mark.emulated
+def test_large_zeroed_data_does_not_wipe_code_memory() -> None:
+    project, built = fixture_build("big_bss_engine", "qemu-m4")
+    out = run_on_qemu(project.board, built.elf, timeout=60)
+    assert out.exit_code == 0 and not out.timed_out, out.stream[-200:]
+    assert b" END status=0 " in out.stream
+
+
+@pytest.mark.emulated
+def test_a_segment_outside_the_memory_map_is_refused_before_running() -> None:
+    project, built = fixture_build("big_bss_engine", "qemu-m4")
+    code_only = attrs.evolve(project.board, memory=project.board.memory[:1])
+    with pytest.raises(RunError, match="outside every memory region of qemu-m4"):
+        run_on_qemu(code_only, built.elf)
