@@ -35,7 +35,7 @@ def test_kws_profile_stops_after_a_placed_build(board_name: str, tmp_path: Path)
         pytest.skip("a debug probe is attached: this test is about running without one")
     overrides = {
         "engine.type": ("tflm", "test"),
-        "engine.backend": ("cmsis_nn", "test"),
+        "engine.backend": ("reference", "test"),
         "target.board": (board_name, "test"),
         "output.dir": (str(tmp_path / "results"), "test"),
     }
