@@ -12,6 +12,7 @@ from __future__ import annotations
 import shutil
 import tempfile
 from collections.abc import Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import attrs
@@ -27,6 +28,7 @@ from hpx_core.sources.licensing import BoardLike, check_may_run
 from hpx_core.sources.sync import ProgressFn, clone, force_sync
 
 log = structlog.get_logger()
+PARALLEL_PINS = 4
 
 
 def _quiet(_name: str, _phase: str, _fraction: float | None) -> None:
@@ -162,6 +164,16 @@ def materialize_pins(
     if unknown:
         names = ", ".join(p.name for p in chosen)
         raise SourceError(f"override for unknown repository {unknown[0]!r}", f"pinned: {names}")
+    cached = [pin for pin in chosen if pin.name not in given]
+    # Pins are independent (one lock each): checking or fetching them side by side keeps a
+    # warm run's verification (a few git calls per pin) from adding up.
+    with ThreadPoolExecutor(max_workers=PARALLEL_PINS) as pool:
+        done = dict(zip(
+            (pin.name for pin in cached),
+            pool.map(lambda p: materialize_pin(p, cache, offline=offline, progress=progress),
+                     cached),
+            strict=True,
+        ))
     repos: list[SourceRepo] = []
     stamps: list[Provenance] = []
     for pin in chosen:
@@ -170,9 +182,8 @@ def materialize_pins(
             repos += records
             stamps.append(stamp)
             continue
-        done = materialize_pin(pin, cache, offline=offline, progress=progress)
-        repos += done.repos
-        stamps.append("development-overrides" if done.absent_optional else "qualified")
+        repos += done[pin.name].repos
+        stamps.append("development-overrides" if done[pin.name].absent_optional else "qualified")
     return SourceSet(repos=repos, provenance=provenance_of(stamps))
 
 
