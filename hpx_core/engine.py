@@ -12,12 +12,18 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import attrs
 
+from hpx_core.placement import PlannedBuffer
+
 if TYPE_CHECKING:
     from hpx_core.config.document import ConfigDocument
     from hpx_core.config.schema import ProfileConfig
 
 
 def _names(values: Iterable[str]) -> tuple[str, ...]:
+    return tuple(values)
+
+
+def _buffers(values: Iterable[PlannedBuffer]) -> tuple[PlannedBuffer, ...]:
     return tuple(values)
 
 
@@ -83,6 +89,8 @@ class FirmwareContribution:
     ``files`` are written into the generated project (relative path -> text). ``cmake`` is a
     fragment included after the core defines the ``hpx_app`` target; it adds the engine's
     libraries and links them into ``hpx_app``. ``sources`` are compiled into ``hpx_app``.
+    ``buffers`` are the large buffers the glue defines (arena, weights): the core checks the
+    plan fits the board before the build and finds each by its symbol in the linked ELF.
     """
 
     files: Mapping[str, str] = attrs.field(factory=dict)
@@ -91,6 +99,7 @@ class FirmwareContribution:
     defines: Mapping[str, str] = attrs.field(factory=dict)
     cmake: str = ""
     fingerprint_inputs: Mapping[str, str] = attrs.field(factory=dict)
+    buffers: tuple[PlannedBuffer, ...] = attrs.field(default=(), converter=_buffers)
 
 
 @attrs.frozen

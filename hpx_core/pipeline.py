@@ -29,6 +29,7 @@ from hpx_core.config import ProfileConfig, walk_values
 from hpx_core.engine import FirmwareContribution, SourceSet, SymbolFinding
 from hpx_core.errors import BuildError, HpxError, PluginError, UsageError
 from hpx_core.models import ModelInfo, load_model
+from hpx_core.placement import PlacementReport, check_elf, check_plan
 from hpx_core.plugins import Registry, default_registry
 from hpx_core.results import Measurement
 from hpx_core.run.session import run_and_record
@@ -56,6 +57,7 @@ class RunState:
     contribution: FirmwareContribution | None = None
     project: Project | None = None
     build: BuildResult | None = None
+    placement: PlacementReport | None = None
     findings: tuple[SymbolFinding, ...] = ()
     measurement: Measurement | None = None
     bundle: Path | None = None
@@ -131,6 +133,7 @@ def _firmware_stage(state: RunState) -> None:
         engine=state.config.engine.type, iterations=profiling.iterations, warmup=profiling.warmup
     )
     state.contribution = contribution
+    check_plan(state.need(state.board, "board"), contribution.buffers)  # before compiling
     state.project = render_project(
         _work_dir(state), state.need(state.board, "board"), contribution, settings
     )
@@ -145,6 +148,10 @@ def _build_stage(state: RunState) -> None:
         model_sha256=model.sha256,
         sources=state.sources,
         jobs=state.config.build.jobs or 2,
+    )
+    state.placement = check_elf(  # a linker that broke the plan stops the run here
+        state.need(state.board, "board"), state.build.elf,
+        state.need(state.contribution, "firmware").buffers,
     )
 
 

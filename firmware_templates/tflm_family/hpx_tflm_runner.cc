@@ -22,6 +22,9 @@
 extern "C" {
 #include "hpx_engine.h"
 #include "hpx_platform.h"
+
+// C linkage: the placement check finds the arena by this symbol in the linked ELF.
+alignas(16) uint8_t hpx_tflm_arena[HPX_TFLM_ARENA_SIZE];
 }
 
 namespace {
@@ -52,7 +55,6 @@ class LayerProfiler : public tflite::MicroProfilerInterface {
   uint32_t next_ = 0;
 };
 
-alignas(16) uint8_t g_arena[HPX_TFLM_ARENA_SIZE];
 alignas(tflite::MicroInterpreter) uint8_t g_interpreter_buf[sizeof(tflite::MicroInterpreter)];
 HpxOpResolver g_resolver;
 LayerProfiler g_profiler;
@@ -61,7 +63,7 @@ tflite::MicroInterpreter* g_interpreter = nullptr;
 tflite::MicroInterpreter* make_interpreter(const tflite::Model* model) {
 #if HPX_TFLM_RESOURCE_VARIABLES > 0
   // VAR_HANDLE ops need resource variables, allocated from the same arena.
-  tflite::MicroAllocator* allocator = tflite::MicroAllocator::Create(g_arena, sizeof(g_arena));
+  tflite::MicroAllocator* allocator = tflite::MicroAllocator::Create(hpx_tflm_arena, sizeof(hpx_tflm_arena));
   if (allocator == nullptr) {
     return nullptr;
   }
@@ -74,7 +76,7 @@ tflite::MicroInterpreter* make_interpreter(const tflite::Model* model) {
       tflite::MicroInterpreter(model, g_resolver, allocator, variables, &g_profiler);
 #else
   return new (g_interpreter_buf) tflite::MicroInterpreter(
-      model, g_resolver, g_arena, sizeof(g_arena), nullptr, &g_profiler);
+      model, g_resolver, hpx_tflm_arena, sizeof(hpx_tflm_arena), nullptr, &g_profiler);
 #endif
 }
 

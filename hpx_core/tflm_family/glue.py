@@ -12,6 +12,7 @@ import attrs
 
 from hpx_core.build.templates import templates_root
 from hpx_core.models import ModelInfo
+from hpx_core.placement import ARENA_USES, WEIGHTS_USES, PlannedBuffer
 from hpx_core.tflm_family.arena import ArenaPlan
 from hpx_core.tflm_family.model_array import c_array
 from hpx_core.tflm_family.resolver import resolver_source
@@ -19,6 +20,8 @@ from hpx_core.tflm_family.resolver import resolver_source
 TEMPLATE_DIR = "tflm_family"
 TEMPLATE_FILES = ("hpx_tflm_glue.h", "hpx_tflm_data.h", "hpx_tflm_runner.cc")
 GENERATED_SOURCES = ("hpx_tflm_model.cc", "hpx_tflm_inputs.cc", "hpx_tflm_layers.cc")
+ARENA_SYMBOL = "hpx_tflm_arena"  # defined with C linkage in hpx_tflm_runner.cc
+MODEL_SYMBOL = "hpx_tflm_model"
 
 
 @attrs.frozen
@@ -28,6 +31,7 @@ class FamilyGlue:
     files: Mapping[str, str]
     sources: tuple[str, ...]
     layer_names: tuple[str, ...]
+    buffers: tuple[PlannedBuffer, ...] = ()  # the arena and the model, for placement checks
 
 
 def layer_names(model: ModelInfo) -> tuple[str, ...]:
@@ -83,7 +87,7 @@ def family_glue(
     """All glue files for ``model``: embedded model, resolver, inputs, layer table, runner."""
     root = templates_root() / TEMPLATE_DIR
     files = {name: (root / name).read_text(encoding="utf-8") for name in TEMPLATE_FILES}
-    model_array = c_array("hpx_tflm_model", model_data).replace(
+    model_array = c_array(MODEL_SYMBOL, model_data).replace(
         "#include <stdint.h>\n", '#include <stdint.h>\n#include "hpx_tflm_data.h"\n', 1)
     files |= {
         "hpx_tflm_config.h": _config_header(model, ops, arena, len(inputs)),
@@ -92,4 +96,9 @@ def family_glue(
         "hpx_tflm_inputs.cc": _inputs_source(inputs),
         "hpx_tflm_layers.cc": _layers_source(model),
     }
-    return FamilyGlue(files, ("hpx_tflm_runner.cc", *GENERATED_SOURCES), layer_names(model))
+    buffers = (
+        PlannedBuffer("tensor arena", ARENA_SYMBOL, arena.size, ARENA_USES),
+        PlannedBuffer("model", MODEL_SYMBOL, len(model_data), WEIGHTS_USES),
+    )
+    return FamilyGlue(files, ("hpx_tflm_runner.cc", *GENERATED_SOURCES), layer_names(model),
+                      buffers)

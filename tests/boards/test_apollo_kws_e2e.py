@@ -52,7 +52,7 @@ def test_kws_profile_stops_after_a_placed_build(board_name: str, tmp_path: Path)
         board,
         elf,
         [
-            PlannedBuffer("arena", "g_arena", symbols["g_arena"].size, ARENA_USES),
+            PlannedBuffer("arena", "hpx_tflm_arena", symbols["hpx_tflm_arena"].size, ARENA_USES),
             PlannedBuffer("model", "hpx_tflm_model", symbols["hpx_tflm_model"].size, WEIGHTS_USES),
         ],
     )

@@ -57,3 +57,14 @@ def test_probe_arena_when_unset() -> None:
     _model, _inputs, glue = _glue()
     size = int(re.search(r"ARENA_SIZE (\d+)u", glue.files["hpx_tflm_config.h"]).group(1))  # type: ignore[union-attr]
     assert size == plan_arena(None, get_board("qemu-m55")).size
+
+
+def test_the_arena_and_the_model_are_planned_buffers_the_runner_defines() -> None:
+    _model, _inputs, glue = _glue(arena=40_000)
+    arena, model = glue.buffers
+    assert (arena.symbol, arena.size, model.symbol, model.size) == (
+        "hpx_tflm_arena", 40_000, "hpx_tflm_model", KWS.stat().st_size)
+    assert "data" in arena.uses and "flash" in model.uses
+    runner = glue.files["hpx_tflm_runner.cc"]
+    c_block = runner[runner.index('extern "C" {'):runner.index("}", runner.index('extern "C" {'))]
+    assert "uint8_t hpx_tflm_arena[HPX_TFLM_ARENA_SIZE];" in c_block  # C linkage: its own name

@@ -76,7 +76,7 @@ def build_model(model_path: Path, backend: str, board_name: str, work_dir: Path,
     built = build_project(project, get_toolchain("arm-none-eabi-gcc"),
                           model_sha256=model.sha256, sources=sources, jobs=2)
     times["build"] = built.seconds
-    placement = check_elf(board, built.elf)
+    placement = check_elf(board, built.elf, firmware.contribution.buffers)
     findings = verify_symbols(chosen, set(symbol_inventory(built.elf).names()))
     return HeliaRtBuild(model, chosen, board, sources, library, firmware, built, placement,
                         tuple(findings), times)

@@ -170,6 +170,7 @@ def heliart_firmware(model: ModelInfo, config: HeliaRtConfig, sources: SourceSet
         include_dirs=tuple(dict.fromkeys(p.as_posix() for p in library.include_dirs)),
         defines=_defines(library), cmake=library.cmake(),
         fingerprint_inputs={"engine_library": library.key, "model": model.sha256},
+        buffers=glue.buffers,
     )
     return HeliaRtFirmware(contribution, info)
 

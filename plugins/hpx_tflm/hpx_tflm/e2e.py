@@ -17,6 +17,7 @@ from hpx_core.boards import get_board
 from hpx_core.build import HarnessSettings, build_info, build_project, get_toolchain, render_project
 from hpx_core.errors import RunError
 from hpx_core.models import load_model
+from hpx_core.placement import check_elf
 from hpx_core.results import BundleInputs, Measurement, measure, write_bundle
 from hpx_core.run import run_on_qemu
 from hpx_core.tflm_family import plan_arena
@@ -73,6 +74,7 @@ def profile_model(
     built = build_project(project, get_toolchain("arm-none-eabi-gcc"),
                           model_sha256=model.sha256, sources=sources, jobs=2)
     times["build"] = built.seconds
+    check_elf(board, built.elf, firmware.contribution.buffers)
     output = run_on_qemu(board, built.elf, timeout=600)
     times["run"] = output.seconds
     mark = time.monotonic()

@@ -119,6 +119,7 @@ def tflm_firmware(
         files=files, sources=glue.sources, include_dirs=tuple(dict.fromkeys(includes)),
         defines=dict(_app_defines(library)), cmake=library_cmake(library),
         fingerprint_inputs={"engine_library": library.key, "model": model.sha256},
+        buffers=glue.buffers,
     )
     return TflmFirmware(contribution, info)
 
