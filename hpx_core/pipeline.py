@@ -7,7 +7,7 @@ probe attached) stops after the build, saying so.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,7 @@ from hpx_core.results import Measurement
 from hpx_core.run.session import run_and_record
 from hpx_core.sources import check_may_run
 from hpx_core.validation import Overrides, ValidatedConfig, validate_config
+from hpx_core.wire import Capture
 
 log = structlog.get_logger(__name__)
 
@@ -173,10 +174,16 @@ def _verify_stage(state: RunState) -> None:
 def _run_stage(state: RunState) -> None:
     board = state.need(state.board, "board")
     built = state.need(state.build, "build")
+    extra = {"kernel_checks": [attrs.asdict(f) for f in state.findings]}
+
+    def extra_from(capture: Capture) -> Mapping[str, Any]:
+        return _answer(state, "hpx_result_extras", ctx=state, capture=capture, optional=True) or {}
+
     if board.runner == "probe":
         from hpx_core.probe.stage import run_through_probe
 
-        run_through_probe(state, board, built, _config_json(state))
+        run_through_probe(state, board, built, _config_json(state),
+                          provenance_extra=_provenance(state), extra=extra, extra_from=extra_from)
         return
     if board.runner != "qemu":
         raise StageUnavailableError(
@@ -195,10 +202,8 @@ def _run_stage(state: RunState) -> None:
         config=_config_json(state),
         build=build_info(built),
         provenance_extra=_provenance(state),
-        extra={"kernel_checks": [attrs.asdict(f) for f in state.findings]},
-        extra_from=lambda capture: (
-            _answer(state, "hpx_result_extras", ctx=state, capture=capture, optional=True) or {}
-        ),
+        extra=extra,
+        extra_from=extra_from,
     )
     state.measurement = record.measurement
     state.bundle = record.bundle

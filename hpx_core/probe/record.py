@@ -7,7 +7,7 @@ failure writes a ``failed`` bundle with whatever was captured before the error i
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -97,8 +97,15 @@ def run_and_record_on_probe(
     model_sha256: str | None = None,
     config: Mapping[str, Any] | None = None,
     build: Mapping[str, Any] | None = None,
+    provenance_extra: Mapping[str, Any] | None = None,
+    extra: Mapping[str, Any] | None = None,
+    extra_from: Callable[[Capture], Mapping[str, Any]] | None = None,
 ) -> ProbeRecord:
-    """Flash, capture, judge and bundle; a failed bundle first on any failure after flashing."""
+    """Flash, capture, judge and bundle; a failed bundle first on any failure after flashing.
+
+    ``extra`` and ``extra_from`` add engine facts to the bundle as on the emulated boards
+    (kernel checks, the output compared with the host reference).
+    """
     base = BundleInputs(
         status="failed",
         board=board.name,
@@ -108,7 +115,8 @@ def run_and_record_on_probe(
         toolchain=toolchain,
         config=config,
         build=build,
-        provenance=provenance(None, {"runner": "probe"}),
+        provenance=provenance(None, {"runner": "probe", **(provenance_extra or {})}),
+        extra=extra,
     )
     try:
         output = run_on_probe(board, elf, probe=probe, settings=settings, api=api)
@@ -121,6 +129,8 @@ def run_and_record_on_probe(
     try:
         capture = judge(board, elf, output.stream)
         measurement = measure(capture, board)
+        if extra_from is not None:
+            base = attrs.evolve(base, extra={**(extra or {}), **extra_from(capture)})
     except HpxError as error:
         failed = attrs.evolve(
             base, error=error, capture=output.stream, run=_run_json(output, error)

@@ -3,7 +3,7 @@ build when no probe is attached (the firmware is built and placed; that is worth
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from hpx_core.boards import Board
@@ -13,6 +13,7 @@ from hpx_core.probe.probes import NoProbeError
 from hpx_core.probe.pyocd_api import PyocdApi
 from hpx_core.probe.record import run_and_record_on_probe
 from hpx_core.probe.runner import ProbeSettings
+from hpx_core.wire import Capture
 
 if TYPE_CHECKING:
     from hpx_core.pipeline import RunState
@@ -25,6 +26,9 @@ def run_through_probe(
     config: Mapping[str, Any],
     *,
     api: PyocdApi | None = None,
+    provenance_extra: Mapping[str, Any] | None = None,
+    extra: Mapping[str, Any] | None = None,
+    extra_from: Callable[[Capture], Mapping[str, Any]] | None = None,
 ) -> None:
     """Flash and capture into a bundle; no probe (or no pyocd) ends the run after the build."""
     from hpx_core.pipeline import StageUnavailableError
@@ -43,6 +47,9 @@ def run_through_probe(
             model_sha256=model.sha256,
             config=config,
             build=build_info(built),
+            provenance_extra=provenance_extra,
+            extra=extra,
+            extra_from=extra_from,
         )
     except (NoProbeError, ToolError) as error:
         raise StageUnavailableError(

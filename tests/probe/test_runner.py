@@ -178,7 +178,9 @@ def test_complete_capture_through_a_small_ring_becomes_a_bundle(elf: Path, tmp_p
     desk = bench(stream, buffer_size=256, chunk=97)
     assert len(stream) > 7 * 256  # the ring wraps several times
     record = run_and_record_on_probe(
-        BOARD, elf, tmp_path, engine="selftest", api=api(desk), settings=FAST
+        BOARD, elf, tmp_path, engine="selftest", api=api(desk), settings=FAST,
+        extra={"kernel_checks": []},
+        extra_from=lambda capture: {"layer_records": len(capture.of("LAYER"))},
     )
     assert record.output.stream == stream
     assert record.output.rtt_address == CB + 24  # the up-channel's descriptor
@@ -188,6 +190,9 @@ def test_complete_capture_through_a_small_ring_becomes_a_bundle(elf: Path, tmp_p
     summary = json.loads((record.bundle / "summary.json").read_text())
     assert summary["identity"]["board"] == "qemu-m55"
     assert summary["validity"] == "valid"
+    # engine facts reach a silicon bundle as they do an emulated one
+    assert summary["extra"] == {"kernel_checks": [],
+                                "layer_records": len(parse_capture(stream).of("LAYER"))}
     names = [layer.name for layer in record.measurement.layers]
     assert names == ["tiny", "short", "nops", "memory", "float", "vector", "long"]
     assert record.measurement.units == "ticks"  # the stream's own units: no conversion
