@@ -31,6 +31,7 @@ from hpx_core.errors import BuildError, HpxError, PluginError, UsageError
 from hpx_core.models import ModelInfo, load_model
 from hpx_core.placement import PlacementReport, check_elf, check_plan
 from hpx_core.plugins import Registry, default_registry
+from hpx_core.probe.passes import EventPlan, plan_events
 from hpx_core.results import Measurement
 from hpx_core.run.session import run_and_record
 from hpx_core.sources import check_may_run
@@ -59,6 +60,7 @@ class RunState:
     project: Project | None = None
     build: BuildResult | None = None
     placement: PlacementReport | None = None
+    event_plan: EventPlan | None = None
     findings: tuple[SymbolFinding, ...] = ()
     measurement: Measurement | None = None
     bundle: Path | None = None
@@ -124,14 +126,21 @@ def _license_stage(state: RunState) -> None:
 
 
 def _sources_stage(state: RunState) -> None:
+    """The counter plan first (an emulated board asked for PMU events is refused before any
+    fetch; a PMU board reads its event names from the SDK), then the engine's sources."""
+    state.event_plan = plan_events(state.need(state.board, "board"),
+                                   state.config.profiling.counters,
+                                   offline=state.config.build.offline)
     state.sources = _answer(state, "hpx_materialize_sources", ctx=state)
 
 
 def _firmware_stage(state: RunState) -> None:
     contribution = _answer(state, "hpx_generate_firmware", ctx=state)
     profiling = state.config.profiling
+    plan = state.need(state.event_plan, "counter plan")
     settings = HarnessSettings(
-        engine=state.config.engine.type, iterations=profiling.iterations, warmup=profiling.warmup
+        engine=state.config.engine.type, iterations=profiling.iterations, warmup=profiling.warmup,
+        pmu_events=plan.counters.passes[0],
     )
     state.contribution = contribution
     check_plan(state.need(state.board, "board"), contribution.buffers)  # before compiling
@@ -174,7 +183,11 @@ def _verify_stage(state: RunState) -> None:
 def _run_stage(state: RunState) -> None:
     board = state.need(state.board, "board")
     built = state.need(state.build, "build")
-    extra = {"kernel_checks": [attrs.asdict(f) for f in state.findings]}
+    extra: dict[str, Any] = {"kernel_checks": [attrs.asdict(f) for f in state.findings]}
+    plan = state.event_plan
+    if plan is not None and (plan.counters.passes != ((),) or plan.counters.note):
+        extra["counters"] = {"passes": [list(p) for p in plan.counters.passes],
+                             "note": plan.counters.note}
 
     def extra_from(capture: Capture) -> Mapping[str, Any]:
         return _answer(state, "hpx_result_extras", ctx=state, capture=capture, optional=True) or {}

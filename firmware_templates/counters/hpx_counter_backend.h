@@ -17,4 +17,19 @@ const char *hpx_counter_units(void);
 
 #include "hpx_counter_impl.h" /* static inline uint64_t hpx_counter_read(void) */
 
+/* Event counters beside the main counter (the Armv8.1-M PMU's). A backend with events defines
+ * HPX_MAX_EVENTS (slots compiled into the harness) and implements the functions below; the
+ * harness reads them around every layer. Backends without events leave it at 0. */
+#ifndef HPX_MAX_EVENTS
+#define HPX_MAX_EVENTS 0
+#endif
+#if HPX_MAX_EVENTS > 0
+/* Events this build counts (at most HPX_MAX_EVENTS) and the Arm event number of each. */
+uint32_t hpx_counter_event_count(void);
+uint32_t hpx_counter_event_number(uint32_t k);
+/* Event k as a 32-bit value; *overflow is set when it wrapped since the last clear. */
+uint32_t hpx_counter_event_read(uint32_t k, int *overflow);
+void hpx_counter_event_clear_overflow(void);
+#endif
+
 #endif

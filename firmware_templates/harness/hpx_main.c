@@ -59,10 +59,26 @@ static int fail(const char *stage, int32_t code, int exit_status) {
     return exit_status;
 }
 
+#if HPX_MAX_EVENTS > 0
+/* Which events this pass counts, and what an empty begin/end pair adds to each. */
+static void send_events(const uint64_t *pair_sums) {
+    for (uint32_t k = 0; k < hpx_counter_event_count(); k++) {
+        hpx_wire_begin("EVENTINFO");
+        hpx_wire_u64("ev", k);
+        hpx_wire_u64("number", hpx_counter_event_number(k));
+        hpx_wire_u64("cal_sum", pair_sums[k]);
+        hpx_wire_end();
+    }
+}
+#endif
+
 static void calibrate(void) {
     uint64_t low = UINT64_MAX;
     uint64_t high = 0u;
     uint64_t sum = 0u;
+#if HPX_MAX_EVENTS > 0
+    uint64_t event_sums[HPX_MAX_EVENTS] = {0u};
+#endif
     for (uint32_t i = 0; i < HPX_CAL_REPEATS; i++) {
         hpx_slots_reset(1);
         hpx_calibration_pair();
@@ -70,6 +86,11 @@ static void calibrate(void) {
         low = value < low ? value : low;
         high = value > high ? value : high;
         sum += value;
+#if HPX_MAX_EVENTS > 0
+        for (uint32_t k = 0; k < HPX_MAX_EVENTS; k++) {
+            event_sums[k] += hpx_slot_event_total[HPX_RESERVED_SLOT][k];
+        }
+#endif
     }
     hpx_wire_begin("CAL");
     hpx_wire_u64("repeats", HPX_CAL_REPEATS);
@@ -77,6 +98,9 @@ static void calibrate(void) {
     hpx_wire_u64("max", high);
     hpx_wire_u64("sum", sum);
     hpx_wire_end();
+#if HPX_MAX_EVENTS > 0
+    send_events(event_sums);
+#endif
 }
 
 static int run_whole(uint32_t iteration, int record) {
@@ -114,6 +138,17 @@ static int send_layers(uint32_t iteration) {
         hpx_wire_u64("calls", hpx_slot_calls[i]);
         hpx_wire_end();
         sent_layers++;
+#if HPX_MAX_EVENTS > 0
+        for (uint32_t k = 0; k < hpx_counter_event_count(); k++) {
+            hpx_wire_begin("LAYEREV");
+            hpx_wire_u64("iter", iteration);
+            hpx_wire_u64("idx", i);
+            hpx_wire_u64("ev", k);
+            hpx_wire_u64("raw", hpx_slot_event_total[i][k]);
+            hpx_wire_u64("ovf", hpx_slot_event_overflow[i]);
+            hpx_wire_end();
+        }
+#endif
     }
     if (hpx_slot_overflow != 0u) {
         return fail("layers", HPX_ERR_LAYER_OVERFLOW, HPX_EXIT_HARNESS_ERROR);

@@ -57,17 +57,17 @@ def plan_counters(board: Board, requested: Sequence[str], known: Mapping[str, in
                 "drop profiling.counters, or profile on an Apollo board",
             )
         return CounterPlan([()])
+    events = [name for name in wanted if name != CYCLES]
+    per_pass = board.silicon.pmu_counters if board.silicon else 0
+    if per_pass == 0:
+        note = f"{board.name} has the DWT cycle counter only: only cycles are captured"
+        return CounterPlan([()], f"{note} ({', '.join(events)} not)" if events else note)
     for name in wanted:
         if name not in known:
             raise ConfigError(
                 f"unknown PMU event {name!r}{did_you_mean(name, known)}",
                 "use Arm's PMU event names, e.g. INST_RETIRED, L1D_CACHE_REFILL",
             )
-    events = [name for name in wanted if name != CYCLES]
-    per_pass = board.silicon.pmu_counters if board.silicon else 0
-    if per_pass == 0:
-        note = f"{board.name} has the DWT cycle counter only: only cycles are captured"
-        return CounterPlan([()], f"{note} ({', '.join(events)} not)" if events else note)
     if not events:
         return CounterPlan([()])
     return CounterPlan([events[i : i + per_pass] for i in range(0, len(events), per_pass)])

@@ -34,6 +34,10 @@ def wrap_cost_q16(board: Board) -> int:
     return round(ticks * 65536)
 
 
+def _event_names(values: Iterable[str]) -> tuple[str, ...]:
+    return tuple(values)
+
+
 @attrs.frozen
 class HarnessSettings:
     """Harness knobs compiled into ``hpx_config.h``."""
@@ -43,6 +47,7 @@ class HarnessSettings:
     warmup: int = 1
     max_layers: int = 240
     cal_repeats: int = 8
+    pmu_events: tuple[str, ...] = attrs.field(default=(), converter=_event_names)
 
     def __attrs_post_init__(self) -> None:
         if self.iterations < 1 or self.warmup < 0 or not 1 <= self.max_layers <= 4095:

@@ -219,6 +219,15 @@ def profile(
     iterations: Annotated[int | None, typer.Option("--iterations")] = None,
     warmup: Annotated[int | None, typer.Option("--warmup")] = None,
     offline: Annotated[bool | None, typer.Option("--offline/--online")] = None,
+    counters: Annotated[
+        str | None,
+        typer.Option(
+            "--counters",
+            help="PMU events per layer, comma-separated Arm names (INST_RETIRED,"
+            "L1D_CACHE_REFILL,...); more than the PMU counts at once run in passes.",
+        ),
+    ] = None,
+    probe: Annotated[str | None, typer.Option("--probe", help="Debug probe unique ID.")] = None,
 ) -> None:
     """Profile a model: config, sources, firmware, build, run, capture, results."""
     overrides = collect_overrides(
@@ -230,6 +239,10 @@ def profile(
         output__dir=str(output_dir) if output_dir else None,
         profiling__iterations=iterations,
         profiling__warmup=warmup,
+        profiling__counters=[c.strip() for c in counters.split(",") if c.strip()]
+        if counters is not None
+        else None,
+        target__probe=probe,
         build__offline=offline,
     )
     with console.status("profiling") as status:
@@ -248,9 +261,13 @@ def _print_profile(state: pipeline.RunState) -> None:
     if measurement is None:
         return
     total = sum(layer.median for layer in measurement.layers) or 1
-    table = Table("layer", "op", measurement.units, "share", title=str(state.config.model.path))
+    events = list(dict.fromkeys(e for layer in measurement.layers for e in layer.events))
+    table = Table("layer", "op", measurement.units, "share", *events,
+                  title=str(state.config.model.path))
     for layer in measurement.layers:
-        table.add_row(layer.name, layer.op, f"{layer.median:,}", f"{layer.median / total:.1%}")
+        counted = [f"{layer.events[e]:,}" if e in layer.events else "-" for e in events]
+        table.add_row(layer.name, layer.op, f"{layer.median:,}", f"{layer.median / total:.1%}",
+                      *counted)
     console.print(table)
     console.print(
         f"whole inference (uninstrumented): {measurement.whole_median:,} {measurement.units}; "

@@ -7,7 +7,7 @@ failure writes a ``failed`` bundle with whatever was captured before the error i
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +17,13 @@ from hpx_core.boards import Board
 from hpx_core.errors import CaptureError, HpxError, RunError
 from hpx_core.probe.pyocd_api import PyocdApi
 from hpx_core.probe.runner import ProbeOutput, ProbeSettings, StreamStoppedError, run_on_probe
-from hpx_core.results import BundleInputs, Measurement, measure, write_bundle
+from hpx_core.results import (
+    BundleInputs,
+    Measurement,
+    measure,
+    merge_event_passes,
+    write_bundle,
+)
 from hpx_core.run.fault import describe_fault
 from hpx_core.run.session import provenance
 from hpx_core.wire import Capture, parse_capture
@@ -100,11 +106,14 @@ def run_and_record_on_probe(
     provenance_extra: Mapping[str, Any] | None = None,
     extra: Mapping[str, Any] | None = None,
     extra_from: Callable[[Capture], Mapping[str, Any]] | None = None,
+    event_names: Mapping[int, str] | None = None,
+    merge_with: Sequence[Measurement] = (),
 ) -> ProbeRecord:
     """Flash, capture, judge and bundle; a failed bundle first on any failure after flashing.
 
     ``extra`` and ``extra_from`` add engine facts to the bundle as on the emulated boards
-    (kernel checks, the output compared with the host reference).
+    (kernel checks, the output compared with the host reference). ``merge_with`` holds the
+    measurements of the other PMU event passes, merged into this one by layer identity.
     """
     base = BundleInputs(
         status="failed",
@@ -128,7 +137,7 @@ def run_and_record_on_probe(
         raise RunError(error.message, f"{error.hint}; failed bundle: {bundle}") from error
     try:
         capture = judge(board, elf, output.stream)
-        measurement = measure(capture, board)
+        measurement = merge_event_passes(measure(capture, board, event_names), merge_with)
         if extra_from is not None:
             base = attrs.evolve(base, extra={**(extra or {}), **extra_from(capture)})
     except HpxError as error:

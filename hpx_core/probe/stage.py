@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from hpx_core.boards import Board
 from hpx_core.build import BuildResult, build_info
 from hpx_core.errors import ToolError
+from hpx_core.probe.passes import run_extra_passes
 from hpx_core.probe.probes import NoProbeError
 from hpx_core.probe.pyocd_api import PyocdApi
 from hpx_core.probe.record import run_and_record_on_probe
@@ -34,14 +35,22 @@ def run_through_probe(
     from hpx_core.pipeline import StageUnavailableError
 
     model = state.need(state.model, "model")
+    plan = state.event_plan
+    settings = ProbeSettings(timeout=600.0)
     try:
+        others = (
+            run_extra_passes(state.need(state.project, "project"), plan,
+                             toolchain=state.config.target.toolchain,
+                             probe=state.config.target.probe, settings=settings, api=api)
+            if plan is not None and len(plan.counters.passes) > 1 else []
+        )
         record = run_and_record_on_probe(
             board,
             built.elf,
             state.config.output.dir,
             engine=state.config.engine.type,
             probe=state.config.target.probe,
-            settings=ProbeSettings(timeout=600.0),
+            settings=settings,
             api=api,
             toolchain=f"{built.toolchain} {built.toolchain_version}",
             model_sha256=model.sha256,
@@ -50,6 +59,8 @@ def run_through_probe(
             provenance_extra=provenance_extra,
             extra=extra,
             extra_from=extra_from,
+            event_names=plan.names if plan is not None else None,
+            merge_with=others,
         )
     except (NoProbeError, ToolError) as error:
         raise StageUnavailableError(

@@ -75,6 +75,7 @@ def _measurement_json(m: Measurement) -> dict[str, Any]:
                 "spread": layer.spread,
                 "samples": list(layer.counts),
                 "raw": list(layer.raw),
+                **({"events": dict(layer.events)} if layer.events else {}),
             }
             for layer in m.layers
         ],

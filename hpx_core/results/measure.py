@@ -8,11 +8,14 @@ board's exact ratio (icount shift and clock). Raw values stay beside the correct
 from __future__ import annotations
 
 import statistics
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 
 import attrs
 
 from hpx_core.boards import Board
+from hpx_core.boards.counters import merge_passes
+from hpx_core.results.events import layer_events
 from hpx_core.wire import Capture
 
 
@@ -26,6 +29,7 @@ class LayerResult:
     calls: int
     raw: tuple[int, ...]  # per iteration, counter units
     counts: tuple[int, ...]  # per iteration, corrected
+    events: Mapping[str, int] = attrs.field(factory=dict)  # PMU boards: median per event
 
     @property
     def median(self) -> int:
@@ -74,8 +78,13 @@ def _convert(raw: int, calls: int, pair: Fraction, ratio: Fraction) -> int:
     return round((raw - calls * pair) * ratio)
 
 
-def measure(capture: Capture, board: Board) -> Measurement:
-    """Corrected per-layer and whole-inference counts from ``capture`` on ``board``."""
+def measure(
+    capture: Capture, board: Board, event_names: Mapping[int, str] | None = None
+) -> Measurement:
+    """Corrected per-layer and whole-inference counts from ``capture`` on ``board``.
+
+    ``event_names`` names PMU event numbers (Arm's names, from the board's SDK).
+    """
     units, ratio = _conversion(board, capture)
     cal = capture.first("CAL")
     pair = Fraction(cal.number("sum"), cal.number("repeats")) if cal else Fraction(0)
@@ -84,13 +93,15 @@ def measure(capture: Capture, board: Board) -> Measurement:
     samples: dict[int, list[tuple[int, int]]] = {}
     for r in capture.of("LAYER"):
         samples.setdefault(r.number("idx"), []).append((r.number("raw"), r.number("calls")))
+    events, event_issues = layer_events(capture, event_names or {})
     layers = []
     for idx in sorted(samples):
         name, op = names.get(idx, (f"layer_{idx}", "unknown"))
         raws = [raw for raw, _ in samples[idx]]
         counts = [_convert(raw, calls, pair, ratio) for raw, calls in samples[idx]]
-        layers.append(LayerResult(idx, name, op, samples[idx][0][1], tuple(raws), tuple(counts)))
-    issues = _issues(capture, layers, whole_raw, cal is not None)
+        layers.append(LayerResult(idx, name, op, samples[idx][0][1], tuple(raws), tuple(counts),
+                                  events.get(idx, {})))
+    issues = _issues(capture, layers, whole_raw, cal is not None) + event_issues
     validity = "invalid" if not whole_raw or not layers else ("degraded" if issues else "valid")
     return Measurement(
         units=units,
@@ -121,3 +132,19 @@ def _issues(
     if missing:
         issues.append(f"layers named but never measured: {missing}")
     return issues
+
+
+def merge_event_passes(first: Measurement, others: Sequence[Measurement]) -> Measurement:
+    """``first`` with the events of the other passes added, joined by layer identity.
+
+    Every pass repeats warm-up and iterations with its own events; the main counter (cycles)
+    comes from the first pass.
+    """
+    passes = [{layer.index: (layer.name, layer.events) for layer in m.layers}
+              for m in (first, *others)]
+    merged = merge_passes(passes)
+    layers = tuple(attrs.evolve(layer, events=merged.get(layer.index, {}))
+                   for layer in first.layers)
+    issues = tuple(issue for m in (first, *others) for issue in m.issues)
+    validity = "degraded" if first.validity == "valid" and issues else first.validity
+    return attrs.evolve(first, layers=layers, issues=issues, validity=validity)

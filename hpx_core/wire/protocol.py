@@ -103,6 +103,26 @@ RECORDS: dict[str, RecordSpec] = {
             ),
         ),
         RecordSpec(
+            "EVENTINFO",
+            "an event counter of this pass (PMU boards), after CAL",
+            (
+                _f("ev", "int", "event slot"),
+                _f("number", "int", "Arm PMU event number"),
+                _f("cal_sum", "int", "the event over all calibration pairs"),
+            ),
+        ),
+        RecordSpec(
+            "LAYEREV",
+            "one event of one layer in one instrumented inference, after its LAYER",
+            (
+                _f("iter", "int", "iteration"),
+                _f("idx", "int", "layer index"),
+                _f("ev", "int", "event slot"),
+                _f("raw", "int", "events, including one calibrated pair per call"),
+                _f("ovf", "int", "1 when the 32-bit event counter wrapped in the layer"),
+            ),
+        ),
+        RecordSpec(
             "SUMMARY",
             "after the measured passes: what was sent, for a completeness check",
             (

@@ -60,3 +60,41 @@ def test_kws_profile_stops_after_a_placed_build(board_name: str, tmp_path: Path)
     assert next(r for r in board.memory if r.name == arena.region).use == "data"
     assert next(r for r in board.memory if r.name == model.region).use == "flash"
     assert model.size == KWS.stat().st_size
+
+
+def test_counters_compile_the_first_event_pass_into_the_apollo510_firmware(
+    tmp_path: Path,
+) -> None:
+    import lief
+
+    from hpx_core.boards.counters import pmu_events
+    from hpx_core.boards.support import sdk_root, support_plan
+    from hpx_core.pipeline import StageUnavailableError, profile
+
+    if shutil.which("arm-none-eabi-gcc") is None:
+        pytest.skip("needs the Arm toolchain")
+    if list_probes(pyocd_api()):
+        pytest.skip("a debug probe is attached: this test is about running without one")
+    events = ["INST_RETIRED", "MVE_INST_RETIRED", "L1D_CACHE_REFILL", "L1D_CACHE", "STALL"]
+    overrides = {
+        "engine.type": ("tflm", "test"),
+        "engine.backend": ("reference", "test"),
+        "target.board": ("apollo510_evb", "test"),
+        "profiling.counters": (events, "test"),
+        "output.dir": (str(tmp_path / "results"), "test"),
+    }
+    with pytest.raises(StageUnavailableError) as caught:
+        profile(KWS, None, overrides)
+    found = re.search(r"the firmware for \S+ is (\S+\.elf)", caught.value.message)
+    assert found
+    elf = Path(found.group(1))
+    table = next(s for s in symbol_inventory(elf).symbols if s.name == "hpx_pmu_events")
+    binary = lief.ELF.parse(str(elf))
+    assert binary is not None
+    data = bytes(binary.get_content_from_virtual_address(table.address, table.size))
+    numbers = [int.from_bytes(data[i : i + 2], "little") for i in range(0, len(data), 2)]
+    sdk = support_plan(get_board("apollo510_evb")).sdk
+    assert sdk is not None
+    known = pmu_events(sdk_root(sdk))
+    assert numbers == [known[name] for name in events[:4]] + [0xFFFF]  # pass 1 of 2
+    assert next(s for s in symbol_inventory(elf).symbols if s.name == "hpx_slot_event_total")

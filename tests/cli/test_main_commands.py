@@ -100,3 +100,14 @@ def test_doctor_json(capsys: pytest.CaptureFixture[str]) -> None:
     names = {c["name"] for c in report["checks"]}
     assert {"python", "git", "cmake", "ninja", "arm-none-eabi-gcc", "qemu-system-arm"} <= names
     assert code == (0 if report["healthy"] else 1)
+
+
+def test_profile_counters_on_an_emulated_board_are_refused_before_any_fetch(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HPX_CACHE_DIR", str(tmp_path / "cache"))
+    kws = Path(__file__).resolve().parents[2] / "examples/models/mlperf_tiny/kws_ref_model.tflite"
+    code, _, err = _run(capsys, "profile", str(kws), "--engine", "tflm", "--board", "qemu-m55",
+                        "--counters", "INST_RETIRED,L1D_CACHE_REFILL")
+    assert code == 2 and "has no hardware counters" in err
+    assert not (tmp_path / "cache").exists()  # nothing was fetched

@@ -189,6 +189,7 @@ class Bench:
     flash_error: str | None = None
     sessions: list[FakeSession] = attrs.field(factory=list)
     flashed: list[tuple[str, str | None]] = attrs.field(factory=list)
+    streams: list[bytes] = attrs.field(factory=list)  # what each next flashed image sends
 
     def connect_helper(self) -> Any:
         bench = self
@@ -236,5 +237,7 @@ class Bench:
                     raise FakeError(bench.flash_error)
                 assert Path(file_or_path).is_file()
                 bench.flashed.append((file_or_path, file_format))
+                if bench.streams:
+                    bench.target.firmware.stream = bench.streams.pop(0)
 
         return FileProgrammer

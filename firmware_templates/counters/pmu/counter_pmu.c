@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "hpx_apollo_cmsis.h"
+#include "hpx_config.h"
 #include "hpx_counter_backend.h"
 #include "hpx_counter_check.h"
 
@@ -33,7 +34,7 @@ static uint32_t pair_mask(void) {
 int hpx_counter_init(void) {
     DCB->DEMCR |= DCB_DEMCR_TRCENA_Msk;
     uint32_t counters = (PMU->TYPE & PMU_TYPE_NUM_CNTS_Msk) + 1u;
-    if (counters < 2u * PMU_EVENTS) {
+    if (PMU_EVENTS > HPX_MAX_EVENTS || counters < 2u * PMU_EVENTS) {
         return HPX_COUNTER_ERR_EVENTS;
     }
     PMU->CNTENCLR = 0xFFFFFFFFu;
@@ -54,7 +55,7 @@ int hpx_counter_init(void) {
     return hpx_counter_check_advances();
 }
 
-uint32_t hpx_pmu_event_read(uint32_t k, int *overflow) {
+uint32_t hpx_counter_event_read(uint32_t k, int *overflow) {
     uint32_t high_bit = 1u << (2u * k + 1u);
     uint32_t hi;
     uint32_t lo;
@@ -66,8 +67,17 @@ uint32_t hpx_pmu_event_read(uint32_t k, int *overflow) {
     return (hi << 16) | lo;
 }
 
-uint32_t hpx_pmu_event_count(void) {
+uint32_t hpx_counter_event_count(void) {
     return PMU_EVENTS;
+}
+
+uint32_t hpx_counter_event_number(uint32_t k) {
+    const volatile uint16_t *events = hpx_pmu_events;
+    return k < PMU_EVENTS ? events[k] : 0xFFFFu;
+}
+
+void hpx_counter_event_clear_overflow(void) {
+    PMU->OVSCLR = pair_mask() & 0xAAAAAAAAu; /* the high (odd) counter of every pair */
 }
 
 const char *hpx_counter_name(void) {

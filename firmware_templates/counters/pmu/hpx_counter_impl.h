@@ -27,9 +27,7 @@ static inline __attribute__((always_inline)) uint64_t hpx_counter_read(void) {
     return hpx_pmu_cycle_high + now;
 }
 
-/* Event counter pair k (0-based) as a 32-bit value; sets *overflow when it wrapped. */
-uint32_t hpx_pmu_event_read(uint32_t k, int *overflow);
-/* How many events this build counts (HPX_PMU_EVENTS). */
-uint32_t hpx_pmu_event_count(void);
+/* The PMU's eight event counters chained in pairs: four 32-bit events per pass. */
+#define HPX_MAX_EVENTS 4
 
 #endif

@@ -1,0 +1,132 @@
+"""PMU event passes through a fake pyocd: plan, extra pass built and flashed, merged bundle.
+
+The firmware images are real builds (the selftest harness by the real toolchain); the board is
+the qemu-m55 memory map seen as a board behind a probe, as in test_runner.py. QEMU has no
+Armv8.1-M PMU, so each image's RTT stream is the recorded selftest capture with the event
+records the PMU harness sends added (EVENTINFO after CAL, LAYEREV after each LAYER).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import attrs
+import pytest
+from fake_pyocd import Bench, FakeError, FakeProbe, FakeTarget, FakeTargetSupportError, Firmware
+
+from hpx_core.boards import SiliconSpec, get_board
+from hpx_core.boards.counters import CounterPlan
+from hpx_core.boards.support import support_plan
+from hpx_core.build import HarnessSettings, build_project, get_toolchain, render_project
+from hpx_core.errors import ConfigError
+from hpx_core.probe.passes import EventPlan, plan_events, run_extra_passes
+from hpx_core.probe.pyocd_api import PyocdApi
+from hpx_core.probe.record import run_and_record_on_probe
+from hpx_core.probe.runner import ProbeSettings
+from hpx_core.selftest_layers import selftest_contribution
+from hpx_core.wire import parse_capture
+from hpx_core.wire.encode import encode_record
+
+pytestmark = pytest.mark.emulated
+WIRE = Path(__file__).resolve().parents[1] / "fixtures" / "wire"
+RECORDED = (WIRE / "selftest-qemu-m55.bin").read_bytes()
+_QEMU = get_board("qemu-m55")
+BOARD = attrs.evolve(
+    _QEMU, kind="silicon", runner="probe",
+    memory=(attrs.evolve(_QEMU.memory[0], use="flash"), _QEMU.memory[1]),
+    silicon=SiliconSpec("apollo", "apollo510", "-", "ap510nfa_cbr", "rtt", 4),
+)
+FAST = ProbeSettings(timeout=10.0, rtt_wait=0.3, heartbeat=0.3, poll=0.0)
+NAMES = {0x08: "INST_RETIRED", 0x200: "MVE_INST_RETIRED", 0x03: "L1D_CACHE_REFILL",
+         0x04: "L1D_CACHE", 0x24: "STALL"}
+PLAN = EventPlan(CounterPlan([("INST_RETIRED", "MVE_INST_RETIRED", "L1D_CACHE_REFILL",
+                               "L1D_CACHE"), ("STALL",)]), NAMES)
+PAIR = 5  # events an empty begin/end pair adds to each event
+
+
+def counted(idx: int, number: int) -> int:
+    return 1000 * (idx + 1) + number
+
+
+def with_events(numbers: list[int], wrapped: tuple[int, int] | None = None) -> bytes:
+    """The recorded stream as PMU firmware counting ``numbers`` would send it."""
+    records = parse_capture(RECORDED).records
+    repeats = next(r for r in records if r.type == "CAL").number("repeats")
+    out, seq = bytearray(), 0
+
+    def emit(kind: str, fields: dict[str, object]) -> None:
+        nonlocal seq
+        out.extend(encode_record(seq, kind, fields))
+        seq += 1
+
+    for record in records:
+        emit(record.type, dict(record.fields))
+        if record.type == "CAL":
+            for k, number in enumerate(numbers):
+                emit("EVENTINFO", {"ev": k, "number": number, "cal_sum": PAIR * repeats})
+        if record.type == "LAYER":
+            idx, calls = record.number("idx"), record.number("calls")
+            for k, number in enumerate(numbers):
+                emit("LAYEREV", {"iter": record.number("iter"), "idx": idx, "ev": k,
+                                 "raw": counted(idx, number) + calls * PAIR,
+                                 "ovf": int((idx, number) == wrapped)})
+    return bytes(out)
+
+
+def bench(streams: list[bytes]) -> Bench:
+    firmware = Firmware(stream=b"", cb_address=BOARD.memory[1].origin + 0x6510,
+                        buffer_address=BOARD.memory[1].origin + 0x7000)
+    target = FakeTarget([(r.origin, r.length) for r in BOARD.memory], firmware)
+    return Bench([FakeProbe("001234567801", "Apollo510 EVB J-Link")], target,
+                 known_targets={"ap510nfa_cbr"}, streams=streams)
+
+
+def api(desk: Bench) -> PyocdApi:
+    return PyocdApi(desk.connect_helper(), desk.file_programmer(), FakeError,
+                    FakeTargetSupportError)
+
+
+def test_two_passes_are_flashed_and_merged_into_one_bundle(tmp_path: Path) -> None:
+    support = support_plan(_QEMU)  # the emulated board's support: no SDK to fetch
+    project = render_project(tmp_path / "fw", BOARD, selftest_contribution(BOARD),
+                             HarnessSettings("selftest", pmu_events=PLAN.counters.passes[0]),
+                             support=support)
+    first = build_project(project, get_toolchain("arm-none-eabi-gcc"))
+    desk = bench([with_events([0x24]), with_events([0x08, 0x200, 0x03, 0x04])])
+    others = run_extra_passes(project, PLAN, toolchain="arm-none-eabi-gcc", probe=None,
+                              settings=FAST, api=api(desk), support=support)
+    # pass 2 is its own image, built beside pass 1 with only its event compiled in
+    assert Path(desk.flashed[0][0]).parts[-3] == "fw-pass2"
+    config_h = (tmp_path / "fw-pass2/project/hpx/harness/hpx_config.h").read_text()
+    assert "#define HPX_PMU_EVENTS ARM_PMU_STALL," in config_h
+    record = run_and_record_on_probe(BOARD, first.elf, tmp_path / "results", engine="selftest",
+                                     api=api(desk), settings=FAST, event_names=NAMES,
+                                     merge_with=others)
+    layers = json.loads((record.bundle / "summary.json").read_text())["measurement"]["layers"]
+    assert len(layers) == 7
+    for layer in layers:
+        assert layer["events"] == {name: counted(layer["index"], number)
+                                   for number, name in NAMES.items()}
+
+
+def test_a_wrapped_event_counter_is_reported_not_counted() -> None:
+    from hpx_core.results import measure
+
+    m = measure(parse_capture(with_events([0x08], wrapped=(2, 0x08))), BOARD, NAMES)
+    assert "INST_RETIRED" not in m.layers[2].events
+    assert m.layers[1].events == {"INST_RETIRED": counted(1, 0x08)}
+    assert any("INST_RETIRED wrapped its 32-bit counter" in issue for issue in m.issues)
+    assert m.validity == "degraded"
+
+
+def test_an_emulated_board_asked_for_events_is_refused_without_fetching() -> None:
+    with pytest.raises(ConfigError, match="has no hardware counters"):
+        plan_events(get_board("qemu-m55"), ["INST_RETIRED"])
+    assert plan_events(get_board("qemu-m55"), []).counters.passes == ((),)
+
+
+def test_a_dwt_board_says_only_cycles_are_captured() -> None:
+    plan = plan_events(get_board("apollo4p_evb"), ["INST_RETIRED"])
+    assert plan.counters.passes == ((),)
+    assert plan.counters.note is not None and "only cycles" in plan.counters.note
