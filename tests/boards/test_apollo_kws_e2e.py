@@ -25,8 +25,8 @@ pytestmark = pytest.mark.e2e
 KWS = Path(__file__).resolve().parents[2] / "examples/models/mlperf_tiny/kws_ref_model.tflite"
 
 
-@pytest.mark.parametrize("board_name", ["apollo510_evb", "apollo4p_evb"])
-def test_kws_profile_stops_after_a_placed_build(board_name: str, tmp_path: Path) -> None:
+def _build_without_probe(board_name: str, tmp_path: Path, **more: object) -> Path:
+    """``hpx profile`` of KWS with tflm on ``board_name``: it stops after the build; the ELF."""
     from hpx_core.pipeline import StageUnavailableError, profile
 
     if shutil.which("arm-none-eabi-gcc") is None:
@@ -38,14 +38,19 @@ def test_kws_profile_stops_after_a_placed_build(board_name: str, tmp_path: Path)
         "engine.backend": ("reference", "test"),
         "target.board": (board_name, "test"),
         "output.dir": (str(tmp_path / "results"), "test"),
-    }
+    } | {key: (value, "test") for key, value in more.items()}
     with pytest.raises(StageUnavailableError) as caught:
         profile(KWS, None, overrides)
     message = caught.value.message
     assert message.startswith("stopped after the build: no debug probe is attached")
     found = re.search(r"the firmware for \S+ is (\S+\.elf)", message)
     assert found
-    elf = Path(found.group(1))
+    return Path(found.group(1))
+
+
+@pytest.mark.parametrize("board_name", ["apollo510_evb", "apollo4p_evb"])
+def test_kws_profile_stops_after_a_placed_build(board_name: str, tmp_path: Path) -> None:
+    elf = _build_without_probe(board_name, tmp_path)
     symbols = {s.name: s for s in symbol_inventory(elf).symbols}
     board = get_board(board_name)
     report = check_elf(
@@ -69,25 +74,9 @@ def test_counters_compile_the_first_event_pass_into_the_apollo510_firmware(
 
     from hpx_core.boards.counters import pmu_events
     from hpx_core.boards.support import sdk_root, support_plan
-    from hpx_core.pipeline import StageUnavailableError, profile
 
-    if shutil.which("arm-none-eabi-gcc") is None:
-        pytest.skip("needs the Arm toolchain")
-    if list_probes(pyocd_api()):
-        pytest.skip("a debug probe is attached: this test is about running without one")
     events = ["INST_RETIRED", "MVE_INST_RETIRED", "L1D_CACHE_REFILL", "L1D_CACHE", "STALL"]
-    overrides = {
-        "engine.type": ("tflm", "test"),
-        "engine.backend": ("reference", "test"),
-        "target.board": ("apollo510_evb", "test"),
-        "profiling.counters": (events, "test"),
-        "output.dir": (str(tmp_path / "results"), "test"),
-    }
-    with pytest.raises(StageUnavailableError) as caught:
-        profile(KWS, None, overrides)
-    found = re.search(r"the firmware for \S+ is (\S+\.elf)", caught.value.message)
-    assert found
-    elf = Path(found.group(1))
+    elf = _build_without_probe("apollo510_evb", tmp_path, **{"profiling.counters": events})
     table = next(s for s in symbol_inventory(elf).symbols if s.name == "hpx_pmu_events")
     binary = lief.ELF.parse(str(elf))
     assert binary is not None

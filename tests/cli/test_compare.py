@@ -34,6 +34,20 @@ def _run(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, st
     return code, out, err
 
 
+def _match_manifest(tmp_path: Path, base: Path, cand: Path, more: str = "") -> Path:
+    """A match manifest naming the two bundles' models, plus ``more`` YAML lines."""
+    shas = [
+        json.loads((b / "summary.json").read_text())["identity"]["model_sha256"]
+        for b in (base, cand)
+    ]
+    manifest = tmp_path / "match.yaml"
+    manifest.write_text(
+        f"hpx_match: 1\nbase_model_sha256: {shas[0]}\ncandidate_model_sha256: {shas[1]}\n"
+        + more
+    )
+    return manifest
+
+
 def _failures(junit: Path) -> list[str]:
     root = ET.parse(junit).getroot()
     return [str(c.get("name")) for c in root.iter("testcase") if c.find("failure") is not None]
@@ -92,14 +106,7 @@ def test_different_models_point_at_the_manifest(
     base, cand = bundle(model=True), bundle(variant="slower", model=True)
     code, _, err = _run(capsys, "compare", base, cand)
     assert code == 1 and "different models" in err and "--manifest" in err
-    shas = [
-        json.loads((b / "summary.json").read_text())["identity"]["model_sha256"]
-        for b in (base, cand)
-    ]
-    manifest = tmp_path / "match.yaml"
-    manifest.write_text(
-        f"hpx_match: 1\nbase_model_sha256: {shas[0]}\ncandidate_model_sha256: {shas[1]}\n"
-    )
+    manifest = _match_manifest(tmp_path, base, cand)
     code, out, _ = _run(capsys, "compare", base, cand, "--manifest", manifest)
     assert code == 0 and "+150,000" in out
 
@@ -108,15 +115,10 @@ def test_manifest_regions_print_both_programs_in_order(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     base, cand = bundle("qemu-m55", model=True), bundle("qemu-m4", model=True)
-    shas = [
-        json.loads((b / "summary.json").read_text())["identity"]["model_sha256"]
-        for b in (base, cand)
-    ]
-    manifest = tmp_path / "match.yaml"
-    manifest.write_text(
-        f"hpx_match: 1\nbase_model_sha256: {shas[0]}\ncandidate_model_sha256: {shas[1]}\n"
+    manifest = _match_manifest(
+        tmp_path, base, cand,
         "layers: [[0, 0], [4, 4], [6, 5]]\n"
-        "regions: {between: {base: [1, 2, 3, 5], candidate: [1, 2, 3]}}\n"
+        "regions: {between: {base: [1, 2, 3, 5], candidate: [1, 2, 3]}}\n",
     )
     out_dir = tmp_path / "out"
     code, out, _ = _run(capsys, "compare", base, cand, "--manifest", manifest,
