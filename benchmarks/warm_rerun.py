@@ -3,7 +3,9 @@
     python benchmarks/warm_rerun.py [MODEL] [--backend reference] [--board qemu-m55]
 
 Runs the profile once (cold or cached), then again with nothing changed (warm: no file is
-compiled), then QEMU alone on the same ELF, and prints the times and their ratio.
+compiled), then QEMU alone on the same ELF, and prints the times and their ratio. Then the same
+warm re-run as a user types it, ``hpx profile`` in a new process each time: that adds Python's
+start-up and imports, the plugin registry, the config and the bundle to the in-process run.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import argparse
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -52,6 +55,22 @@ def main() -> None:
     )
     print(f"QEMU alone, same ELF (median of {args.repeats}): {q:.3f} s")
     print(f"ratio warm / QEMU alone: {w / q:.2f}")
+    cli = _cli_seconds(args.model, args.backend, args.board, work / "cli", args.repeats)
+    print(f"hpx profile, a new process each time (median of {args.repeats}): {cli:.3f} s; "
+          f"ratio to QEMU alone: {cli / q:.2f}")
+
+
+def _cli_seconds(model: Path, backend: str, board: str, folder: Path, repeats: int) -> float:
+    """Median wall time of ``hpx profile`` re-runs in ``folder`` (the first one warms it)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    argv = [str(Path(sys.executable).parent / "hpx"), "profile", str(model), "--engine", "tflm",
+            "--backend", backend, "--board", board]
+    times = []
+    for _ in range(repeats + 1):
+        start = time.monotonic()
+        subprocess.run(argv, cwd=folder, capture_output=True, check=True)
+        times.append(time.monotonic() - start)
+    return statistics.median(times[1:])
 
 
 if __name__ == "__main__":

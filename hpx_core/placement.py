@@ -11,12 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import attrs
-import lief
 
 from hpx_core.boards import Board, MemoryRegion
 from hpx_core.errors import BuildError, ConfigError
+
+if TYPE_CHECKING:
+    import lief  # imported when an ELF is read: it takes a third of a second to load
 
 # Region uses a buffer may be placed in (boards.toml: flash, data, sram, itcm, tcm, code).
 ARENA_USES = ("data", "sram", "tcm")
@@ -107,6 +110,8 @@ def _name(section: lief.ELF.Section) -> str:
 
 
 def _sections(board: Board, binary: lief.ELF.Binary) -> dict[str, int]:
+    import lief
+
     used = {r.name: 0 for r in board.memory}
     for section in binary.sections:
         if not section.has(lief.ELF.Section.FLAGS.ALLOC) or section.size == 0:
@@ -126,6 +131,8 @@ def _sections(board: Board, binary: lief.ELF.Binary) -> dict[str, int]:
 
 def _loads(board: Board, binary: lief.ELF.Binary) -> None:
     """On silicon, every byte the probe writes must land in flash."""
+    import lief
+
     flash = [r for r in board.memory if r.use == "flash"]
     for segment in binary.segments:
         if segment.type != lief.ELF.Segment.TYPE.LOAD or segment.physical_size == 0:
@@ -177,6 +184,8 @@ def _buffer(board: Board, binary: lief.ELF.Binary, buffer: PlannedBuffer) -> Pla
 
 def check_elf(board: Board, elf: Path, buffers: Iterable[PlannedBuffer] = ()) -> PlacementReport:
     """After the link: sections, loads, vector table and planned buffers where they belong."""
+    import lief
+
     binary = lief.ELF.parse(str(elf)) if elf.is_file() else None
     if binary is None:
         raise BuildError(f"cannot read the firmware ELF {elf}", "rebuild it with `hpx build`")

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import attrs
-import lief
 
 from hpx_core.errors import BuildError
+
+if TYPE_CHECKING:
+    import lief  # loaded when an ELF is read: importing it takes about 0.3 s
 
 
 @attrs.frozen
@@ -54,17 +57,18 @@ def _text(value: str | bytes) -> str:
 
 
 def _parse(elf: Path) -> lief.ELF.Binary:
+    import lief
+
     binary = lief.ELF.parse(str(elf)) if elf.is_file() else None
     if binary is None:
         raise BuildError(f"cannot read the firmware ELF {elf}", "rebuild it with `hpx build`")
     return binary
 
 
-_TEXT_FLAGS = lief.ELF.Section.FLAGS.EXECINSTR
-
-
 def load_segments(elf: Path) -> list[tuple[int, int]]:
     """(physical address, memory size) of every PT_LOAD segment: what a loader writes where."""
+    import lief
+
     binary = _parse(elf)  # kept alive while its segments are read
     return [
         (segment.physical_address, segment.virtual_size)
@@ -75,6 +79,9 @@ def load_segments(elf: Path) -> list[tuple[int, int]]:
 
 def section_sizes(elf: Path) -> SectionSizes:
     """text/data/bss as `size` counts them: allocated sections by flags and type."""
+    import lief
+
+    flags = lief.ELF.Section.FLAGS
     binary = _parse(elf)
     text = data = bss = 0
     sections: dict[str, int] = {}
@@ -87,7 +94,7 @@ def section_sizes(elf: Path) -> SectionSizes:
             if name in (".stack", ".heap"):
                 continue
             bss += section.size
-        elif section.has(_TEXT_FLAGS) or not section.has(lief.ELF.Section.FLAGS.WRITE):
+        elif section.has(flags.EXECINSTR) or not section.has(flags.WRITE):
             text += section.size
         else:
             data += section.size
@@ -96,6 +103,8 @@ def section_sizes(elf: Path) -> SectionSizes:
 
 def symbol_inventory(elf: Path) -> SymbolInventory:
     """Function and object symbols with a name, address and size."""
+    import lief
+
     binary = _parse(elf)
     found: dict[tuple[str, int], Symbol] = {}
     for sym in binary.symtab_symbols:

@@ -182,7 +182,8 @@ def inspect(
     if not path.exists():
         return CheckoutState("missing")
     head = head_of(path)
-    top = toplevel_of(path) if head else None
+    # a .git folder (not a submodule's .git file) marks a repository's root without asking git
+    top = path.resolve() if (path / ".git").is_dir() else toplevel_of(path) if head else None
     if head is None or top != path.resolve():
         return CheckoutState("invalid", detail=f"{path} is not the root of a git checkout")
     if check_origin:

@@ -28,7 +28,7 @@ from hpx_core.sources.licensing import BoardLike, check_may_run
 from hpx_core.sources.sync import ProgressFn, clone, force_sync
 
 log = structlog.get_logger()
-PARALLEL_PINS = 4
+PARALLEL_PINS = 8
 
 
 def _quiet(_name: str, _phase: str, _fraction: float | None) -> None:

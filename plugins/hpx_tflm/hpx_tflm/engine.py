@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -18,9 +17,9 @@ import attrs
 from hpx_core.boards import Board
 from hpx_core.engine import FirmwareContribution, LayerRecord, SourceSet
 from hpx_core.enginelib import EngineLibrary, ensure_library, library_cmake
-from hpx_core.errors import ConfigError, SourceError
+from hpx_core.errors import ConfigError
 from hpx_core.models import ModelInfo
-from hpx_core.sources import check_may_run, load_baseline, materialize, materialize_pin
+from hpx_core.sources import materialize
 from hpx_core.tflm_family import (
     ArenaPlan,
     InputSpec,
@@ -51,29 +50,11 @@ def tflm_sources(
 ) -> SourceSet:
     """tflite-micro, flatbuffers, gemmlowp, ruy (+ CMSIS_6, CMSIS-NN) at their baseline pins.
 
-    A cache already exactly at the pins and clean is what a force-sync would produce, so it is
-    verified first (the repositories in parallel, a fraction of a second) and synced only when
-    that check fails.
+    The core checks the cached checkouts side by side and syncs only one that is not exactly
+    at its pin and clean.
     """
-    chosen = check_backend(backend)
-    if config.source_path is None:
-        try:
-            return _verified_cache(chosen, board)
-        except SourceError:
-            if offline:
-                raise
-    return materialize(ENGINE, chosen, board=board, source_path=config.source_path,
-                       offline=offline)
-
-
-def _verified_cache(backend: str, board: Board) -> SourceSet:
-    check_may_run(ENGINE, backend, board)
-    pins = load_baseline().pins_for(ENGINE, backend)
-    with ThreadPoolExecutor(max_workers=len(pins)) as pool:
-        done = list(pool.map(lambda pin: materialize_pin(pin, offline=True), pins))
-    absent = any(d.absent_optional for d in done)
-    return SourceSet([r for d in done for r in d.repos],
-                     "development-overrides" if absent else "qualified")
+    return materialize(ENGINE, check_backend(backend), board=board,
+                       source_path=config.source_path, offline=offline)
 
 
 def tflm_library(sources: SourceSet, backend: str | None, board: Board,
