@@ -9,6 +9,8 @@
 
 #include <stdint.h>
 
+#include "hpx_config.h" /* HPX_MAX_EVENTS when this pass counts events */
+
 /* Start the counter; returns 0 when it runs. */
 int hpx_counter_init(void);
 /* Backend name and units, sent in the start record ("systick_icount", "ticks"). */
@@ -17,9 +19,13 @@ const char *hpx_counter_units(void);
 
 #include "hpx_counter_impl.h" /* static inline uint64_t hpx_counter_read(void) */
 
-/* Event counters beside the main counter (the Armv8.1-M PMU's). A backend with events defines
- * HPX_MAX_EVENTS (slots compiled into the harness) and implements the functions below; the
- * harness reads them around every layer. Backends without events leave it at 0. */
+/* Event counters beside the main counter (the Armv8.1-M PMU's). When a pass counts events,
+ * hpx_config.h sets HPX_MAX_EVENTS to their number (the slots compiled into the harness) and the
+ * backend implements the functions below; the harness reads them around every layer. With no
+ * events it stays 0 and no event code or table is compiled. */
+#ifndef HPX_COUNTER_HAS_EVENTS /* the backend counts no events: a requested pass is ignored */
+#undef HPX_MAX_EVENTS
+#endif
 #ifndef HPX_MAX_EVENTS
 #define HPX_MAX_EVENTS 0
 #endif

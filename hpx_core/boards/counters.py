@@ -42,10 +42,6 @@ class CounterPlan:
     passes: tuple[tuple[str, ...], ...] = attrs.field(converter=_passes)
     note: str | None = None
 
-    def define(self, index: int) -> str:
-        """``HPX_PMU_EVENTS`` for pass ``index``: CMSIS macro names, comma-terminated."""
-        return "".join(f"ARM_PMU_{name}," for name in self.passes[index])
-
 
 def plan_counters(board: Board, requested: Sequence[str], known: Mapping[str, int]) -> CounterPlan:
     """Check ``requested`` against ``known`` events and split it into passes for ``board``."""

@@ -108,6 +108,7 @@ def run_and_record_on_probe(
     extra_from: Callable[[Capture], Mapping[str, Any]] | None = None,
     event_names: Mapping[int, str] | None = None,
     merge_with: Sequence[Measurement] = (),
+    planned_events: Sequence[str] = (),
 ) -> ProbeRecord:
     """Flash, capture, judge and bundle; a failed bundle first on any failure after flashing.
 
@@ -137,7 +138,9 @@ def run_and_record_on_probe(
         raise RunError(error.message, f"{error.hint}; failed bundle: {bundle}") from error
     try:
         capture = judge(board, elf, output.stream)
-        measurement = merge_event_passes(measure(capture, board, event_names), merge_with)
+        measurement = merge_event_passes(
+            measure(capture, board, event_names), merge_with, planned_events
+        )
         if extra_from is not None:
             base = attrs.evolve(base, extra={**(extra or {}), **extra_from(capture)})
     except HpxError as error:

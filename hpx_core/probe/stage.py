@@ -61,6 +61,7 @@ def run_through_probe(
             extra_from=extra_from,
             event_names=plan.names if plan is not None else None,
             merge_with=others,
+            planned_events=[e for p in plan.counters.passes for e in p] if plan else [],
         )
     except (NoProbeError, ToolError) as error:
         raise StageUnavailableError(

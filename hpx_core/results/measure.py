@@ -134,17 +134,23 @@ def _issues(
     return issues
 
 
-def merge_event_passes(first: Measurement, others: Sequence[Measurement]) -> Measurement:
+def merge_event_passes(
+    first: Measurement, others: Sequence[Measurement], planned: Sequence[str] = ()
+) -> Measurement:
     """``first`` with the events of the other passes added, joined by layer identity.
 
     Every pass repeats warm-up and iterations with its own events; the main counter (cycles)
-    comes from the first pass.
+    comes from the first pass. A ``planned`` event no pass counted makes the run degraded.
     """
     passes = [{layer.index: (layer.name, layer.events) for layer in m.layers}
               for m in (first, *others)]
     merged = merge_passes(passes)
     layers = tuple(attrs.evolve(layer, events=merged.get(layer.index, {}))
                    for layer in first.layers)
-    issues = tuple(issue for m in (first, *others) for issue in m.issues)
+    counted = {event for layer in layers for event in layer.events}
+    issues = tuple(issue for m in (first, *others) for issue in m.issues) + tuple(
+        f"{event} was planned but no pass counted it" for event in planned
+        if event not in counted
+    )
     validity = "degraded" if first.validity == "valid" and issues else first.validity
     return attrs.evolve(first, layers=layers, issues=issues, validity=validity)

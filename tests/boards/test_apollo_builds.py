@@ -134,7 +134,6 @@ def test_probe_runner_finds_rtt_at_the_apollo_elfs_symbol(work: Path) -> None:
 
 
 def test_pmu_events_come_from_the_sdk_and_compile_into_the_pmu_backend(work: Path) -> None:
-    import attrs
     import lief
 
     from hpx_core.boards.counters import plan_counters, pmu_events
@@ -149,13 +148,12 @@ def test_pmu_events_come_from_the_sdk_and_compile_into_the_pmu_backend(work: Pat
     names = ["INST_RETIRED", "MVE_INST_RETIRED", "L1D_CACHE_REFILL", "STALL", "L1D_CACHE"]
     counters = plan_counters(board, names, known)
     assert [len(p) for p in counters.passes] == [4, 1]
-    support = attrs.evolve(plan, defines={**plan.defines, "HPX_PMU_EVENTS": counters.define(0)})
     project = render_project(
         work / "pmu-pass-1",
         board,
         selftest_contribution(board),
-        HarnessSettings("selftest"),
-        support=support,
+        HarnessSettings("selftest", pmu_events=counters.passes[0]),
+        support=plan,
     )
     elf = build_project(project, get_toolchain("arm-none-eabi-gcc")).elf
     check_elf(board, elf)

@@ -85,3 +85,15 @@ def test_board_without_a_counter_template_is_refused(tmp_path: Path) -> None:
     board = attrs.evolve(get_board("qemu-m55"), name="future-board", counter="no_such_counter")
     with pytest.raises(BuildError, match="needs counter backend 'no_such_counter'"):
         render_project(tmp_path, board, GLUE, HarnessSettings("demo"))
+
+
+def test_pmu_events_of_a_pass_are_compiled_in_only_when_asked_for(tmp_path: Path) -> None:
+    events = ("INST_RETIRED", "STALL")
+    asked = render_project(tmp_path / "a", get_board("qemu-m55"), GLUE,
+                           HarnessSettings("demo", pmu_events=events))
+    config = (asked.source_dir / "hpx/harness/hpx_config.h").read_text()
+    assert "#define HPX_PMU_EVENTS ARM_PMU_INST_RETIRED, ARM_PMU_STALL," in config
+    assert "#define HPX_MAX_EVENTS 2" in config
+    plain = render_project(tmp_path / "b", get_board("qemu-m55"), GLUE, HarnessSettings("demo"))
+    config = (plain.source_dir / "hpx/harness/hpx_config.h").read_text()
+    assert "HPX_PMU_EVENTS" not in config and "HPX_MAX_EVENTS" not in config

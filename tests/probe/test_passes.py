@@ -130,3 +130,13 @@ def test_a_dwt_board_says_only_cycles_are_captured() -> None:
     plan = plan_events(get_board("apollo4p_evb"), ["INST_RETIRED"])
     assert plan.counters.passes == ((),)
     assert plan.counters.note is not None and "only cycles" in plan.counters.note
+
+
+def test_a_planned_event_no_pass_counted_degrades_the_run() -> None:
+    from hpx_core.results import measure, merge_event_passes
+
+    counted_one = measure(parse_capture(with_events([0x08])), BOARD, NAMES)
+    plain = measure(parse_capture(RECORDED), BOARD, NAMES)  # firmware that counted nothing
+    merged = merge_event_passes(counted_one, [plain], ["INST_RETIRED", "STALL"])
+    assert merged.validity == "degraded"
+    assert merged.issues == ("STALL was planned but no pass counted it",)
