@@ -93,3 +93,22 @@ def test_kws_profile_on_the_apollo510_evb(tmp_path: Path) -> None:
     assert summary["status"] == "complete" and summary["validity"] == "valid"
     layers = summary["measurement"]["layers"]
     assert layers and all(layer["median"] > 0 for layer in layers)
+    assert summary["extra"]["outputs"]["exact"], summary["extra"]["outputs"]
+
+
+def test_kws_pmu_events_in_two_passes_on_the_apollo510_evb(tmp_path: Path) -> None:
+    probe = _probe_or_skip()
+    events = ["INST_RETIRED", "MVE_INST_RETIRED", "L1D_CACHE_REFILL", "L1D_CACHE", "STALL"]
+    code = main(
+        ["profile", str(KWS), "--engine", "tflm", "--backend", "cmsis_nn", "--board", BOARD,
+         "--counters", ",".join(events), "--output-dir", str(tmp_path / "results"),
+         *probe]
+    )
+    assert code == 0
+    (bundle,) = (tmp_path / "results").iterdir()
+    summary = json.loads((bundle / "summary.json").read_text())
+    assert summary["validity"] == "valid", summary["issues"]
+    assert summary["extra"]["counters"]["passes"] == [events[:4], events[4:]]
+    for layer in summary["measurement"]["layers"]:
+        assert set(layer["events"]) == set(events)
+        assert layer["events"]["INST_RETIRED"] > 0
