@@ -10,8 +10,8 @@ from hpx_core.boards import Board
 from hpx_core.build import BuildResult, build_info
 from hpx_core.errors import ToolError
 from hpx_core.probe.passes import run_extra_passes
-from hpx_core.probe.probes import NoProbeError
-from hpx_core.probe.pyocd_api import PyocdApi
+from hpx_core.probe.probes import NoProbeError, choose_probe, list_probes
+from hpx_core.probe.pyocd_api import PyocdApi, pyocd_api
 from hpx_core.probe.record import run_and_record_on_probe
 from hpx_core.probe.runner import ProbeSettings
 from hpx_core.wire import Capture
@@ -38,6 +38,9 @@ def run_through_probe(
     plan = state.event_plan
     settings = ProbeSettings(timeout=600.0)
     try:
+        if plan is not None and len(plan.counters.passes) > 1:
+            # no probe, no point building the other passes' images first
+            choose_probe(list_probes(api or pyocd_api()), state.config.target.probe)
         others = (
             run_extra_passes(state.need(state.project, "project"), plan,
                              toolchain=state.config.target.toolchain,
