@@ -14,6 +14,7 @@ from hpx_core.probe.probes import NoProbeError, choose_probe, list_probes
 from hpx_core.probe.pyocd_api import PyocdApi, pyocd_api
 from hpx_core.probe.record import run_and_record_on_probe
 from hpx_core.probe.runner import ProbeSettings
+from hpx_core.results import Measurement
 from hpx_core.wire import Capture
 
 if TYPE_CHECKING:
@@ -37,16 +38,14 @@ def run_through_probe(
     model = state.need(state.model, "model")
     plan = state.event_plan
     settings = ProbeSettings(timeout=600.0)
+    others: list[Measurement] = []
     try:
         if plan is not None and len(plan.counters.passes) > 1:
             # no probe, no point building the other passes' images first
             choose_probe(list_probes(api or pyocd_api()), state.config.target.probe)
-        others = (
-            run_extra_passes(state.need(state.project, "project"), plan,
-                             toolchain=state.config.target.toolchain,
-                             probe=state.config.target.probe, settings=settings, api=api)
-            if plan is not None and len(plan.counters.passes) > 1 else []
-        )
+            others = run_extra_passes(state.need(state.project, "project"), plan,
+                                      toolchain=state.config.target.toolchain,
+                                      probe=state.config.target.probe, settings=settings, api=api)
         record = run_and_record_on_probe(
             board,
             built.elf,
