@@ -192,9 +192,8 @@ def render_project(
     _copy_tree(
         root / "counters" / board.counter, src / "hpx" / "counters" / board.counter, files, src
     )
-    files["hpx/counters/hpx_counter_backend.h"] = (
-        root / "counters" / "hpx_counter_backend.h"
-    ).read_bytes()
+    for shared in ("hpx_counter_backend.h", "hpx_counter_check.h"):
+        files[f"hpx/counters/{shared}"] = (root / "counters" / shared).read_bytes()
     files["hpx/harness/hpx_config.h"] = (
         env.get_template("harness/hpx_config.h.j2")
         .render(**attrs.asdict(settings), wrap_cost_q16=wrap_cost_q16(board))

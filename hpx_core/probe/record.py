@@ -28,7 +28,7 @@ from hpx_core.run.fault import describe_fault
 from hpx_core.run.session import provenance
 from hpx_core.wire import Capture, parse_capture
 
-# The silicon counter backends' boot-check codes (counters/*/hpx_counter_check.h).
+# The silicon counter backends' boot-check codes (counters/hpx_counter_check.h).
 COUNTER_ERRORS = {
     10: "the counter is not implemented",
     11: "the counter's enable bit did not stick",
