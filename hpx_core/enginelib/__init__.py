@@ -6,13 +6,16 @@ each model's small app against it.
 """
 
 from hpx_core.enginelib.build import EngineLibrary, ensure_library, library_cmake, run_logged
+from hpx_core.enginelib.cached import CachedFolder, cached_folder
 from hpx_core.enginelib.spec import LibrarySpec, SourceGroup, Stage, toolchain_identity
 
 __all__ = [
+    "CachedFolder",
     "EngineLibrary",
     "LibrarySpec",
     "SourceGroup",
     "Stage",
+    "cached_folder",
     "ensure_library",
     "library_cmake",
     "run_logged",

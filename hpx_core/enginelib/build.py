@@ -1,32 +1,26 @@
-"""Build an engine library into the cache, once, atomically; and link apps against it.
+"""Build an engine library from a file list into the cache, once; and link apps against it.
 
-The library is built in a temporary folder beside its final place and renamed into place only
-when the archive exists, so an interrupted build never leaves a usable-looking entry. A file
-lock per key lets two runs wanting the same library build it once.
+The cache entry is made the way every engine library's is (:mod:`hpx_core.enginelib.cached`).
 """
 
 from __future__ import annotations
 
-import json
 import shutil
 import subprocess
-import tempfile
-import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 import attrs
 import structlog
-from filelock import FileLock
 
 from hpx_core.build.templates import templates_root
+from hpx_core.enginelib.cached import cached_folder
 from hpx_core.enginelib.spec import LibrarySpec, Stage
 from hpx_core.errors import BuildError, ToolError
-from hpx_core.sources import cache_root
 
 log = structlog.get_logger()
 LIB_TOKEN = "@LIB@"
-MANIFEST = "manifest.json"
 
 
 def _paths(value: Iterable[Path]) -> tuple[Path, ...]:
@@ -165,54 +159,24 @@ def ensure_library(
 ) -> EngineLibrary:
     """The library for ``spec``: from the cache, or built now (``jobs`` parallel compiles)."""
     key = spec.key()
-    base = (root or cache_root()) / "engines"
-    final = base / f"{spec.name}-{key[:20]}"
-    started = time.monotonic()
-    base.mkdir(parents=True, exist_ok=True)
-    with FileLock(str(base / f".{final.name}.lock")):
-        built = not (final / MANIFEST).is_file()
-        if built:
-            # An interrupted build left its temporary folder; we hold the lock, so it is dead.
-            for stale in base.glob(f".{final.name}.tmp-*"):
-                shutil.rmtree(stale, ignore_errors=True)
-            temp = Path(tempfile.mkdtemp(prefix=f".{final.name}.tmp-", dir=base))
-            # Objects reference the final path (see -ffile-prefix-map), so debug info stays valid.
-            try:
-                _build(_prefixed(spec, temp, final), temp, final, stage, jobs)
-                manifest = {
-                    "key": key,
-                    "spec": attrs.asdict(spec),
-                    "files": spec.file_count,
-                    "build_seconds": round(time.monotonic() - started, 1),
-                }
-                (temp / MANIFEST).write_text(json.dumps(manifest, indent=1), encoding="utf-8")
-                temp.rename(final)
-            except BuildError as error:
-                kept = _keep_log(temp, base / f"{final.name}.failed.log")
-                shutil.rmtree(temp, ignore_errors=True)
-                raise BuildError(error.message, f"full log: {kept}") from error
-            except BaseException:
-                shutil.rmtree(temp, ignore_errors=True)
-                raise
-    seconds = time.monotonic() - started
-    log.info("engine library", name=spec.name, key=key[:12], built=built, seconds=round(seconds, 1))
+
+    def make(temp: Path, final: Path) -> dict[str, Any]:
+        # Objects reference the final path (see -ffile-prefix-map), so debug info stays valid.
+        _build(_prefixed(spec, temp, final), temp, final, stage, jobs)
+        return {"spec": attrs.asdict(spec), "files": spec.file_count}
+
+    done = cached_folder(spec.name, key, make, root=root)
+    log.info("engine library", name=spec.name, key=key[:12], built=done.built,
+             seconds=round(done.seconds, 1))
     return EngineLibrary(
         name=spec.name,
         key=key,
-        folder=final,
-        include_dirs=tuple(_resolve(i, final) for i in spec.include_dirs),
-        built=built,
-        seconds=seconds,
-        compiled_files=spec.file_count if built else 0,
+        folder=done.folder,
+        include_dirs=tuple(_resolve(i, done.folder) for i in spec.include_dirs),
+        built=done.built,
+        seconds=done.seconds,
+        compiled_files=spec.file_count if done.built else 0,
     )
-
-
-def _keep_log(temp: Path, dest: Path) -> Path:
-    """A failed build's log outlives its temporary folder (the error's hint points at it)."""
-    log_file = temp / "build.log"
-    if log_file.is_file():
-        shutil.copyfile(log_file, dest)
-    return dest
 
 
 def _prefixed(spec: LibrarySpec, temp: Path, final: Path) -> LibrarySpec:

@@ -14,25 +14,21 @@ import hashlib
 import json
 import shutil
 import sys
-import tempfile
-import time
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import attrs
 import structlog
-from filelock import FileLock
 
 from hpx_core.build.templates import templates_root
 from hpx_core.engine import SourceSet
-from hpx_core.enginelib import run_logged, toolchain_identity
+from hpx_core.enginelib import cached_folder, run_logged, toolchain_identity
 from hpx_core.errors import BuildError
-from hpx_core.sources import cache_root
 from hpx_executorch.runtime_cmake import RuntimeOptions, arm_module_stub, runtime_cmakelists
 
 log = structlog.get_logger()
 RECIPE = 1
-MANIFEST = "manifest.json"
 COMMON_FLAGS = ("-ffunction-sections", "-fdata-sections", "-fno-unwind-tables",
                 "-fomit-frame-pointer", "-funsigned-char", "-g")
 # Registration happens in static constructors: these archives are linked whole.
@@ -141,28 +137,14 @@ def ensure_runtime(sources: SourceSet, options: RuntimeOptions, board: str, *,
                    root: Path | None = None, jobs: int = 2) -> RuntimeLibrary:
     """The runtime for ``options`` from the cache, or built now (``jobs`` parallel compiles)."""
     key = runtime_key(sources, options, board)
-    base = (root or cache_root()) / "engines"
-    final = base / f"executorch_{options.provider}-{key[:20]}"
-    started = time.monotonic()
-    base.mkdir(parents=True, exist_ok=True)
-    with FileLock(str(base / f".{final.name}.lock")):
-        built = not (final / MANIFEST).is_file()
-        if built:
-            temp = Path(tempfile.mkdtemp(prefix=f".{final.name}.tmp-", dir=base))
-            try:
-                archives = _build(sources, options, temp, jobs)
-                manifest = {"key": key, "options": attrs.asdict(options),
-                            "archives": [a.name for a in archives],
-                            "seconds": round(time.monotonic() - started, 1)}
-                (temp / MANIFEST).write_text(json.dumps(manifest, indent=1), encoding="utf-8")
-                temp.chmod(0o755)
-                temp.rename(final)
-            except BaseException:
-                shutil.rmtree(temp, ignore_errors=True)
-                raise
-    manifest = json.loads((final / MANIFEST).read_text(encoding="utf-8"))
-    seconds = time.monotonic() - started
-    log.info("executorch runtime", key=key[:12], built=built, seconds=round(seconds, 1))
-    return RuntimeLibrary(key=key, folder=final,
-                          archives=[final / "lib" / n for n in manifest["archives"]],
-                          include_dirs=include_dirs(sources, final), built=built, seconds=seconds)
+
+    def make(temp: Path, _final: Path) -> dict[str, Any]:
+        archives = _build(sources, options, temp, jobs)
+        return {"options": attrs.asdict(options), "archives": [a.name for a in archives]}
+
+    done = cached_folder(f"executorch_{options.provider}", key, make, root=root)
+    log.info("executorch runtime", key=key[:12], built=done.built, seconds=round(done.seconds, 1))
+    return RuntimeLibrary(key=key, folder=done.folder,
+                          archives=[done.folder / "lib" / n for n in done.manifest["archives"]],
+                          include_dirs=include_dirs(sources, done.folder), built=done.built,
+                          seconds=done.seconds)

@@ -11,23 +11,19 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-import tempfile
-import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import attrs
 import structlog
-from filelock import FileLock
 
 from hpx_core.build.templates import templates_root
-from hpx_core.enginelib import run_logged, toolchain_identity
+from hpx_core.enginelib import cached_folder, run_logged, toolchain_identity
 from hpx_core.errors import BuildError
-from hpx_core.sources import cache_root
 
 log = structlog.get_logger()
 RECIPE = 1
-MANIFEST = "manifest.json"
 ARCHIVE = "libcmsis-nn.a"
 COMMON_FLAGS = ("-ffunction-sections", "-fdata-sections", "-fno-unwind-tables",
                 "-fomit-frame-pointer", "-funsigned-char", "-g")
@@ -90,26 +86,13 @@ def ensure_kernels(root: Path, commit: str, cmsis_core: Path, cpu_flags: Sequenc
                    cache: Path | None = None, jobs: int = 2) -> KernelLibrary:
     """ns-cmsis-nn at ``root`` for ``cpu_flags``: from the cache, or built now."""
     key = kernels_key(root, commit, cpu_flags)
-    base = (cache or cache_root()) / "engines"
-    final = base / f"ns_cmsis_nn-{key[:20]}"
-    started = time.monotonic()
-    base.mkdir(parents=True, exist_ok=True)
-    with FileLock(str(base / f".{final.name}.lock")):
-        built = not (final / MANIFEST).is_file()
-        if built:
-            temp = Path(tempfile.mkdtemp(prefix=f".{final.name}.tmp-", dir=base))
-            try:
-                _build(root, cmsis_core, cpu_flags, temp, jobs)
-                manifest = {"key": key, "commit": commit,
-                            "seconds": round(time.monotonic() - started, 1)}
-                (temp / MANIFEST).write_text(json.dumps(manifest, indent=1), encoding="utf-8")
-                temp.chmod(0o755)
-                temp.rename(final)
-            except BaseException:
-                shutil.rmtree(temp, ignore_errors=True)
-                raise
-    seconds = time.monotonic() - started
-    log.info("ns-cmsis-nn library", key=key[:12], built=built, seconds=round(seconds, 1))
-    return KernelLibrary(key=key, archive=final / ARCHIVE,
-                         include_dirs=(root / "Include", root), defines=DEFINES, built=built,
-                         seconds=seconds)
+
+    def make(temp: Path, _final: Path) -> dict[str, Any]:
+        _build(root, cmsis_core, cpu_flags, temp, jobs)
+        return {"commit": commit}
+
+    done = cached_folder("ns_cmsis_nn", key, make, root=cache)
+    log.info("ns-cmsis-nn library", key=key[:12], built=done.built, seconds=round(done.seconds, 1))
+    return KernelLibrary(key=key, archive=done.folder / ARCHIVE,
+                         include_dirs=(root / "Include", root), defines=DEFINES, built=done.built,
+                         seconds=done.seconds)

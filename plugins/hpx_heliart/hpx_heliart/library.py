@@ -14,25 +14,21 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-import tempfile
-import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 import attrs
 import structlog
-from filelock import FileLock
 
 from hpx_core.build.templates import templates_root
 from hpx_core.engine import SourceSet
-from hpx_core.enginelib import run_logged, toolchain_identity
+from hpx_core.enginelib import cached_folder, run_logged, toolchain_identity
 from hpx_core.errors import BuildError
-from hpx_core.sources import cache_root
 from hpx_heliart.library_cmake import BUILD_TYPE, backend_target, library_cmakelists
 
 log = structlog.get_logger()
 RECIPE = 1
-MANIFEST = "manifest.json"
 COMMON_FLAGS = ("-ffunction-sections", "-fdata-sections", "-fno-unwind-tables",
                 "-fno-asynchronous-unwind-tables", "-fomit-frame-pointer", "-funsigned-char",
                 "-g")
@@ -124,30 +120,17 @@ def ensure_heliart(sources: SourceSet, backend: str, cpu_flags: Sequence[str], *
                    root: Path | None = None, jobs: int = 2) -> HeliaRtLibrary:
     """The ``backend`` library from the cache, or built now (``jobs`` parallel compiles)."""
     key = library_key(sources, backend, cpu_flags)
-    base = (root or cache_root()) / "engines"
-    final = base / f"helia_rt_{backend}-{key[:20]}"
-    started = time.monotonic()
-    base.mkdir(parents=True, exist_ok=True)
-    with FileLock(str(base / f".{final.name}.lock")):
-        built = not (final / MANIFEST).is_file()
-        if built:
-            temp = Path(tempfile.mkdtemp(prefix=f".{final.name}.tmp-", dir=base))
-            try:
-                found = _build(sources, backend, cpu_flags, temp, jobs)
-                manifest = {"key": key, "backend": backend, "build_type": BUILD_TYPE, **found,
-                            "seconds": round(time.monotonic() - started, 1)}
-                (temp / MANIFEST).write_text(json.dumps(manifest, indent=1), encoding="utf-8")
-                temp.chmod(0o755)
-                temp.rename(final)
-            except BaseException:
-                shutil.rmtree(temp, ignore_errors=True)
-                raise
-    manifest = json.loads((final / MANIFEST).read_text(encoding="utf-8"))
-    seconds = time.monotonic() - started
-    log.info("heliaRT library", backend=backend, key=key[:12], built=built,
-             seconds=round(seconds, 1))
+
+    def make(temp: Path, _final: Path) -> dict[str, Any]:
+        found = _build(sources, backend, cpu_flags, temp, jobs)
+        return {"backend": backend, "build_type": BUILD_TYPE, **found}
+
+    done = cached_folder(f"helia_rt_{backend}", key, make, root=root)
+    log.info("heliaRT library", backend=backend, key=key[:12], built=done.built,
+             seconds=round(done.seconds, 1))
+    manifest = done.manifest
     return HeliaRtLibrary(
-        backend=backend, key=key, folder=final,
-        archives=[final / "lib" / n for n in manifest["archives"]],
+        backend=backend, key=key, folder=done.folder,
+        archives=[done.folder / "lib" / n for n in manifest["archives"]],
         include_dirs=[Path(p) for p in manifest["include_dirs"]],
-        defines=manifest["defines"], built=built, seconds=seconds)
+        defines=manifest["defines"], built=done.built, seconds=done.seconds)
