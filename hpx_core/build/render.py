@@ -19,6 +19,7 @@ from hpx_core.boards.support import SupportPlan, support_plan
 from hpx_core.build.templates import templates_root
 from hpx_core.engine import FirmwareContribution
 from hpx_core.errors import BuildError
+from hpx_core.placement import PlannedBuffer
 
 HARNESS_SOURCES = ("hpx_main.c", "hpx_counter.c", "hpx_wire.c", "hpx_fault.c", "hpx_measure.S")
 BOARD_COMMON_SOURCES = ("startup.c", "cmsdk_uart.c", "semihost_exit.c")
@@ -232,6 +233,7 @@ def _describe(project: Project) -> bytes:
             "include_dirs": list(c.include_dirs),
             "defines": dict(c.defines),
             "fingerprint_inputs": dict(c.fingerprint_inputs),
+            "buffers": [attrs.asdict(b) for b in c.buffers],
         },
     }
     return (json.dumps(data, indent=2, sort_keys=True) + "\n").encode()
@@ -256,6 +258,7 @@ def load_project(work_dir: Path) -> Project:
             include_dirs=engine["include_dirs"],
             defines=engine["defines"],
             fingerprint_inputs=engine["fingerprint_inputs"],
+            buffers=[PlannedBuffer(**b) for b in engine.get("buffers", [])],
         )
         return Project(
             path.parent,

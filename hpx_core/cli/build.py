@@ -55,4 +55,4 @@ def build(
         f"  {state}; inputs {'unchanged' if result.fingerprint_unchanged else 'new'} "
         f"(fingerprint {result.fingerprint[:16]}); {result.seconds:.2f} s"
     )
-    print_placement(check_elf(project.board, result.elf))
+    print_placement(check_elf(project.board, result.elf, project.contribution.buffers))

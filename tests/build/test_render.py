@@ -12,6 +12,7 @@ from hpx_core.build import HarnessSettings, load_project, render_project
 from hpx_core.build.render import wrap_cost_q16
 from hpx_core.engine import FirmwareContribution
 from hpx_core.errors import BuildError
+from hpx_core.placement import ARENA_USES, PlannedBuffer
 
 GLUE = FirmwareContribution(
     files={"glue.c": "int x;\n", "sub/extra.h": "#define Y 1\n"},
@@ -57,11 +58,15 @@ def test_rerender_keeps_unchanged_files_and_drops_stale_ones(tmp_path: Path) -> 
 
 def test_load_project_restores_what_was_rendered(tmp_path: Path) -> None:
     board = get_board("qemu-m55")
-    project = render_project(tmp_path, board, GLUE, HarnessSettings("demo", warmup=2))
+    arena = PlannedBuffer("tensor arena", "demo_arena", 4096, ARENA_USES)
+    glue = attrs.evolve(GLUE, buffers=[arena])
+    settings = HarnessSettings("demo", warmup=2, pmu_events=("STALL",))
+    project = render_project(tmp_path, board, glue, settings)
     loaded = load_project(tmp_path)
     assert loaded.board == board and loaded.settings == project.settings
     assert loaded.files == project.files
     assert loaded.contribution.cmake == GLUE.cmake
+    assert loaded.contribution.buffers == (arena,)  # `hpx build` re-checks their placement
 
 
 def test_load_project_of_an_empty_folder_is_an_hpx_error(tmp_path: Path) -> None:
