@@ -39,7 +39,8 @@ def _layers(view: BundleView, top: int) -> Table:
     total = view.layer_sum or 0
     ordered = sorted(view.layers, key=lambda x: -x.median)[:top] if top > 0 else view.layers
     title = f"layers ({view.units})" + (f", top {len(ordered)} by count" if top > 0 else "")
-    table = Table("#", "layer", "op", "calls", "median", "share", "spread", title=title)
+    events = list(dict.fromkeys(e for layer in view.layers for e in layer.events))
+    table = Table("#", "layer", "op", "calls", "median", "share", "spread", *events, title=title)
     for layer in ordered:
         share = f"{100 * layer.median / total:.2f}%" if total else "-"
         table.add_row(
@@ -50,6 +51,7 @@ def _layers(view: BundleView, top: int) -> Table:
             f"{layer.median:,}",
             share,
             f"{layer.spread:,}",
+            *(f"{layer.events[e]:,}" if e in layer.events else "-" for e in events),
         )
     return table
 

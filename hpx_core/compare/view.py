@@ -33,6 +33,7 @@ class LayerView:
     calls: int
     median: int
     samples: tuple[int, ...] = attrs.field(converter=_ints)
+    events: Mapping[str, int] = attrs.field(factory=dict)  # PMU boards: median per event
 
     @property
     def spread(self) -> int:
@@ -142,6 +143,7 @@ def _layers(measurement: Mapping[str, Any]) -> tuple[LayerView, ...]:
             calls=int(layer.get("calls", 1)),
             median=int(layer["median"]),
             samples=layer.get("samples", [layer["median"]]),
+            events={str(k): int(v) for k, v in (layer.get("events") or {}).items()},
         )
         for layer in sorted(measurement.get("layers", []), key=lambda item: int(item["index"]))
     )

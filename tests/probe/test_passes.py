@@ -19,6 +19,7 @@ from hpx_core.boards import SiliconSpec, get_board
 from hpx_core.boards.counters import CounterPlan
 from hpx_core.boards.support import support_plan
 from hpx_core.build import HarnessSettings, build_project, get_toolchain, render_project
+from hpx_core.compare import load_view
 from hpx_core.errors import ConfigError
 from hpx_core.probe.passes import EventPlan, plan_events, run_extra_passes
 from hpx_core.probe.pyocd_api import PyocdApi
@@ -108,6 +109,23 @@ def test_two_passes_are_flashed_and_merged_into_one_bundle(tmp_path: Path) -> No
     for layer in layers:
         assert layer["events"] == {name: counted(layer["index"], number)
                                    for number, name in NAMES.items()}
+    assert load_view(record.bundle).layers[3].events["STALL"] == counted(3, 0x24)
+
+
+def test_results_show_has_a_column_per_event(tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    from hpx_core.cli import main
+    from hpx_core.results import BundleInputs, measure, write_bundle
+
+    m = measure(parse_capture(with_events([0x08, 0x24])), BOARD, NAMES)
+    bundle = write_bundle(tmp_path, BundleInputs(status="complete", board=BOARD.name,
+                                                 engine="selftest", counter_units="ticks",
+                                                 measurement=m))
+    assert main(["results", "show", str(bundle)]) == 0
+    out = capsys.readouterr().out
+    header = next(line for line in out.splitlines() if "spread" in line)
+    assert "INST_RETIRED" in header and "STALL" in header
+    assert f"{counted(6, 0x24):,}" in out  # the long layer's STALL count
 
 
 def test_a_wrapped_event_counter_is_reported_not_counted() -> None:
