@@ -9,6 +9,7 @@ from hpx_core.tflm_family.arena import ArenaPlan, arena_summary, plan_arena, sug
 from hpx_core.tflm_family.glue import FamilyGlue, family_glue, layer_names
 from hpx_core.tflm_family.inputs import InputSpec, input_bytes
 from hpx_core.tflm_family.model_array import c_array, parse_c_array
+from hpx_core.tflm_family.prepare import ModelGlue, model_glue
 from hpx_core.tflm_family.reference import OutputCheck, compare_outputs, host_outputs
 from hpx_core.tflm_family.resolver import (
     UPSTREAM_METHODS,
@@ -24,6 +25,7 @@ __all__ = [
     "ArenaPlan",
     "FamilyGlue",
     "InputSpec",
+    "ModelGlue",
     "OutputCheck",
     "arena_summary",
     "c_array",
@@ -34,6 +36,7 @@ __all__ = [
     "input_bytes",
     "layer_names",
     "methods_from_checkout",
+    "model_glue",
     "output_checks",
     "parse_c_array",
     "parse_resolver_methods",

@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 import attrs
@@ -27,15 +26,7 @@ from hpx_core.sources import (
     materialize_pins,
     require_heliart,
 )
-from hpx_core.tflm_family import (
-    ArenaPlan,
-    InputSpec,
-    family_glue,
-    host_outputs,
-    input_bytes,
-    methods_from_checkout,
-    select_ops,
-)
+from hpx_core.tflm_family import ArenaPlan, model_glue
 from hpx_heliart.config import HeliaRtConfig
 from hpx_heliart.dist import check_distribution, download_release
 from hpx_heliart.library import HeliaRtLibrary, ensure_heliart
@@ -150,19 +141,13 @@ def _defines(library: HeliaRtLibrary) -> dict[str, str]:
 def heliart_firmware(model: ModelInfo, config: HeliaRtConfig, sources: SourceSet,
                      library: HeliaRtLibrary, arena: ArenaPlan) -> HeliaRtFirmware:
     """The core's TFLM-family glue for ``model`` + a CMake fragment linking the library."""
-    model_data = Path(model.path).read_bytes()
-    ops = select_ops(model, config.resolver_ops)
-    methods = methods_from_checkout(sources.path_of("helia-rt"))
-    spec = InputSpec.parse(config.input, config.input_seed)
-    inputs = input_bytes(spec, model)
-    glue = family_glue(model, model_data, ops, methods, inputs, arena)
-    expected = host_outputs(model_data, inputs, model)
+    prepared = model_glue(model, resolver_ops=config.resolver_ops, input=config.input,
+                          input_seed=config.input_seed, checkout=sources.path_of("helia-rt"),
+                          arena=arena)
+    glue = prepared.glue
     info: dict[str, object] = {
         "engine": ENGINE, "backend": library.backend, "library": library.folder.name,
-        "library_key": library.key, "input": spec.describe(), "resolver_ops": list(ops),
-        "arena_size": arena.size, "arena_source": arena.source,
-        "layers": list(glue.layer_names), "host_outputs": [o.hex() for o in expected],
-        "model_sha256": model.sha256,
+        "library_key": library.key, **prepared.info,
     }
     files = dict(glue.files) | {INFO_FILE: json.dumps(info, indent=1) + "\n"}
     contribution = FirmwareContribution(

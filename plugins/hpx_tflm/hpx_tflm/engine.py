@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import attrs
@@ -20,15 +19,7 @@ from hpx_core.enginelib import EngineLibrary, ensure_library, library_cmake
 from hpx_core.errors import ConfigError
 from hpx_core.models import ModelInfo
 from hpx_core.sources import materialize
-from hpx_core.tflm_family import (
-    ArenaPlan,
-    InputSpec,
-    family_glue,
-    host_outputs,
-    input_bytes,
-    methods_from_checkout,
-    select_ops,
-)
+from hpx_core.tflm_family import ArenaPlan, model_glue
 from hpx_tflm.config import TflmConfig
 from hpx_tflm.library import flatbuffers_stage, public_include_dirs, tflm_spec
 
@@ -81,18 +72,13 @@ def tflm_firmware(
     arena: ArenaPlan,
 ) -> TflmFirmware:
     """Model-specific glue + a CMake fragment linking the prebuilt engine library."""
-    model_data = Path(model.path).read_bytes()
-    ops = select_ops(model, config.resolver_ops)
-    methods = methods_from_checkout(sources.path_of("tflite-micro"))
-    spec = InputSpec.parse(config.input, config.input_seed)
-    inputs = input_bytes(spec, model)
-    glue = family_glue(model, model_data, ops, methods, inputs, arena)
-    expected = host_outputs(model_data, inputs, model)
+    prepared = model_glue(model, resolver_ops=config.resolver_ops, input=config.input,
+                          input_seed=config.input_seed,
+                          checkout=sources.path_of("tflite-micro"), arena=arena)
+    glue = prepared.glue
     info: dict[str, object] = {
         "engine": ENGINE, "library": library.folder.name, "library_key": library.key,
-        "input": spec.describe(), "resolver_ops": list(ops), "arena_size": arena.size,
-        "arena_source": arena.source, "layers": list(glue.layer_names),
-        "host_outputs": [o.hex() for o in expected], "model_sha256": model.sha256,
+        **prepared.info,
     }
     includes = [*public_include_dirs(sources), *(p.as_posix() for p in library.include_dirs)]
     files = dict(glue.files) | {INFO_FILE: json.dumps(info, indent=1) + "\n"}
