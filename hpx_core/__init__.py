@@ -31,6 +31,8 @@ from hpx_core.engine import (  # noqa: E402
     SourceRepo,
     SourceSet,
     SymbolFinding,
+    context_engine,
+    context_engine_config,
 )
 from hpx_core.errors import ConfigError, HpxError  # noqa: E402
 
@@ -49,6 +51,8 @@ __all__ = [
     "__version__",
     "at_least",
     "auto_or_names",
+    "context_engine",
+    "context_engine_config",
     "hookimpl",
     "names_to_tuple",
 ]

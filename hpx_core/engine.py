@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import attrs
 
@@ -51,6 +51,29 @@ class ConfigContext:
     @property
     def engine(self) -> str:
         return self.config.engine.type
+
+
+T = TypeVar("T")
+
+
+def context_engine(ctx: Any) -> str | None:
+    """The engine a hook's context is for, or None (e.g. `hpx verify-kernels` on a bare ELF).
+
+    Hooks that every plugin receives (``hpx_verify_symbols``) use it to answer only for their
+    own engine.
+    """
+    engine = getattr(getattr(ctx, "config", None), "engine", None)
+    return None if engine is None else str(engine.type)
+
+
+def context_engine_config(ctx: Any, kind: type[T]) -> T:
+    """The validated ``engine.config`` a hook's context carries, checked to be a ``kind``."""
+    found = getattr(ctx, "engine_config", None)
+    if found is None:
+        found = ctx.validated.engine_config
+    if not isinstance(found, kind):
+        raise TypeError(f"the context's engine config is a {type(found).__name__}, not {kind}")
+    return found
 
 
 @attrs.frozen

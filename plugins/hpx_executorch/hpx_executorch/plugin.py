@@ -12,7 +12,7 @@ from typing import Any
 
 import attrs
 
-from hpx_core import ConfigContext, EngineDescriptor, hookimpl
+from hpx_core import ConfigContext, EngineDescriptor, context_engine, hookimpl
 from hpx_core.build import SymbolInventory, get_toolchain
 from hpx_core.engine import FirmwareContribution, LayerRecord, SourceSet, SymbolFinding
 from hpx_core.results import measure
@@ -86,8 +86,7 @@ def hpx_generate_firmware(ctx: Any) -> FirmwareContribution:
 
 @hookimpl
 def hpx_verify_symbols(ctx: Any, inventory: SymbolInventory) -> list[SymbolFinding]:
-    engine = getattr(getattr(ctx, "config", None), "engine", None)
-    if engine is None or engine.type != ENGINE:
+    if context_engine(ctx) != ENGINE:
         return []
     model = getattr(ctx, "model", None)
     # `hpx verify-kernels` says what to expect; a run derives it from its program.
@@ -97,7 +96,7 @@ def hpx_verify_symbols(ctx: Any, inventory: SymbolInventory) -> list[SymbolFindi
     ns_ops = getattr(ctx, "ns_ops", None)
     if ns_ops is None:
         ns_ops = bool(model.needs_ns_ops) if model is not None else False
-    return findings(inventory.names(), engine.backend or "arm", expect_portable=portable,
+    return findings(inventory.names(), ctx.config.engine.backend or "arm", expect_portable=portable,
                     ns_ops=ns_ops)
 
 

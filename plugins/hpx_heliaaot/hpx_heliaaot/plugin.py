@@ -15,7 +15,13 @@ from typing import Any
 
 import attrs
 
-from hpx_core import ConfigContext, EngineDescriptor, hookimpl
+from hpx_core import (
+    ConfigContext,
+    EngineDescriptor,
+    context_engine,
+    context_engine_config,
+    hookimpl,
+)
 from hpx_core.build import SymbolInventory
 from hpx_core.engine import FirmwareContribution, LayerRecord, SourceSet, SymbolFinding
 from hpx_core.results import measure
@@ -46,37 +52,28 @@ def hpx_validate_config(ctx: ConfigContext) -> HeliaAotConfig:
     return config
 
 
-def _engine_config(ctx: Any) -> HeliaAotConfig:
-    found = getattr(ctx, "engine_config", None)
-    if found is None:
-        found = ctx.validated.engine_config
-    assert isinstance(found, HeliaAotConfig)
-    return found
-
-
-def _mine(ctx: Any) -> bool:
-    engine = getattr(getattr(ctx, "config", None), "engine", None)
-    return engine is not None and engine.type == ENGINE
 
 
 @hookimpl
 def hpx_materialize_sources(ctx: Any) -> SourceSet:
-    return aot_sources(ctx.board, _engine_config(ctx), offline=ctx.config.build.offline)
+    config = context_engine_config(ctx, HeliaAotConfig)
+    return aot_sources(ctx.board, config, offline=ctx.config.build.offline)
 
 
 @hookimpl
 def hpx_generate_firmware(ctx: Any) -> FirmwareContribution:
     kernels = aot_kernels(ctx.sources, ctx.board, jobs=ctx.config.build.jobs or 2)
+    config = context_engine_config(ctx, HeliaAotConfig)
     with tempfile.TemporaryDirectory(prefix="hpx-aot-") as work:
-        return aot_firmware(ctx.model, _engine_config(ctx), ctx.board, kernels,
-                            Path(work)).contribution
+        return aot_firmware(ctx.model, config, ctx.board, kernels, Path(work)).contribution
 
 
 @hookimpl
 def hpx_verify_symbols(ctx: Any, inventory: SymbolInventory) -> list[SymbolFinding]:
-    if not _mine(ctx):
+    if context_engine(ctx) != ENGINE:
         return []
-    return verify_symbols(_engine_config(ctx).prefix, set(inventory.names()))
+    config = context_engine_config(ctx, HeliaAotConfig)
+    return verify_symbols(config.prefix, set(inventory.names()))
 
 
 @hookimpl

@@ -10,7 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from hpx_core import ConfigContext, EngineDescriptor, hookimpl
+from hpx_core import (
+    ConfigContext,
+    EngineDescriptor,
+    context_engine,
+    context_engine_config,
+    hookimpl,
+)
 from hpx_core.build import SymbolInventory
 from hpx_core.engine import FirmwareContribution, LayerRecord, SourceSet, SymbolFinding
 from hpx_core.results import measure
@@ -56,28 +62,18 @@ def hpx_validate_config(ctx: ConfigContext) -> HeliaRtConfig:
     return config
 
 
-def _engine_config(ctx: Any) -> HeliaRtConfig:
-    found = getattr(ctx, "engine_config", None)
-    if found is None:
-        found = ctx.validated.engine_config
-    assert isinstance(found, HeliaRtConfig)
-    return found
-
-
-def _mine(ctx: Any) -> bool:
-    engine = getattr(getattr(ctx, "config", None), "engine", None)
-    return engine is not None and engine.type == ENGINE
 
 
 @hookimpl
 def hpx_materialize_sources(ctx: Any) -> SourceSet:
-    return heliart_sources(ctx.config.engine.backend, ctx.board, _engine_config(ctx),
+    config = context_engine_config(ctx, HeliaRtConfig)
+    return heliart_sources(ctx.config.engine.backend, ctx.board, config,
                            offline=ctx.config.build.offline)
 
 
 @hookimpl
 def hpx_generate_firmware(ctx: Any) -> FirmwareContribution:
-    config = _engine_config(ctx)
+    config = context_engine_config(ctx, HeliaRtConfig)
     library = heliart_library(ctx.sources, ctx.config.engine.backend, ctx.board, config,
                               jobs=ctx.config.build.jobs or 2)
     arena = plan_arena(ctx.config.model.arena_size, ctx.board)
@@ -86,7 +82,7 @@ def hpx_generate_firmware(ctx: Any) -> FirmwareContribution:
 
 @hookimpl
 def hpx_verify_symbols(ctx: Any, inventory: SymbolInventory) -> list[SymbolFinding]:
-    if not _mine(ctx):
+    if context_engine(ctx) != ENGINE:
         return []
     return verify_symbols(check_backend(ctx.config.engine.backend), set(inventory.names()))
 

@@ -10,7 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from hpx_core import ConfigContext, EngineDescriptor, hookimpl
+from hpx_core import (
+    ConfigContext,
+    EngineDescriptor,
+    context_engine,
+    context_engine_config,
+    hookimpl,
+)
 from hpx_core.build import SymbolInventory
 from hpx_core.engine import FirmwareContribution, LayerRecord, SourceSet, SymbolFinding
 from hpx_core.results import measure
@@ -48,18 +54,11 @@ def hpx_validate_config(ctx: ConfigContext) -> TflmConfig:
     return ctx.document.structure(TflmConfig, "engine.config")
 
 
-def _engine_config(ctx: Any) -> TflmConfig:
-    """``ctx.engine_config``, or the validated config's (the pipeline's RunState keeps it there)."""
-    found = getattr(ctx, "engine_config", None)
-    if found is None:
-        found = ctx.validated.engine_config
-    assert isinstance(found, TflmConfig)
-    return found
-
 
 @hookimpl
 def hpx_materialize_sources(ctx: Any) -> SourceSet:
-    return tflm_sources(ctx.config.engine.backend, ctx.board, _engine_config(ctx),
+    config = context_engine_config(ctx, TflmConfig)
+    return tflm_sources(ctx.config.engine.backend, ctx.board, config,
                         offline=ctx.config.build.offline)
 
 
@@ -68,14 +67,13 @@ def hpx_generate_firmware(ctx: Any) -> FirmwareContribution:
     jobs = ctx.config.build.jobs or 2
     library = tflm_library(ctx.sources, ctx.config.engine.backend, ctx.board, jobs=jobs)
     arena = plan_arena(ctx.config.model.arena_size, ctx.board)
-    return tflm_firmware(ctx.model, _engine_config(ctx), ctx.sources, library, arena).contribution
+    config = context_engine_config(ctx, TflmConfig)
+    return tflm_firmware(ctx.model, config, ctx.sources, library, arena).contribution
 
 
 @hookimpl
 def hpx_verify_symbols(ctx: Any, inventory: SymbolInventory) -> list[SymbolFinding]:
-    if getattr(getattr(ctx, "config", None), "engine", None) is None:
-        return []
-    if ctx.config.engine.type != ENGINE:
+    if context_engine(ctx) != ENGINE:
         return []
     return verify_symbols(ctx.config.engine.backend or "reference", set(inventory.names()))
 
