@@ -14,9 +14,9 @@ import argparse
 import tempfile
 from pathlib import Path
 
-from hpx_heliart.e2e import build_model
-
 from hpx_core.build import symbol_inventory
+from hpx_core.config.validate import overrides
+from hpx_core.pipeline import profile
 from hpx_core.tflm_family.glue import ARENA_SYMBOL
 
 REPO = Path(__file__).resolve().parents[1]
@@ -37,10 +37,14 @@ def main() -> None:
         if args.only and f"{backend}@{board}" not in args.only:
             continue
         for name in MODEL_FILES:
-            done = build_model(MODELS / f"{name}.tflite", backend, board,
-                               work / f"{backend}-{board}-{name}")
-            sizes = done.build.sizes
-            arena = next(s.size for s in symbol_inventory(done.build.elf).symbols
+            settings = overrides("benchmark", engine__type="helia-rt", engine__backend=backend,
+                                 target__board=board,
+                                 output__dir=str(work / f"{backend}-{board}-{name}" / "results"))
+            built = profile(MODELS / f"{name}.tflite", None, settings,
+                            until="kernel verification").build
+            assert built is not None
+            sizes = built.sizes
+            arena = next(s.size for s in symbol_inventory(built.elf).symbols
                          if s.name == ARENA_SYMBOL)
             print(f"| {backend} | {board} | {name} | {sizes.text:,} | {sizes.data:,} "
                   f"| {sizes.bss:,} | {sizes.text + sizes.data:,} "

@@ -12,10 +12,11 @@ from __future__ import annotations
 import argparse
 import shutil
 import tempfile
+import time
 from pathlib import Path
 
-from hpx_tflm.e2e import profile_model
-
+from hpx_core.config.validate import overrides
+from hpx_core.pipeline import ProfileOutcome, profile
 from hpx_core.sources import cache_root
 
 REPO = Path(__file__).resolve().parents[1]
@@ -27,6 +28,17 @@ MODEL_FILES = [
     "ad01_int8.tflite",
 ]
 CONFIGS = [("reference", "qemu-m55"), ("cmsis_nn", "qemu-m55"), ("reference", "qemu-m4")]
+
+
+def timed_profile(model: Path, backend: str, board: str, folder: Path
+                  ) -> tuple[ProfileOutcome, float]:
+    """One `hpx profile` through the pipeline, and its wall time."""
+    settings = overrides("benchmark", engine__type="tflm", engine__backend=backend,
+                         target__board=board, output__dir=str(folder / "results"),
+                         profiling__iterations=3)
+    start = time.monotonic()
+    outcome = profile(model, None, settings)
+    return outcome, time.monotonic() - start
 
 
 def main() -> None:
@@ -52,21 +64,23 @@ def main() -> None:
     for backend, board in configs:
         for name in MODEL_FILES:
             folder = work / f"{board}-{backend}-{name}"
-            cold = profile_model(MODELS / name, backend, board, folder)
-            warm = profile_model(MODELS / name, backend, board, folder)
-            lib = f"{cold.seconds['library']:.0f} s" if cold.library_built else "cached"
-            outputs = cold.extra["outputs"]
+            cold, cold_s = timed_profile(MODELS / name, backend, board, folder)
+            _, warm_s = timed_profile(MODELS / name, backend, board, folder)
+            assert cold.contribution and cold.build and cold.measurement and cold.record
+            library = cold.contribution.libraries[0]
+            lib = f"{library.seconds:.0f} s" if library.built else "cached"
+            outputs = cold.record.extra["outputs"]
             exact = (
                 "exact"
                 if outputs["exact"]
                 else "max abs diff " + str(max(t["max_abs_diff"] for t in outputs["tensors"]))
             )
-            cold_s = cold.seconds["total"] - (cold.seconds["library"] if cold.library_built else 0)
-            layers = len(cold.measurement.layers)
+            cold_s -= library.seconds if library.built else 0
+            m = cold.measurement
             print(
-                f"| {name} | {backend} | {board} | {layers} | {cold.whole:,} "
-                f"| {cold.layer_sum / cold.whole:.4%} | {exact} | {lib} "
-                f"| {cold_s:.1f} s ({cold.app_files} files) | {warm.seconds['total']:.2f} s |",
+                f"| {name} | {backend} | {board} | {len(m.layers)} | {m.whole_median:,} "
+                f"| {m.layer_sum / m.whole_median:.4%} | {exact} | {lib} "
+                f"| {cold_s:.1f} s ({cold.build.compiled} files) | {warm_s:.2f} s |",
                 flush=True,
             )
 

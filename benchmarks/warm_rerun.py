@@ -18,13 +18,20 @@ import tempfile
 import time
 from pathlib import Path
 
-from hpx_tflm.e2e import profile_model
-
 from hpx_core.boards import get_board
+from hpx_core.config.validate import overrides
+from hpx_core.pipeline import ProfileOutcome, profile
 from hpx_core.run import qemu_argv
 
 REPO = Path(__file__).resolve().parents[1]
 KWS = REPO / "examples/models/mlperf_tiny/kws_ref_model.tflite"
+
+
+def profile_model(model: Path, backend: str, board: str, work: Path) -> ProfileOutcome:
+    settings = overrides("benchmark", engine__type="tflm", engine__backend=backend,
+                         target__board=board, output__dir=str(work / "results"),
+                         profiling__iterations=3)
+    return profile(model, None, settings)
 
 
 def main() -> None:
@@ -36,17 +43,21 @@ def main() -> None:
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="hpx-warm-"))
     first = profile_model(args.model, args.backend, args.board, work)
+    assert first.contribution is not None and first.build is not None
     print(
-        f"first run: {first.seconds['total']:.2f} s (library built: {first.library_built}, "
-        f"app files compiled: {first.app_files})"
+        f"first run: {sum(first.seconds.values()):.2f} s (library built: "
+        f"{first.contribution.libraries[0].built}, app files compiled: {first.build.compiled})"
     )
     warm, qemu = [], []
     for _ in range(args.repeats):
         again = profile_model(args.model, args.backend, args.board, work)
-        assert again.app_files == 0 and not again.library_built, "warm run rebuilt something"
-        warm.append(again.seconds["total"])
+        assert again.build is not None and again.contribution is not None
+        assert again.build.compiled == 0 and not again.contribution.libraries[0].built, (
+            "warm run rebuilt something")
+        warm.append(sum(again.seconds.values()))
         start = time.monotonic()
-        subprocess.run(qemu_argv(get_board(args.board), again.elf), capture_output=True, check=True)
+        subprocess.run(qemu_argv(get_board(args.board), again.build.elf), capture_output=True,
+                       check=True)
         qemu.append(time.monotonic() - start)
     w, q = statistics.median(warm), statistics.median(qemu)
     print(

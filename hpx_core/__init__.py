@@ -1,7 +1,7 @@
 """hpx: a profiler for ML inference on Cortex-M microcontrollers.
 
-Engine plugins import what they need from here: :data:`hookimpl`, the contract records, the
-error types and the config helpers.
+Engine plugins import what they need from here: :data:`hookimpl`, the contract records
+(:mod:`hpx_core.contract`), the error types and the config helpers.
 """
 
 from importlib.metadata import PackageNotFoundError, version
@@ -23,36 +23,58 @@ from hpx_core.config.checks import (  # noqa: E402
     auto_or_names,
     names_to_tuple,
 )
-from hpx_core.engine import (  # noqa: E402
-    ConfigContext,
+from hpx_core.contract import (  # noqa: E402
+    ConfigRequest,
     EngineDescriptor,
+    EngineSelection,
+    ErrorRequest,
+    Explanation,
     FirmwareContribution,
-    LayerRecord,
+    FirmwareRequest,
+    LibraryUse,
+    ManifestRequest,
+    MatchManifest,
+    ModelRequest,
+    PlannedBuffer,
+    Region,
+    ResultExtras,
+    ResultsRequest,
     SourceRepo,
     SourceSet,
+    SourcesRequest,
     SymbolFinding,
-    context_engine,
-    context_engine_config,
+    SymbolsRequest,
 )
 from hpx_core.errors import ConfigError, HpxError  # noqa: E402
 
 __all__ = [
     "PROJECT_NAME",
-    "ConfigContext",
     "ConfigError",
+    "ConfigRequest",
     "EngineDescriptor",
+    "EngineSelection",
+    "ErrorRequest",
+    "Explanation",
     "FieldValueError",
     "FirmwareContribution",
+    "FirmwareRequest",
     "HpxError",
-    "LayerRecord",
+    "LibraryUse",
+    "ManifestRequest",
+    "MatchManifest",
+    "ModelRequest",
+    "PlannedBuffer",
+    "Region",
+    "ResultExtras",
+    "ResultsRequest",
     "SourceRepo",
     "SourceSet",
+    "SourcesRequest",
     "SymbolFinding",
+    "SymbolsRequest",
     "__version__",
     "at_least",
     "auto_or_names",
-    "context_engine",
-    "context_engine_config",
     "hookimpl",
     "names_to_tuple",
 ]

@@ -4,24 +4,25 @@ Each name is a function (or the record it returns) of the module that owns the w
 :class:`~hpx_core.errors.HpxError` with a hint, results are frozen attrs objects.
 
 >>> from hpx_core import api
->>> outcome = api.profile(Path("kws.tflite"), None, {"engine.type": ("tflm", "notebook")})
->>> outcome.state.measurement.whole_median
+>>> outcome = api.profile(Path("kws.tflite"), None, {"target.board": ("qemu-m55", "notebook")})
+>>> outcome.measurement.whole_median
 """
 
 from __future__ import annotations
 
 from hpx_core.compare import Comparison, apply_policy, compare, load_policy, load_view
-from hpx_core.doctor import DoctorReport, run_doctor
+from hpx_core.config.validate import Overrides, ValidatedConfig, validate_config
 from hpx_core.models import ModelInfo
 from hpx_core.models import load_model as analyze
-from hpx_core.pipeline import ProfileOutcome, profile
+from hpx_core.pipeline import STAGE_NAMES, ProfileOutcome, profile
+from hpx_core.pipeline.doctor import DoctorReport, run_doctor
 from hpx_core.plugins import PluginReport, list_plugins
 from hpx_core.plugins import default_registry as registry
 from hpx_core.results import BundleCheck, verify_bundle
-from hpx_core.selftest import SelftestReport, run_selftest
-from hpx_core.validation import Overrides, ValidatedConfig, validate_config
+from hpx_core.selftest.run import SelftestReport, run_selftest
 
 __all__ = [
+    "STAGE_NAMES",
     "BundleCheck",
     "Comparison",
     "DoctorReport",

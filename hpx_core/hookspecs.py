@@ -1,35 +1,45 @@
 # mypy: disable-error-code="empty-body"
 """The hpx plugin contract: every hook an engine plugin may implement.
 
-An engine plugin is a module registered under the ``hpx.engines`` entry-point group. It
-implements some of these hooks with :data:`hpx_core.hookimpl`. The core calls the
-engine-specific hooks (validate, materialize, generate, parse) only on the plugin that declared
-the selected engine, so an implementation never needs to check which engine is meant.
-``hpx_verify_symbols`` goes to every plugin: any plugin may add checks to any build.
-``hpx_match_manifest`` goes to the plugin of the base bundle's engine.
+An engine plugin is a module registered under the ``hpx.engines`` entry-point group; it
+implements some of these hooks with :data:`hpx_core.hookimpl`. Each hook takes one request and
+returns one answer, both frozen records of :mod:`hpx_core.contract`. The core calls the
+engine-specific hooks only on the plugin that declared the selected engine, so an
+implementation never checks which engine is meant; ``hpx_engines`` and ``hpx_verify_symbols``
+go to every plugin.
 
-A hook either returns its record or raises :class:`hpx_core.errors.HpxError` (usually a
-:class:`~hpx_core.errors.ConfigError` or :class:`~hpx_core.errors.SourceError`) with a hint the
-user can act on.
+A hook either answers or raises :class:`hpx_core.errors.HpxError` (usually a
+:class:`~hpx_core.errors.ConfigError` or :class:`~hpx_core.errors.SourceError`) whose hint the
+user can act on. ``docs/writing-an-engine.md`` walks through a whole engine.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pluggy
 
 from hpx_core import PROJECT_NAME
 
 if TYPE_CHECKING:
-    from hpx_core.engine import (
-        ConfigContext,
+    from hpx_core.contract import (
+        ConfigRequest,
         EngineDescriptor,
+        ErrorRequest,
+        Explanation,
         FirmwareContribution,
-        LayerRecord,
+        FirmwareRequest,
+        ManifestRequest,
+        MatchManifest,
+        ModelRequest,
+        ResultExtras,
+        ResultsRequest,
         SourceSet,
+        SourcesRequest,
         SymbolFinding,
+        SymbolsRequest,
     )
+    from hpx_core.models.info import ModelInfo
 
 hookspec = pluggy.HookspecMarker(PROJECT_NAME)
 
@@ -38,84 +48,94 @@ hookspec = pluggy.HookspecMarker(PROJECT_NAME)
 def hpx_engines() -> list[EngineDescriptor]:
     """Describe the engines this plugin provides.
 
-    Called once at start-up on every plugin. Each :class:`~hpx_core.engine.EngineDescriptor`
-    names the engine (the value of ``engine.type`` in a config), the model formats it reads
-    (``"tflite"``, ``"pte"``), its backends, and the attrs class of its ``engine.config`` section.
-    Two plugins declaring the same engine name is an error: hpx refuses to start that engine.
+    Called once at start-up on every plugin. A descriptor names the engine (``engine.type``),
+    the model formats it reads, its backends (the first is the default), its ``engine.config``
+    class and its pinned sources (:func:`hpx_core.sources.load_pins` reads them from the
+    plugin's package data). Two plugins declaring one engine name, or one repository name at
+    different commits, is an error: hpx refuses the later one and says so in ``hpx plugins``.
     """
 
 
 @hookspec(firstresult=True)
-def hpx_validate_config(ctx: ConfigContext) -> Any:
+def hpx_validate_config(request: ConfigRequest) -> object:
     """Turn the raw ``engine.config`` section into the engine's typed, frozen config.
 
-    Use ``ctx.document.structure(MyConfig, "engine.config")`` for the structural part: it refuses
-    unknown keys with ``file:line:col`` and a did-you-mean, and names the path and expected type
-    of a wrongly typed value. Check cross-field rules here too and raise them with
-    ``ctx.document.error("engine.config.key", message, hint)`` so they point at the YAML line.
-    Return the config object; the core hands it to later hooks as ``ctx.engine_config``.
+    Use ``request.document.structure(MyConfig, "engine.config")`` for the structural part: it
+    refuses unknown keys with ``file:line:col`` and a did-you-mean, and names the path and type
+    of a wrongly typed value. Check cross-field rules here and raise them with
+    ``request.document.error("engine.config.key", message, hint)`` so they point at the YAML
+    line. Return an instance of the descriptor's ``config_class``; later requests carry it as
+    ``request.engine.config`` (read it with ``request.engine.config_as(MyConfig)``).
     """
 
 
 @hookspec(firstresult=True)
-def hpx_materialize_sources(ctx: Any) -> SourceSet:
+def hpx_read_model(request: ModelRequest) -> ModelInfo | None:
+    """Read a model file in a format of the engine's own (not ``.tflite`` or ``.pte``).
+
+    Answer the :class:`~hpx_core.models.ModelInfo` (format, layers as ``operators``, inputs
+    and outputs, SHA-256 from the request), or ``None`` when the file is not yours. Raise
+    :class:`~hpx_core.errors.ModelError` for a file that is yours but broken.
+    """
+
+
+@hookspec(firstresult=True)
+def hpx_materialize_sources(request: SourcesRequest) -> SourceSet:
     """Bring the engine's sources to disk at their pinned commits and say how trusted they are.
 
-    Ask the core for the pins (``hpx_core.sources``); never hard-code URLs. Honour the user's
-    ``source_path``-style overrides and stamp the provenance accordingly. Must not fetch
-    anything the board may not run (the core checks licenses before calling this).
+    Optional: without it the core materializes the pins the engine declared for the chosen
+    backend. Implement it to honour overrides (a ``source_path`` in the engine's config) or to
+    check versions: call :func:`hpx_core.sources.materialize` with ``request.catalog``. The
+    license gate has already run; never fetch anything that is not declared.
     """
 
 
 @hookspec(firstresult=True)
-def hpx_generate_firmware(ctx: Any) -> FirmwareContribution:
+def hpx_generate_firmware(request: FirmwareRequest) -> FirmwareContribution:
     """Return the engine's glue for the core firmware harness.
 
-    The glue implements the harness's engine interface (load the model, refill inputs, run one
-    inference, name layers) and adds the engine's libraries through a CMake fragment. The
-    harness itself, the wire protocol and the counter backends belong to the core: an engine
-    contributes only what is specific to it.
+    The glue implements the harness's engine interface (``hpx_engine.h``: load the model,
+    describe layers, refill inputs, run one inference, report outputs) and adds the engine's
+    libraries through a CMake fragment. The harness, the wire protocol and the counter backends
+    belong to the core. Put what ``hpx_result_extras`` will need into ``facts``.
     """
 
 
 @hookspec
-def hpx_verify_symbols(ctx: Any, inventory: Any) -> list[SymbolFinding]:
-    """Inspect the linked ELF's symbol inventory and report what linked.
+def hpx_verify_symbols(request: SymbolsRequest) -> list[SymbolFinding]:
+    """Inspect the linked ELF's symbols and report what linked.
 
-    Called on every plugin after a build. Return findings such as "the CMSIS-NN convolution
-    kernel linked" or "no Ambiq kernels present"; a failed finding with ``fatal=True`` stops the
-    run before anything is flashed or executed.
+    Called on every plugin after a build (and by ``hpx verify-kernels``); answer ``[]`` for
+    another engine's ELF (``request.engine``). Findings such as "the CMSIS-NN convolution
+    linked"; a failed finding with ``fatal=True`` stops the run before anything is flashed.
     """
 
 
 @hookspec(firstresult=True)
-def hpx_parse_results(ctx: Any, capture: Any) -> list[LayerRecord]:
-    """Name the captured per-layer records the way the engine's users know them.
+def hpx_explain_error(request: ErrorRequest) -> Explanation | None:
+    """Say in the engine's words what an error its glue reported means.
 
-    The core has already checked and decoded the wire stream; the engine maps layer indices to
-    operator names and stable layer identities (e.g. ``CONV_2D`` or
-    ``cortex_m::quantized_conv2d:c0i1``).
+    Called when the firmware sent an ERROR record with an engine-defined ``code`` (the return
+    value of a ``hpx_engine_*`` function) during ``stage``. Answer ``None`` to let the core
+    report the bare code. The run still fails; the bundle keeps the capture.
     """
 
 
 @hookspec(firstresult=True)
-def hpx_result_extras(ctx: Any, capture: Any) -> dict[str, Any] | None:
+def hpx_result_extras(request: ResultsRequest) -> ResultExtras:
     """Add the engine's own facts to the result bundle's ``extra`` section.
 
-    Typical answers: which input was fed (file, seeded random, zeros), the arena actually
-    used, and the output tensors the firmware sent compared with a host reference (exact
-    match, or the largest difference). Only measured or recorded facts belong here.
+    Typical answers: which input was fed, the arena actually used, the output tensors compared
+    with a host reference. Only measured or recorded facts belong here.
     """
 
 
 @hookspec(firstresult=True)
-def hpx_match_manifest(
-    document: Any, model: str | None, base_sha256: str, candidate_sha256: str
-) -> dict[str, Any] | None:
+def hpx_match_manifest(request: ManifestRequest) -> MatchManifest | None:
     """Translate the engine's own export manifest into a match manifest for ``hpx compare``.
 
-    ``document`` is the parsed file the user passed as ``--manifest``; answer ``None`` when it
-    is not one of the engine's. Otherwise return the core's ``hpx_match: 1`` mapping for the two
-    programs with these SHA-256s (of ``model`` when given): the layer pairs, and ``regions``
-    naming the layers on each side that are compared as one sum.
+    Called on the plugin of the base bundle's engine with the file the user passed as
+    ``--manifest``; answer ``None`` when it is not one of the engine's. Otherwise the pairs of
+    layers and the regions (layers compared as one sum) for the two programs with these
+    SHA-256s (of ``request.model`` when given).
     """

@@ -1,7 +1,9 @@
 """Finding engine plugins through the ``hpx.engines`` entry-point group.
 
-The four engines that ship with hpx are found exactly like a third-party one. A plugin that fails
-to import or breaks the contract is reported by name and skipped; hpx keeps working with the rest.
+Every engine, including those that ship with hpx, is found this way. A plugin that fails to
+import or breaks the contract (a misspelled hook, a failing descriptor, pins that contradict
+another plugin's) is reported by name and skipped; hpx keeps working with the rest. The
+registry also merges the core's pins with every engine's into one catalog.
 """
 
 from __future__ import annotations
@@ -17,13 +19,13 @@ import pluggy
 import structlog
 
 from hpx_core import PROJECT_NAME, hookspecs
-from hpx_core.engine import EngineDescriptor
-from hpx_core.errors import PluginError
-from hpx_core.suggest import did_you_mean
+from hpx_core.config.suggest import did_you_mean
+from hpx_core.contract import EngineDescriptor
+from hpx_core.errors import HpxError, PluginError
+from hpx_core.sources.pins import EngineSources, PinSet, core_pins, merge_pins
 
 ENTRY_POINT_GROUP = "hpx.engines"
 DISABLE_ENV = "HPX_DISABLE_PLUGINS"
-FIRST_PARTY = frozenset({"hpx-tflm", "hpx-heliart", "hpx-heliaaot", "hpx-executorch"})
 
 log = structlog.get_logger(__name__)
 
@@ -62,6 +64,7 @@ class Registry:
     engines: Mapping[str, EngineEntry]
     failures: tuple[PluginFailure, ...] = ()
     conflicts: Mapping[str, tuple[PluginInfo, ...]] = attrs.field(factory=dict)
+    catalog: PinSet = attrs.field(factory=core_pins)
 
     def engine(self, name: str) -> EngineEntry:
         """The engine called ``name``, or a PluginError listing what is installed."""
@@ -75,8 +78,8 @@ class Registry:
             installed = ", ".join(sorted(self.engines)) or "none"
             raise PluginError(
                 f"unknown engine {name!r}{did_you_mean(name, self.engines)}",
-                f"installed engines: {installed}; engines are installed as packages, "
-                "e.g. pip install hpx-tflm",
+                f"installed engines: {installed}; engines are Python packages that declare "
+                f"the {ENTRY_POINT_GROUP!r} entry point (`hpx plugins` lists them)",
             )
         return self.engines[name]
 
@@ -95,9 +98,10 @@ def load_registry(
 ) -> Registry:
     """Load every plugin in the entry-point group, skipping disabled and broken ones.
 
-    ``no_plugins`` keeps only the engines that ship with hpx; ``disabled`` (default: the
-    comma-separated ``HPX_DISABLE_PLUGINS``) names plugins or distributions to leave out;
-    ``entries`` replaces the installed entry points (embedding hpx, tests).
+    ``no_plugins`` loads none (no engine is usable; for diagnosing a broken install);
+    ``disabled`` (default: the comma-separated ``HPX_DISABLE_PLUGINS``) names plugins or
+    distributions to leave out; ``entries`` replaces the installed entry points (embedding hpx,
+    tests).
     """
     skip = set(disabled if disabled is not None else _disabled_from_env())
     manager = pluggy.PluginManager(PROJECT_NAME)
@@ -105,11 +109,9 @@ def load_registry(
     loaded: list[tuple[PluginInfo, ModuleType]] = []
     failures: list[PluginFailure] = []
     installed = entries if entries is not None else entry_points(group=ENTRY_POINT_GROUP)
-    for entry in sorted(installed, key=lambda e: e.name):
+    for entry in sorted(installed, key=lambda e: e.name) if not no_plugins else []:
         info = _info(entry)
         if info.name in skip or info.distribution in skip:
-            continue
-        if no_plugins and info.distribution not in FIRST_PARTY:
             continue
         try:
             module = _register(manager, entry)
@@ -119,7 +121,11 @@ def load_registry(
             continue
         loaded.append((info, module))
     engines, conflicts, described_failures = _collect_engines(manager, loaded)
-    return Registry(manager, engines, tuple(failures + described_failures), conflicts)
+    catalog, pin_failures = _catalog(engines)
+    for failure in pin_failures:
+        engines = {n: e for n, e in engines.items() if e.plugin != failure.plugin}
+    return Registry(manager, engines, tuple(failures + described_failures + pin_failures),
+                    conflicts, catalog)
 
 
 def _register(manager: pluggy.PluginManager, entry: EntryPoint) -> ModuleType:
@@ -156,6 +162,35 @@ def _collect_engines(
     for name in conflicts:
         del engines[name]
     return engines, conflicts, failures
+
+
+def _declared_pins(entry: EngineEntry) -> PinSet:
+    """The engine's pins, stamped with its distribution; an engine without pins has none."""
+    descriptor = entry.descriptor
+    pins = descriptor.pins or PinSet({}, {}, {}, {}, (), {})
+    if descriptor.name not in pins.engines:
+        bare = EngineSources(descriptor.name, "", (), (), dict.fromkeys(descriptor.backends, ()))
+        pins = attrs.evolve(pins, engines={**pins.engines, descriptor.name: bare})
+    declared = pins.engines[descriptor.name]
+    if set(declared.backends) != set(descriptor.backends):
+        raise PluginError(
+            f"engine {descriptor.name!r} declares backends {list(descriptor.backends)} but pins "
+            f"for {sorted(declared.backends)}", "make the descriptor and pins.toml agree")
+    owner = entry.plugin.distribution
+    return attrs.evolve(pins, declared_by=dict.fromkeys(pins.declared_by, owner)
+                        | {descriptor.name: owner})
+
+
+def _catalog(engines: Mapping[str, EngineEntry]) -> tuple[PinSet, list[PluginFailure]]:
+    """The core's pins merged with every engine's; a plugin whose pins conflict is dropped."""
+    catalog = core_pins()
+    failures: list[PluginFailure] = []
+    for entry in engines.values():
+        try:
+            catalog = merge_pins(catalog, _declared_pins(entry))
+        except HpxError as error:
+            failures.append(PluginFailure(entry.plugin, error.message))
+    return catalog, failures
 
 
 def _info(entry: EntryPoint) -> PluginInfo:

@@ -6,6 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from hpx_core.plugins import load_registry
+from hpx_core.sources import PinSet
+
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -24,3 +27,9 @@ def write_yaml(tmp_path: Path):  # type: ignore[no-untyped-def]
         return path
 
     return write
+
+
+@pytest.fixture(scope="session")
+def catalog() -> PinSet:
+    """Every pin hpx knows with the installed engines: the core's and each engine's own."""
+    return load_registry().catalog

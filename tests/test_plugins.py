@@ -96,11 +96,11 @@ def test_engine_hook_reaches_only_the_owning_plugin(tmp_path: Path) -> None:
     from hpx_tflm.config import TflmConfig
 
     from hpx_core.config import load_config
-    from hpx_core.engine import ConfigContext
+    from hpx_core.contract import ConfigRequest
 
     registry = load_registry(disabled=[])
     config, document = load_config(None, {"engine.type": ("tflm", "test")})
     answer = registry.engine_hook("tflm", "hpx_validate_config")(
-        ctx=ConfigContext(config=config, document=document)
+        request=ConfigRequest(config=config, document=document)
     )
     assert isinstance(answer, TflmConfig)

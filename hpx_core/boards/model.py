@@ -70,6 +70,11 @@ class Board:
     def emulated(self) -> bool:
         return self.kind == "emulated"
 
+    @property
+    def family(self) -> str:
+        """The board family (``apollo`` for the Apollo EVBs, ``qemu`` for the emulated ones)."""
+        return self.silicon.family if self.silicon is not None else "qemu"
+
     def counter_units(self) -> str:
         """What the host reports counts in (emulated boards count instructions, not cycles)."""
         return "instructions (emulated)" if self.emulated else "cycles"

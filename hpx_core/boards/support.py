@@ -15,7 +15,7 @@ from pathlib import Path
 import attrs
 
 from hpx_core.boards.model import Board
-from hpx_core.engine import SourceSet
+from hpx_core.contract import SourceSet
 from hpx_core.errors import BuildError
 
 SDK_REPOSITORY = "nsx-ambiq-sdk"

@@ -21,7 +21,7 @@ from hpx_core.build.elfinfo import SectionSizes, section_sizes
 from hpx_core.build.fingerprint import build_fingerprint, read_stamp
 from hpx_core.build.render import Project
 from hpx_core.build.toolchain import Toolchain
-from hpx_core.engine import SourceSet
+from hpx_core.contract import SourceSet
 from hpx_core.errors import BuildError, ToolError
 
 log = structlog.get_logger(__name__)

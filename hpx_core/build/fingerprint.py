@@ -14,7 +14,7 @@ from pathlib import Path
 
 from hpx_core.build.render import Project
 from hpx_core.build.toolchain import Toolchain
-from hpx_core.engine import SourceSet
+from hpx_core.contract import SourceSet
 
 
 def build_fingerprint(

@@ -17,9 +17,8 @@ import jinja2
 from hpx_core.boards import Board, get_board
 from hpx_core.boards.support import SupportPlan, support_plan
 from hpx_core.build.templates import templates_root
-from hpx_core.engine import FirmwareContribution
+from hpx_core.contract import FirmwareContribution, PlannedBuffer
 from hpx_core.errors import BuildError
-from hpx_core.placement import PlannedBuffer
 
 HARNESS_SOURCES = ("hpx_main.c", "hpx_counter.c", "hpx_wire.c", "hpx_fault.c", "hpx_measure.S")
 BOARD_COMMON_SOURCES = ("startup.c", "cmsdk_uart.c", "semihost_exit.c")

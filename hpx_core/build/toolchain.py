@@ -16,8 +16,8 @@ from typing import Literal
 
 import attrs
 
+from hpx_core.config.suggest import did_you_mean
 from hpx_core.errors import ToolError
-from hpx_core.suggest import did_you_mean
 
 ToolchainName = Literal["arm-none-eabi-gcc", "atfe", "armclang"]
 TOOLCHAINS: tuple[ToolchainName, ...] = ("arm-none-eabi-gcc", "atfe", "armclang")

@@ -10,17 +10,21 @@ import typer
 from rich.table import Table
 
 from hpx_core.cli.app import app, console
-from hpx_core.models import ModelInfo, TensorInfo, load_model
+from hpx_core.models import ModelInfo, TensorInfo
 from hpx_core.models.report import model_report
+from hpx_core.pipeline import read_model
+from hpx_core.plugins import default_registry
 
 
 @app.command()
 def analyze(
-    model: Annotated[Path, typer.Argument(help="A .tflite or ExecuTorch .pte file.")],
+    model: Annotated[
+        Path, typer.Argument(help="A .tflite or .pte model, or a format an installed engine reads.")
+    ],
     as_json: Annotated[bool, typer.Option("--json", help="JSON output.")] = False,
 ) -> None:
     """Per-layer operators, output shapes, MACs and parameters of a model."""
-    info = load_model(model)
+    info = read_model(model, default_registry())
     if as_json:
         typer.echo(json.dumps(model_report(info), indent=2))
         return

@@ -6,12 +6,14 @@ from rich.table import Table
 
 from hpx_core.boards import all_boards
 from hpx_core.cli.app import app, console
+from hpx_core.plugins import default_registry
 from hpx_core.sources.licensing import alternatives
 
 
 @app.command()
 def boards() -> None:
     """List boards: core, CPU maker, counter, runner and the engines that may run there."""
+    catalog = default_registry().catalog
     table = Table("board", "kind", "core", "CPU by", "clock", "counter", "runner", "may run")
     for board in all_boards().values():
         table.add_row(
@@ -22,6 +24,6 @@ def boards() -> None:
             f"{board.clock_hz / 1e6:g} MHz",
             board.counter,
             board.runner,
-            ", ".join(alternatives(board.cpu_vendor)) or "none",
+            ", ".join(alternatives(catalog, board)) or "none",
         )
     console.print(table)

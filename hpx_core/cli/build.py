@@ -9,13 +9,13 @@ import typer
 
 from hpx_core.boards import get_board
 from hpx_core.build import build_project, get_toolchain, render_project
+from hpx_core.build.placement import check_elf
 from hpx_core.build.render import HarnessSettings, load_project
 from hpx_core.cli.app import app, console
 from hpx_core.cli.placement import print_placement
 from hpx_core.errors import UsageError
-from hpx_core.placement import check_elf
-from hpx_core.selftest import ENGINE
-from hpx_core.selftest_layers import selftest_contribution
+from hpx_core.selftest.layers import selftest_contribution
+from hpx_core.selftest.run import ENGINE
 
 WorkDirOption = Annotated[Path, typer.Option("--work-dir", help="Project and build folder.")]
 

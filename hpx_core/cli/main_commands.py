@@ -14,10 +14,10 @@ from ruamel.yaml import YAML
 from hpx_core import __version__, api, pipeline
 from hpx_core.boards import get_board
 from hpx_core.cli.app import app, config_app, console
+from hpx_core.cli.logs import configure_logging
 from hpx_core.config import walk_values
-from hpx_core.doctor import run_doctor
 from hpx_core.errors import UsageError
-from hpx_core.log import configure_logging
+from hpx_core.pipeline.doctor import run_doctor
 
 ConfigOption = Annotated[
     Path | None, typer.Option("--config", "-c", help="Profile config (YAML).", exists=False)
@@ -46,7 +46,7 @@ def root(
     log_json: Annotated[bool, typer.Option("--log-json", help="Logs as JSON lines.")] = False,
     verbose: Annotated[int, typer.Option("--verbose", "-v", count=True, help="More logs.")] = 0,
     no_plugins: Annotated[
-        bool, typer.Option("--no-plugins", help="Only the engines that ship with hpx.")
+        bool, typer.Option("--no-plugins", help="Load no engine plugin (diagnosing an install).")
     ] = False,
 ) -> None:
     """Profile ML inference on Cortex-M: real Apollo boards or emulated ones."""
@@ -141,9 +141,7 @@ def config_show(
     )
     validated = api.validate_config(file, overrides)
     values = list(walk_values(validated.config, validated.document))
-    engine_values = (
-        attrs.asdict(validated.engine_config) if attrs.has(type(validated.engine_config)) else {}
-    )
+    engine_values = validated.engine_values()
     rows = [
         (v.path, v.value, v.origin)
         for v in values
@@ -253,17 +251,17 @@ def profile(
             api.registry(),
             on_stage=lambda name: status.update(f"[bold]{name}[/]"),
         )
-    _print_profile(outcome.state)
+    _print_profile(outcome)
 
 
-def _print_profile(state: pipeline.RunState) -> None:
-    measurement = state.measurement
+def _print_profile(outcome: pipeline.ProfileOutcome) -> None:
+    measurement = outcome.measurement
     if measurement is None:
         return
     total = sum(layer.median for layer in measurement.layers) or 1
     events = list(dict.fromkeys(e for layer in measurement.layers for e in layer.events))
     table = Table("layer", "op", measurement.units, "share", *events,
-                  title=str(state.config.model.path))
+                  title=str(outcome.config.model.path))
     for layer in measurement.layers:
         counted = [f"{layer.events[e]:,}" if e in layer.events else "-" for e in events]
         table.add_row(layer.name, layer.op, f"{layer.median:,}", f"{layer.median / total:.1%}",
@@ -273,4 +271,4 @@ def _print_profile(state: pipeline.RunState) -> None:
         f"whole inference (uninstrumented): {measurement.whole_median:,} {measurement.units}; "
         f"per-layer sum {measurement.layer_sum:,}"
     )
-    console.print(f"bundle: {state.bundle}")
+    console.print(f"bundle: {outcome.bundle}")

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from hpx_core.build.placement import PlacementReport
 from hpx_core.cli.app import console
-from hpx_core.placement import PlacementReport
 
 
 def print_placement(report: PlacementReport) -> None:

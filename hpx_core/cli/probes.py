@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
 
 from rich.table import Table
 
-from hpx_core.build.render import Project
 from hpx_core.cli.app import app, console
 from hpx_core.probe.probes import list_probes
 from hpx_core.probe.pyocd_api import pyocd_api
-from hpx_core.probe.record import ProbeRecord, run_and_record_on_probe
-from hpx_core.probe.runner import ProbeSettings
-from hpx_core.probe.selftest import run_silicon_selftest
-from hpx_core.selftest import SelftestFailedError
+from hpx_core.selftest.probe import run_silicon_selftest
+from hpx_core.selftest.run import SelftestFailedError
 
 
 @app.command()
@@ -31,45 +27,6 @@ def probes() -> None:
     for probe in found:
         table.add_row(probe.unique_id, probe.description, probe.vendor, probe.product)
     console.print(table)
-
-
-def print_probe_record(record: ProbeRecord) -> None:
-    """The summary of a run on a board (shared by the commands that run through a probe)."""
-    m = record.measurement
-    out = record.output
-    console.print(
-        f"{out.target} via {out.probe.unique_id}: whole inference {m.whole_median:,} {m.units} "
-        f"(calibrated pair {m.calibration}); {len(m.layers)} layers; {m.validity}"
-    )
-    for layer in m.layers:
-        console.print(f"  {layer.index:>3} {layer.name:<24} {layer.op:<16} {layer.median:>14,}")
-    console.print(f"bundle: {record.bundle}  (flash + capture {out.seconds:.2f} s)")
-
-
-def run_built_on_probe(
-    project: Project,
-    stamp: Mapping[str, object],
-    results_dir: Path,
-    timeout: float,
-    probe: str | None,
-    packs: list[Path],
-) -> None:
-    """`hpx run` for a silicon board: flash, capture over RTT, bundle."""
-    record = run_and_record_on_probe(
-        project.board,
-        project.elf,
-        results_dir,
-        engine=project.settings.engine,
-        probe=probe,
-        settings=ProbeSettings(timeout=timeout, packs=packs),
-        toolchain=str(stamp.get("toolchain_version", "")),
-        build={
-            k: stamp[k]
-            for k in ("toolchain", "toolchain_version", "fingerprint", "sizes")
-            if k in stamp
-        },
-    )
-    print_probe_record(record)
 
 
 def silicon_selftest(

@@ -12,7 +12,7 @@ from rich.table import Table
 from hpx_core.cli.app import console, results_app
 from hpx_core.compare.export import write_atomic
 from hpx_core.compare.view import BundleView, load_view
-from hpx_core.overlay import bundle_node_data
+from hpx_core.report.model_explorer import bundle_node_data
 
 
 def _summary(view: BundleView) -> Table:

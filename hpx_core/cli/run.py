@@ -1,7 +1,8 @@
-"""`hpx run`: run a built project on its emulated board and write a result bundle."""
+"""`hpx run`: run a built project on its board (QEMU or the probe) and write a result bundle."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated
 
@@ -11,7 +12,7 @@ from hpx_core.build import load_project
 from hpx_core.build.fingerprint import read_stamp
 from hpx_core.cli.app import app, console
 from hpx_core.errors import BuildError
-from hpx_core.run.session import run_and_record
+from hpx_core.run import RunRecord, run_and_record, runner_for
 
 
 @app.command()
@@ -33,17 +34,12 @@ def run(
     stamp = read_stamp(project.root / "hpx-build.json")
     if not project.elf.is_file() or not stamp:
         raise BuildError(f"{work_dir} has not been built", f"run `hpx build --work-dir {work_dir}`")
-    if project.board.runner == "probe":
-        from hpx_core.cli.probes import run_built_on_probe
-
-        run_built_on_probe(project, stamp, results_dir, timeout, probe, pack or [])
-        return
+    runner = runner_for(project.board, timeout=timeout, probe=probe, packs=pack or [])
     record = run_and_record(
-        project.board,
+        runner,
         project.elf,
         results_dir,
         engine=project.settings.engine,
-        timeout=timeout,
         toolchain=str(stamp.get("toolchain_version", "")),
         build={
             k: stamp[k]
@@ -51,11 +47,20 @@ def run(
             if k in stamp
         },
     )
+    print_record(project.board.name, record)
+
+
+def print_record(board: str, record: RunRecord) -> None:
+    """The summary of one run, whatever ran it."""
     m = record.measurement
+    details = record.execution.details
+    probe = details.get("probe")
+    where = (f"{details.get('pyocd_target')} via {probe.get('unique_id')}"
+             if isinstance(probe, Mapping) else board)
     console.print(
-        f"{project.board.name}: whole inference {m.whole_median:,} {m.units} "
+        f"{where}: whole inference {m.whole_median:,} {m.units} "
         f"(calibrated pair {m.calibration}); {len(m.layers)} layers; {m.validity}"
     )
     for layer in m.layers:
         console.print(f"  {layer.index:>3} {layer.name:<24} {layer.op:<16} {layer.median:>14,}")
-    console.print(f"bundle: {record.bundle}  (QEMU {record.output.seconds:.2f} s)")
+    console.print(f"bundle: {record.bundle}  ({record.execution.seconds:.2f} s)")

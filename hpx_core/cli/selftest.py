@@ -10,7 +10,7 @@ from rich.table import Table
 
 from hpx_core.boards import get_board
 from hpx_core.cli.app import app, console
-from hpx_core.selftest import SelftestFailedError, run_selftest
+from hpx_core.selftest.run import SelftestFailedError, run_selftest
 
 
 @app.command()
@@ -52,7 +52,7 @@ def selftest(
             "yes" if check.passed else "NO",
         )
     console.print(table)
-    seconds = ", ".join(f"{r.output.seconds:.2f}" for r in report.runs)
+    seconds = ", ".join(f"{r.execution.seconds:.2f}" for r in report.runs)
     console.print(
         f"calibrated begin/end pair: {report.calibration_pair} instructions; "
         f"build {report.build.seconds:.2f} s ({report.build.compiled} compiler runs); "

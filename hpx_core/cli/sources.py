@@ -15,12 +15,13 @@ from rich.table import Table
 
 from hpx_core.boards import all_boards, get_board
 from hpx_core.cli.app import cache_app, console, sources_app
-from hpx_core.engine import SourceSet
+from hpx_core.contract import SourceSet
 from hpx_core.errors import UsageError
-from hpx_core.sources.baseline import Baseline, RepoPin, load_baseline
+from hpx_core.plugins import default_registry
 from hpx_core.sources.cache import SourceCache, cache_info, clean_cache, pin_states
 from hpx_core.sources.checkout import submodule_state
 from hpx_core.sources.materialize import materialize, materialize_board
+from hpx_core.sources.pins import PinSet, RepoPin
 from hpx_core.sources.sync import ProgressFn
 from hpx_core.sources.versions import package_status
 
@@ -53,29 +54,27 @@ class Row:
     license: str
     runs_on: str
     used_by: str
+    declared_by: str
     state: str
     detail: str
     path: str
     submodule: bool = False
 
 
-def _used_by(baseline: Baseline, name: str) -> str:
-    return ", ".join(baseline.users_of(name))
-
-
-def _listing(baseline: Baseline, pins: tuple[RepoPin, ...], store: SourceCache) -> list[Row]:
+def _listing(catalog: PinSet, pins: tuple[RepoPin, ...], store: SourceCache) -> list[Row]:
     rows: list[Row] = []
     for row in pin_states(pins, store):
-        detail = row.state.detail
+        pin, owner = row.pin, catalog.declared_by.get(row.pin.name, "")
         rows.append(
-            Row(row.pin.name, row.pin.url, row.pin.commit, row.pin.license, row.pin.runs_on,
-                _used_by(baseline, row.pin.name), row.state.state, detail, str(row.path))
+            Row(pin.name, pin.url, pin.commit, pin.license, pin.runs_on,
+                ", ".join(catalog.users_of(pin.name)), owner, row.state.state, row.state.detail,
+                str(row.path))
         )  # fmt: skip
-        for sub in row.pin.submodules:
-            state = submodule_state(row.path, row.pin, sub)
+        for sub in pin.submodules:
+            state = submodule_state(row.path, pin, sub)
             rows.append(
-                Row(sub.name, sub.url, sub.commit, sub.license, row.pin.runs_on,
-                    f"{row.pin.name}: {sub.path}", state, "", str(row.path / sub.path), True)
+                Row(sub.name, sub.url, sub.commit, sub.license, pin.runs_on,
+                    f"{pin.name}: {sub.path}", owner, state, "", str(row.path / sub.path), True)
             )  # fmt: skip
     return rows
 
@@ -86,13 +85,13 @@ def list_sources(
     backend: Annotated[str | None, typer.Option("--backend", help="Engine backend.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="JSON output.")] = False,
 ) -> None:
-    """What the baseline pins, each pin's license, and what the cache holds for it."""
-    baseline = load_baseline()
-    pins = baseline.pins_for(engine, backend) if engine else tuple(baseline.repositories.values())
+    """What is pinned, who declared each pin, its license, and what the cache holds for it."""
+    catalog = default_registry().catalog
+    pins = catalog.pins_for(engine, backend) if engine else tuple(catalog.repositories.values())
     store = SourceCache()
-    rows = _listing(baseline, pins, store)
-    packages = baseline.packages_for(engine) if engine else tuple(baseline.packages.values())
-    statuses = [package_status(pkg.name, baseline) for pkg in packages]
+    rows = _listing(catalog, pins, store)
+    packages = catalog.packages_for(engine) if engine else tuple(catalog.packages.values())
+    statuses = [package_status(pkg) for pkg in packages]
     if as_json:
         report = {
             "cache": str(store.root),
@@ -101,21 +100,23 @@ def list_sources(
         }
         typer.echo(json.dumps(report, indent=2))
         return
-    table = Table("repository", "commit", "license", "runs on", "used by", "cache")
+    table = Table("repository", "commit", "license", "runs on", "used by", "declared by", "cache")
     for row in rows:
         style = _STATE_STYLE.get(row.state, "dim")
         detail = f" ({row.detail})" if row.detail else ""
         name = f"  {row.name}" if row.submodule else row.name
         table.add_row(
             name, row.commit[:12], row.license, "" if row.submodule else row.runs_on,
-            row.used_by, f"[{style}]{row.state}[/]{detail}",
+            row.used_by, "" if row.submodule else row.declared_by,
+            f"[{style}]{row.state}[/]{detail}",
         )  # fmt: skip
     console.print(table)
     for pkg, status in zip(packages, statuses, strict=True):
         found = status.installed or "not installed"
         console.print(
             f"package {pkg.distribution}: {found} (minimum {pkg.min_version}), "
-            f"{pkg.license}, runs on {pkg.runs_on}"
+            f"{pkg.license}, runs on {pkg.runs_on}, declared by "
+            f"{catalog.declared_by.get(pkg.name, '')}"
         )
     console.print(f"cache: {store.root}")
 
@@ -161,7 +162,7 @@ def fetch(
     if (engine is None) == (board_family is None):
         raise UsageError("give exactly one of --engine or --board-family", "see `hpx sources list`")
     store = SourceCache()
-    baseline = load_baseline()
+    catalog = default_registry().catalog
     started = time.monotonic()
     columns = (
         TextColumn("{task.description:<16}"),
@@ -174,14 +175,14 @@ def fetch(
         if engine is not None:
             target = get_board(board) if board else None
             sources = materialize(
-                engine, backend, board=target, known_boards=all_boards().values(),
+                catalog, engine, backend, board=target, known_boards=all_boards().values(),
                 source_path=source_path, allow_unpinned=allow_unpinned, offline=offline,
-                cache=store, baseline=baseline, progress=report,
+                cache=store, progress=report,
             )  # fmt: skip
         else:
             assert board_family is not None
             sources = materialize_board(
-                board_family, offline=offline, cache=store, baseline=baseline, progress=report
+                board_family, offline=offline, cache=store, progress=report
             )
     _print_sources(sources, time.monotonic() - started)
 
@@ -212,7 +213,7 @@ def clean(
     ] = None,
 ) -> None:
     """Remove cached sources (each under its lock), or the whole cache."""
-    removed = clean_cache(names or None, baseline=load_baseline())
+    removed = clean_cache(names or None, catalog=default_registry().catalog)
     for path in removed:
         console.print(f"removed {path}")
     if not removed:

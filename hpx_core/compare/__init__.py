@@ -9,7 +9,7 @@ from hpx_core.compare.diff import (
     TotalDelta,
     compare,
 )
-from hpx_core.compare.matching import MatchManifest, Region, load_match_manifest
+from hpx_core.compare.matching import load_match_manifest
 from hpx_core.compare.policy import (
     Check,
     Policy,
@@ -20,6 +20,7 @@ from hpx_core.compare.policy import (
     load_policy,
 )
 from hpx_core.compare.view import BundleView, LayerView, load_view
+from hpx_core.contract import MatchManifest, Region
 
 __all__ = [
     "AlignedRow",

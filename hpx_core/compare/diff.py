@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import attrs
 
-from hpx_core.compare.matching import MatchManifest, Region
 from hpx_core.compare.view import BundleView, LayerView
+from hpx_core.contract import MatchManifest, Region
 from hpx_core.errors import ConfigError, ResultsError
 
 

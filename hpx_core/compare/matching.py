@@ -16,34 +16,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import attrs
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
+from hpx_core.contract import MatchManifest, Region
 from hpx_core.errors import ConfigError
 
 MATCH_SCHEMA = 1
 _HINT = "see docs/compare.md for the match manifest format"
 _KEYS = {"hpx_match", "base_model_sha256", "candidate_model_sha256", "layers", "regions"}
-
-
-@attrs.frozen
-class Region:
-    """Layers of each side that are compared as one sum (e.g. a fused block and its parts)."""
-
-    name: str
-    base: tuple[int, ...]
-    candidate: tuple[int, ...]
-
-
-@attrs.frozen
-class MatchManifest:
-    """Which two models may be compared, and optionally which layers correspond."""
-
-    base_model_sha256: str
-    candidate_model_sha256: str
-    layers: tuple[tuple[int, int], ...] = ()
-    regions: tuple[Region, ...] = ()
 
 
 def _pairs(raw: Any, where: str) -> tuple[tuple[int, int], ...]:

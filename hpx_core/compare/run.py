@@ -11,15 +11,15 @@ from hpx_core.compare.diff import Comparison, compare
 from hpx_core.compare.export import write_atomic, write_exports
 from hpx_core.compare.junit import write_junit
 from hpx_core.compare.matching import (
-    MatchManifest,
     is_match_manifest,
     parse_match_manifest,
     read_manifest_document,
 )
 from hpx_core.compare.policy import PolicyOutcome, apply_policy, default_policy, load_policy
 from hpx_core.compare.view import BundleView, load_view
+from hpx_core.contract import ManifestRequest, MatchManifest
 from hpx_core.errors import ConfigError, HpxError
-from hpx_core.overlay import delta_node_data
+from hpx_core.report.model_explorer import delta_node_data
 
 DEFAULT_POLICY = "default"
 
@@ -56,18 +56,18 @@ def resolve_match(
     from hpx_core.plugins import default_registry  # plugins load only for export manifests
 
     registry = default_registry()
-    answer = None
+    answer: MatchManifest | None = None
     if base.engine in registry.engines:
         hook = registry.engine_hook(base.engine, "hpx_match_manifest")
-        answer = hook(document=document, model=model, base_sha256=base.model_sha256 or "",
-                      candidate_sha256=candidate.model_sha256 or "")
+        answer = hook(request=ManifestRequest(document, model, base.model_sha256 or "",
+                                              candidate.model_sha256 or ""))
     if answer is None:
         raise ConfigError(
             f"{path} is neither a match manifest nor an export manifest of the {base.engine} "
             "engine", "pass a file with 'hpx_match: 1' (docs/compare.md) or the manifest the "
             "engine's exporter wrote",
         )
-    return parse_match_manifest(answer, f"{path} (as read by the {base.engine} engine)")
+    return answer
 
 
 def run_compare(

@@ -30,9 +30,13 @@ class ModelSection:
 
 @attrs.frozen
 class EngineSection:
-    """Which engine runs the model; ``config`` is validated by that engine's plugin."""
+    """Which engine runs the model; ``config`` is validated by that engine's plugin.
 
-    type: str = "tflm"
+    An empty ``type`` means: the one installed engine that reads the model's format and may run
+    on the board (an error naming the candidates when there are several).
+    """
+
+    type: str = ""
     backend: str | None = None
     config: dict[str, Any] = attrs.field(factory=dict)
 

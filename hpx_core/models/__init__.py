@@ -32,6 +32,8 @@ from hpx_core.models.tflite_reader import read_tflite
 _PTE_IDENTIFIER = re.compile(rb"ET\d\d")
 
 __all__ = [
+    "CORE_FORMATS",
+    "OTHER_FORMAT",
     "ExecutionPlan",
     "Instruction",
     "ModelFormat",
@@ -44,6 +46,7 @@ __all__ = [
     "TensorInfo",
     "detect_format",
     "load_model",
+    "model_format",
     "read_model_bytes",
 ]
 
@@ -65,6 +68,26 @@ def detect_format(data: bytes, name: str = "model") -> ModelFormat:
         hint="hpx reads .tflite flatbuffers (identifier TFL3) and ExecuTorch .pte programs "
         "(identifier ET12); check the path or re-export the model",
     )
+
+
+CORE_FORMATS = ("tflite", "pte")
+OTHER_FORMAT = "other"
+
+
+def model_format(path: Path | None) -> str | None:
+    """``tflite`` or ``pte`` from a model file's identifier, ``other`` for any other readable
+    file (a format an engine reads itself), None when there is no file to look at."""
+    if path is None:
+        return None
+    try:
+        with Path(path).open("rb") as file:
+            head = file.read(8)
+    except OSError:
+        return None
+    try:
+        return detect_format(head, Path(path).name)
+    except ModelError:
+        return OTHER_FORMAT
 
 
 def load_model(path: Path) -> ModelInfo:

@@ -3,8 +3,8 @@
 An exporter knows the kernel provider, whether the ``cortex_m_ns::`` kernels are required, the
 portable select-ops list, the planned arena and the I/O sizes exactly once, at export time. The
 sidecar (schema ``nsx-executorch.pte-manifest/1``) records them, bound to one PTE by SHA-256.
-hpx uses them as defaults only; explicit config always wins. A sidecar that describes another
-file, or contradicts the config where the program cannot run, is an error, never ignored.
+The engine uses them as defaults only; explicit config always wins. A sidecar that describes
+another file is an error, never ignored.
 """
 
 from __future__ import annotations
@@ -12,14 +12,11 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import attrs
 
 from hpx_core.errors import ConfigError
-
-if TYPE_CHECKING:
-    from hpx_core.models.info import ModelInfo
 
 SCHEMA = "nsx-executorch.pte-manifest/1"
 KernelProvider = Literal["arm", "ns"]
@@ -59,18 +56,6 @@ class PteSidecar:
     cortex_m_ops: tuple[str, ...] = attrs.field(converter=_strs)
     cortex_m_ns_ops: tuple[str, ...] = attrs.field(converter=_strs)
     portable_ops: tuple[str, ...] = attrs.field(converter=_strs)
-
-
-@attrs.frozen
-class SidecarDefaults:
-    """What a sidecar contributes to an ExecuTorch engine config (None: no default)."""
-
-    backend: KernelProvider | None = None
-    ns_ops: bool = False
-    portable_ops: tuple[str, ...] | None = None
-    planned_arena_size: int | None = None
-    input_size: int | None = None
-    output_size: int | None = None
 
 
 def sidecar_path(pte: Path) -> Path:
@@ -178,57 +163,3 @@ def _names(path: Path, operators: dict[str, Any], key: str) -> tuple[str, ...]:
     if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
         raise _fail(path, f"operators.{key}", "a list of operator names")
     return tuple(names)
-
-
-def defaults(sidecar: PteSidecar | None) -> SidecarDefaults:
-    """The engine-config defaults a sidecar provides (all empty without one)."""
-    if sidecar is None:
-        return SidecarDefaults()
-    return SidecarDefaults(
-        backend=sidecar.kernel_provider,
-        ns_ops=sidecar.requires_ns_ops,
-        portable_ops=sidecar.portable_ops,
-        planned_arena_size=sidecar.planned_arena_size,
-        input_size=_total(sidecar.inputs),
-        output_size=_total(sidecar.outputs),
-    )
-
-
-def _total(tensors: tuple[SidecarTensor, ...]) -> int | None:
-    sizes = [t.size_bytes for t in tensors]
-    if not sizes or any(s is None for s in sizes):
-        return None
-    return sum(s for s in sizes if s is not None)
-
-
-def pte_defaults(info: ModelInfo) -> SidecarDefaults:
-    """Engine-config defaults for a PTE: the sidecar's export-time facts, else the program's.
-
-    Explicit config values always win over these; the caller applies them only where the
-    config left a value unset.
-    """
-    side = defaults(info.sidecar)
-    return SidecarDefaults(
-        backend=side.backend or ("ns" if info.needs_ns_ops else None),
-        ns_ops=side.ns_ops or info.needs_ns_ops,
-        portable_ops=side.portable_ops if side.portable_ops is not None else info.portable_ops,
-        planned_arena_size=side.planned_arena_size or info.planned_arena_bytes or None,
-        input_size=side.input_size or info.input_bytes or None,
-        output_size=side.output_size or info.output_bytes or None,
-    )
-
-
-def check_ns_ops(info: ModelInfo, ns_ops: bool) -> None:
-    """Refuse a program that needs the NS kernels on a build configured without them.
-
-    The program's operator table decides; a sidecar that declares NS operators counts too.
-    """
-    sidecar = info.sidecar
-    declared = sidecar is not None and sidecar.requires_ns_ops
-    if (info.needs_ns_ops or declared) and not ns_ops:
-        source = sidecar.path.name if declared and sidecar else info.path.name
-        raise ConfigError(
-            f"{source} declares cortex_m_ns:: operators, but ns_ops is disabled",
-            hint="the program would fail at Method::load; set engine.config.ns_ops: true with "
-            "engine.backend: ns (Apollo boards only), or export with the arm provider",
-        )

@@ -17,13 +17,12 @@ from hpx_core.boards import Board
 from hpx_core.boards.counters import CounterPlan, plan_counters, pmu_events
 from hpx_core.boards.support import SupportPlan, sdk_root, support_plan
 from hpx_core.build import Project, build_project, get_toolchain, render_project
+from hpx_core.build.placement import check_elf
 from hpx_core.errors import HpxError, RunError, ToolError
-from hpx_core.placement import check_elf
 from hpx_core.probe.probes import NoProbeError
-from hpx_core.probe.pyocd_api import PyocdApi
-from hpx_core.probe.record import judge
-from hpx_core.probe.runner import ProbeSettings, run_on_probe
 from hpx_core.results import Measurement, measure
+from hpx_core.run.record import judge
+from hpx_core.run.runner import Runner
 
 
 @attrs.frozen
@@ -50,14 +49,12 @@ def run_extra_passes(
     plan: EventPlan,
     *,
     toolchain: str,
-    probe: str | None,
-    settings: ProbeSettings,
-    api: PyocdApi | None = None,
+    runner: Runner,
     support: SupportPlan | None = None,
 ) -> list[Measurement]:
-    """Build and run passes 2.. of ``plan`` beside ``project`` (pass 1); their measurements.
-
-    ``support`` is the board support pass 1 was rendered with (default: the board's own).
+    """Build and run passes 2.. of ``plan`` beside ``project`` (pass 1) with ``runner``; their
+    measurements. ``support`` is the board support pass 1 was rendered with (default: the
+    board's own).
     """
     board = project.board
     measured = []
@@ -68,8 +65,9 @@ def run_extra_passes(
         built = build_project(again, get_toolchain(toolchain))
         check_elf(board, built.elf, project.contribution.buffers)
         try:
-            output = run_on_probe(board, built.elf, probe=probe, settings=settings, api=api)
-            measured.append(measure(judge(board, built.elf, output.stream), board, plan.names))
+            run = runner.execute(built.elf)
+            capture = judge(board, built.elf, run, runner.timeout)
+            measured.append(measure(capture, board, plan.names))
         except (NoProbeError, ToolError):
             raise  # the caller stops after the build, as for the first pass
         except HpxError as error:

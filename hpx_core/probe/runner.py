@@ -18,11 +18,13 @@ import structlog
 
 from hpx_core.boards import Board
 from hpx_core.build.elfinfo import symbol_inventory
+from hpx_core.build.placement import check_elf
+from hpx_core.contract import Json
 from hpx_core.errors import CaptureError, RunError
-from hpx_core.placement import check_elf
 from hpx_core.probe.probes import ProbeInfo, choose_probe, list_probes
 from hpx_core.probe.pyocd_api import PyocdApi, pyocd_api
 from hpx_core.probe.rtt import UpReader, find_control_block, open_up_channel
+from hpx_core.run.runner import Execution, StreamStoppedError
 
 log = structlog.get_logger(__name__)
 
@@ -30,14 +32,6 @@ RTT_SYMBOL = "_SEGGER_RTT"
 RTT_CHANNEL = "hpx"
 _END = re.compile(rb"^@HPX \d+ END [^\n]*\n", re.MULTILINE)
 STOPPED = {"HALTED", "LOCKUP", "RESET"}
-
-
-class StreamStoppedError(RunError):
-    """The stream ended early (timeout or a silent target); ``partial`` is what came."""
-
-    def __init__(self, message: str, hint: str, partial: bytes) -> None:
-        super().__init__(message, hint)
-        self.partial = partial
 
 
 def _paths(value: Iterable[str | Path]) -> tuple[Path, ...]:
@@ -213,3 +207,31 @@ def run_on_probe(
         clock() - started,
         reader.channel.descriptor,
     )
+
+
+@attrs.frozen
+class ProbeRunner:
+    """The silicon boards' runner: flash through the chosen probe, capture over RTT."""
+
+    board: Board
+    settings: ProbeSettings
+    probe: str | None = None
+    api: PyocdApi | None = None
+
+    @property
+    def timeout(self) -> float:
+        return self.settings.timeout
+
+    def check(self) -> None:
+        choose_probe(list_probes(self.api or pyocd_api()), self.probe)
+
+    def execute(self, elf: Path) -> Execution:
+        output = run_on_probe(self.board, elf, probe=self.probe, settings=self.settings,
+                              api=self.api)
+        probe: dict[str, Json] = dict(attrs.asdict(output.probe))
+        details: dict[str, Json] = {
+            "runner": "probe", "probe": probe, "pyocd_target": output.target,
+            "seconds": round(output.seconds, 3),
+            "rtt_control_block": f"{output.rtt_address:#010x}",
+        }
+        return Execution(output.stream, output.seconds, details, {"runner": "probe"})

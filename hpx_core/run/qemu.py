@@ -16,7 +16,9 @@ import structlog
 
 from hpx_core.boards import Board
 from hpx_core.build.elfinfo import load_segments
+from hpx_core.contract import Json
 from hpx_core.errors import RunError, ToolError
+from hpx_core.run.runner import Execution
 
 log = structlog.get_logger(__name__)
 
@@ -112,3 +114,43 @@ def run_on_qemu(board: Board, elf: Path, *, timeout: float = 60.0) -> RunOutput:
     exit_code = None if timed_out else proc.returncode
     log.info("qemu", board=board.name, exit_code=exit_code, seconds=round(seconds, 3))
     return RunOutput(tuple(argv), stream, stderr, exit_code, seconds, timed_out)
+
+
+def qemu_version(argv0: str) -> str:
+    """The first line of ``qemu-system-arm --version`` (for provenance)."""
+    try:
+        done = subprocess.run(
+            [argv0, "--version"], capture_output=True, text=True, timeout=30, check=False
+        )
+    except OSError:
+        return "unknown"
+    return done.stdout.strip().splitlines()[0] if done.stdout.strip() else "unknown"
+
+
+@attrs.frozen
+class QemuRunner:
+    """The emulated boards' runner: one QEMU process per run, ``-icount`` for exact counts."""
+
+    board: Board
+    timeout: float = 600.0
+
+    def check(self) -> None:
+        if not shutil.which(QEMU):
+            raise ToolError(f"{QEMU} is not on PATH",
+                            "install it (Debian: apt-get install qemu-system-arm)")
+
+    def execute(self, elf: Path) -> Execution:
+        output = run_on_qemu(self.board, elf, timeout=self.timeout)
+        details: dict[str, Json] = {
+            "runner": "qemu",
+            "argv": list(output.argv),
+            "exit_code": output.exit_code,
+            "seconds": round(output.seconds, 3),
+            "timed_out": output.timed_out,
+            "stderr": output.stderr.decode("utf-8", "replace")[-4000:],
+        }
+        identity: dict[str, Json] = {
+            "runner": {"argv": list(output.argv), "version": qemu_version(output.argv[0])}
+        }
+        return Execution(output.stream, output.seconds, details, identity,
+                         exit_code=output.exit_code, timed_out=output.timed_out)

@@ -1,6 +1,5 @@
-"""Pinned engine sources: the compatibility baseline, the cache, overrides and version floors."""
+"""Pinned engine sources: pin declarations, the cache, overrides, licenses and version floors."""
 
-from hpx_core.sources.baseline import Baseline, RepoPin, SubmodulePin, load_baseline
 from hpx_core.sources.cache import SourceCache, cache_info, cache_root, clean_cache, pin_states
 from hpx_core.sources.licensing import BoardLike, Verdict, check_may_run, may_run
 from hpx_core.sources.materialize import (
@@ -9,11 +8,29 @@ from hpx_core.sources.materialize import (
     materialize_pin,
     materialize_pins,
 )
-from hpx_core.sources.versions import package_status, require_heliart, require_package
+from hpx_core.sources.pins import (
+    PackagePin,
+    PinsError,
+    PinSet,
+    RepoPin,
+    SubmodulePin,
+    core_pins,
+    load_pins,
+    merge_pins,
+)
+from hpx_core.sources.versions import (
+    package_status,
+    parse_version,
+    require_min_version,
+    require_package,
+    source_version,
+)
 
 __all__ = [
-    "Baseline",
     "BoardLike",
+    "PackagePin",
+    "PinSet",
+    "PinsError",
     "RepoPin",
     "SourceCache",
     "SubmodulePin",
@@ -22,14 +39,18 @@ __all__ = [
     "cache_root",
     "check_may_run",
     "clean_cache",
-    "load_baseline",
+    "core_pins",
+    "load_pins",
     "materialize",
     "materialize_board",
     "materialize_pin",
     "materialize_pins",
     "may_run",
+    "merge_pins",
     "package_status",
+    "parse_version",
     "pin_states",
-    "require_heliart",
+    "require_min_version",
     "require_package",
+    "source_version",
 ]

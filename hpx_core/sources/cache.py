@@ -16,8 +16,8 @@ import structlog
 from filelock import FileLock, Timeout
 
 from hpx_core.errors import SourceError
-from hpx_core.sources.baseline import Baseline, RepoPin, load_baseline
 from hpx_core.sources.checkout import CheckoutState, inspect
+from hpx_core.sources.pins import PinSet, RepoPin
 
 log = structlog.get_logger()
 ENV = "HPX_CACHE_DIR"
@@ -104,15 +104,12 @@ class CacheInfo:
         return sum(e.size for e in self.entries)
 
 
-def pin_states(
-    pins: Iterable[RepoPin] | None = None, cache: SourceCache | None = None
-) -> tuple[PinState, ...]:
-    """The cache state of each pin (every repository of the baseline by default)."""
+def pin_states(pins: Iterable[RepoPin], cache: SourceCache | None = None) -> tuple[PinState, ...]:
+    """The cache state of each pin."""
     store = cache or SourceCache()
-    chosen = list(pins) if pins is not None else list(load_baseline().repositories.values())
     return tuple(
         PinState(pin, store.checkout(pin.name), inspect(store.checkout(pin.name), pin))
-        for pin in chosen
+        for pin in pins
     )
 
 
@@ -134,7 +131,7 @@ def cache_info(cache: SourceCache | None = None) -> CacheInfo:
 def clean_cache(
     names: Iterable[str] | None = None,
     cache: SourceCache | None = None,
-    baseline: Baseline | None = None,
+    catalog: PinSet | None = None,
 ) -> tuple[Path, ...]:
     """Remove source checkouts (the named ones, or all), each under its lock.
 
@@ -146,7 +143,7 @@ def clean_cache(
         wanted = sorted(p.name for p in store.sources.iterdir()) if store.sources.is_dir() else []
     else:
         wanted = list(names)
-        known = (baseline or load_baseline()).repositories
+        known = catalog.repositories if catalog is not None else {}
         for name in wanted:
             if name not in known and not store.checkout(name).exists():
                 raise SourceError(f"nothing cached for {name!r}", "see `hpx sources list`")

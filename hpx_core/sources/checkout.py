@@ -13,7 +13,7 @@ from typing import Literal
 import attrs
 import git
 
-from hpx_core.sources.baseline import RepoPin, SubmodulePin
+from hpx_core.sources.pins import RepoPin, SubmodulePin
 
 State = Literal["missing", "at pin", "dirty", "wrong commit", "invalid"]
 NO_PROMPT = {"GIT_TERMINAL_PROMPT": "0"}

@@ -1,7 +1,8 @@
-"""May this engine run on this board? Answered from the baseline's license data.
+"""May this engine run on this board? Answered from the licenses its pins declare.
 
-The Ambiq Apollo SDK License allows execution only on Ambiq-manufactured CPUs, so the pipeline
-asks here before fetching or building anything, and the answer names what to choose instead.
+Some licenses allow execution only on one vendor's CPUs (the Ambiq Apollo SDK License, say), so
+the pipeline asks here before fetching or building anything, and the answer names what to
+choose instead.
 """
 
 from __future__ import annotations
@@ -12,14 +13,7 @@ from typing import Protocol
 import attrs
 
 from hpx_core.errors import LicenseError
-from hpx_core.sources.baseline import Baseline, RunsOn, load_baseline
-
-AMBIQ = "Ambiq"
-_WHY: dict[RunsOn, str] = {
-    "any": "may run on any board",
-    "ambiq-cpu": "permits execution only on Ambiq-manufactured CPUs",
-    "apollo-hardware": "drives Apollo hardware, so it runs only on Apollo boards",
-}
+from hpx_core.sources.pins import PinSet
 
 
 def _components(value: Iterable[Component]) -> tuple[Component, ...]:
@@ -27,13 +21,16 @@ def _components(value: Iterable[Component]) -> tuple[Component, ...]:
 
 
 class BoardLike(Protocol):
-    """The two facts about a board this check needs (``hpx_core.boards.Board`` has both)."""
+    """The facts about a board this check needs (``hpx_core.boards.Board`` has them)."""
 
     @property
     def name(self) -> str: ...
 
     @property
     def cpu_vendor(self) -> str: ...
+
+    @property
+    def family(self) -> str: ...
 
 
 @attrs.frozen
@@ -42,16 +39,16 @@ class Component:
 
     name: str
     license: str
-    runs_on: RunsOn
+    runs_on: str
 
 
 @attrs.frozen
 class Verdict:
-    """The answer: allowed, or the components whose license forbids this CPU."""
+    """The answer: allowed, or the components whose license forbids this board."""
 
     engine: str
     backend: str | None
-    cpu_vendor: str
+    board: str
     blockers: tuple[Component, ...] = attrs.field(converter=_components)
 
     @property
@@ -59,37 +56,46 @@ class Verdict:
         return not self.blockers
 
 
-def runs_on_vendor(runs_on: RunsOn, cpu_vendor: str) -> bool:
-    """Whether code of this class may execute on a CPU made by ``cpu_vendor``."""
-    return runs_on == "any" or cpu_vendor == AMBIQ
+def may_execute(runs_on: str, board: BoardLike) -> bool:
+    """Whether code whose license says ``runs_on`` may execute on ``board``."""
+    kind, _, value = runs_on.partition(":")
+    if kind == "cpu-vendor":
+        return board.cpu_vendor == value
+    if kind == "board-family":
+        return board.family == value
+    return runs_on == "any"
 
 
-def components(
-    engine: str, backend: str | None, baseline: Baseline | None = None
-) -> tuple[Component, ...]:
+def why(runs_on: str) -> str:
+    """What a ``runs_on`` restriction means, in words for an error message."""
+    kind, _, value = runs_on.partition(":")
+    if kind == "cpu-vendor":
+        return f"permits execution only on {value}-manufactured CPUs"
+    if kind == "board-family":
+        return f"drives {value} hardware, so it runs only on {value} boards"
+    return "may run on any board"
+
+
+def components(catalog: PinSet, engine: str, backend: str | None) -> tuple[Component, ...]:
     """Everything an engine build (with ``backend``, or all backends when None) contains."""
-    base = baseline or load_baseline()
-    repos = [Component(p.name, p.license, p.runs_on) for p in base.pins_for(engine, backend)]
-    pkgs = [Component(p.name, p.license, p.runs_on) for p in base.packages_for(engine)]
+    repos = [Component(p.name, p.license, p.runs_on) for p in catalog.pins_for(engine, backend)]
+    pkgs = [Component(p.name, p.license, p.runs_on) for p in catalog.packages_for(engine)]
     return (*repos, *pkgs)
 
 
-def may_run(
-    engine: str, backend: str | None, cpu_vendor: str, baseline: Baseline | None = None
-) -> Verdict:
-    """Whether ``engine``/``backend`` may execute on a CPU made by ``cpu_vendor``."""
-    parts = components(engine, backend, baseline)
-    blockers = [c for c in parts if not runs_on_vendor(c.runs_on, cpu_vendor)]
-    return Verdict(engine=engine, backend=backend, cpu_vendor=cpu_vendor, blockers=blockers)
+def may_run(catalog: PinSet, engine: str, backend: str | None, board: BoardLike) -> Verdict:
+    """Whether ``engine``/``backend`` may execute on ``board``."""
+    parts = components(catalog, engine, backend)
+    blockers = [c for c in parts if not may_execute(c.runs_on, board)]
+    return Verdict(engine=engine, backend=backend, board=board.name, blockers=blockers)
 
 
-def alternatives(cpu_vendor: str, baseline: Baseline | None = None) -> tuple[str, ...]:
-    """Engine/backend choices that may run on ``cpu_vendor``, spelled for a hint."""
-    base = baseline or load_baseline()
+def alternatives(catalog: PinSet, board: BoardLike) -> tuple[str, ...]:
+    """Engine/backend choices that may run on ``board``, spelled for a hint."""
     found: list[str] = []
-    for name, spec in sorted(base.engines.items()):
+    for name, spec in sorted(catalog.engines.items()):
         choices: list[str | None] = [*spec.backends] or [None]
-        ok = [b for b in choices if may_run(name, b, cpu_vendor, base).allowed]
+        ok = [b for b in choices if may_run(catalog, name, b, board).allowed]
         if ok and ok == choices:
             found.append(name if not spec.backends else f"{name} ({', '.join(map(str, ok))})")
         elif ok:
@@ -98,33 +104,28 @@ def alternatives(cpu_vendor: str, baseline: Baseline | None = None) -> tuple[str
 
 
 def check_may_run(
+    catalog: PinSet,
     engine: str,
     backend: str | None,
     board: BoardLike,
-    known_boards: Iterable[BoardLike] | None = None,
-    baseline: Baseline | None = None,
+    known_boards: Iterable[BoardLike],
 ) -> None:
     """Raise :class:`LicenseError` unless ``engine``/``backend`` may run on ``board``.
 
-    The error names the boards among ``known_boards`` (default: every known board) that may.
+    The error names the boards among ``known_boards`` that may, and the engines that may run
+    on this one.
     """
-    if known_boards is None:
-        from hpx_core.boards import all_boards
-
-        known_boards = all_boards().values()
-    verdict = may_run(engine, backend, board.cpu_vendor, baseline)
+    verdict = may_run(catalog, engine, backend, board)
     if verdict.allowed:
         return
     which = f"{engine} (backend {backend})" if backend else engine
     parts = ", ".join(f"{c.name} is {c.license}" for c in verdict.blockers)
-    why = "; ".join(sorted({_WHY[c.runs_on] for c in verdict.blockers}))
-    able = sorted(
-        b.name for b in known_boards if may_run(engine, backend, b.cpu_vendor, baseline).allowed
-    )
-    where = ", ".join(able) if able else "boards with an Ambiq-manufactured CPU (Apollo EVBs)"
-    instead = ", ".join(alternatives(board.cpu_vendor, baseline)) or "none"
+    reasons = "; ".join(sorted({why(c.runs_on) for c in verdict.blockers}))
+    able = sorted(b.name for b in known_boards if may_run(catalog, engine, backend, b).allowed)
+    where = ", ".join(able) if able else "none of the known boards"
+    instead = ", ".join(alternatives(catalog, board)) or "none"
     raise LicenseError(
         f"{which} may not run on board {board.name!r} (CPU by {board.cpu_vendor}): {parts}, "
-        f"which {why}",
+        f"which {reasons}",
         f"boards that may run it: {where}; engines that may run on {board.name}: {instead}",
     )

@@ -19,12 +19,12 @@ import attrs
 import structlog
 from filelock import Timeout
 
-from hpx_core.engine import Provenance, SourceRepo, SourceSet
+from hpx_core.contract import Provenance, SourceRepo, SourceSet
 from hpx_core.errors import SourceError
-from hpx_core.sources.baseline import Baseline, RepoPin, load_baseline
 from hpx_core.sources.cache import SourceCache
 from hpx_core.sources.checkout import inspect
 from hpx_core.sources.licensing import BoardLike, check_may_run
+from hpx_core.sources.pins import PinSet, RepoPin, core_pins
 from hpx_core.sources.sync import ProgressFn, clone, force_sync
 
 log = structlog.get_logger()
@@ -188,6 +188,7 @@ def materialize_pins(
 
 
 def materialize(
+    catalog: PinSet,
     engine: str,
     backend: str | None = None,
     *,
@@ -198,21 +199,24 @@ def materialize(
     allow_unpinned: bool = False,
     offline: bool = False,
     cache: SourceCache | None = None,
-    baseline: Baseline | None = None,
     progress: ProgressFn | None = None,
 ) -> SourceSet:
     """The sources of ``engine``/``backend`` at their pins, after the license check for ``board``.
 
-    ``source_path`` replaces the engine's primary repository with a local checkout.
+    ``catalog`` is every pin hpx knows (``SourcesRequest.catalog``); ``source_path`` replaces the
+    engine's primary repository with a local checkout.
     """
-    base = baseline or load_baseline()
     if board is not None:
-        check_may_run(engine, backend, board, known_boards, base)
+        if known_boards is None:
+            from hpx_core.boards import all_boards
+
+            known_boards = all_boards().values()
+        check_may_run(catalog, engine, backend, board, known_boards)
     given = dict(overrides or {})
     if source_path is not None:
-        given[base.engine(engine).primary] = source_path
+        given[catalog.engine(engine).primary] = source_path
     return materialize_pins(
-        base.pins_for(engine, backend),
+        catalog.pins_for(engine, backend),
         overrides=given,
         allow_unpinned=allow_unpinned,
         offline=offline,
@@ -226,11 +230,9 @@ def materialize_board(
     *,
     offline: bool = False,
     cache: SourceCache | None = None,
-    baseline: Baseline | None = None,
     progress: ProgressFn | None = None,
 ) -> SourceSet:
-    """The board support sources of a board family (e.g. ``apollo``) at their pins."""
-    base = baseline or load_baseline()
+    """The board support sources of a board family (e.g. ``apollo``) at the core's pins."""
     return materialize_pins(
-        base.pins_for_board(family), offline=offline, cache=cache, progress=progress
+        core_pins().pins_for_board(family), offline=offline, cache=cache, progress=progress
     )

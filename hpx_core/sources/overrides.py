@@ -11,10 +11,10 @@ from pathlib import Path
 
 import structlog
 
-from hpx_core.engine import Provenance, SourceRepo
+from hpx_core.contract import Provenance, SourceRepo
 from hpx_core.errors import SourceError
-from hpx_core.sources.baseline import RepoPin
 from hpx_core.sources.checkout import head_of, inspect, toplevel_of
+from hpx_core.sources.pins import RepoPin
 from hpx_core.sources.versions import below_floor, source_version
 
 log = structlog.get_logger()

@@ -17,7 +17,6 @@ import git
 import structlog
 
 from hpx_core.errors import SourceError
-from hpx_core.sources.baseline import RepoPin, SubmodulePin
 from hpx_core.sources.checkout import (
     NO_PROMPT,
     git_at,
@@ -26,6 +25,7 @@ from hpx_core.sources.checkout import (
     split_submodule,
     unlisted_submodules,
 )
+from hpx_core.sources.pins import RepoPin, SubmodulePin
 
 log = structlog.get_logger()
 
@@ -173,8 +173,8 @@ def _sync_submodule(root: Path, pin: RepoPin, sub: SubmodulePin) -> bool:
     if recorded != sub.commit:
         raise SourceError(
             f"{pin.name}@{pin.commit[:12]} records submodule {sub.path} at {recorded}, "
-            f"the baseline says {sub.commit}",
-            "the baseline is inconsistent: pin the superproject's recorded commit",
+            f"the pin says {sub.commit}",
+            "the pins are inconsistent: pin the superproject's recorded commit",
         )
     try:
         if sub.exclude and head_of(root / sub.path) is None:
@@ -205,7 +205,7 @@ def _sync_submodule(root: Path, pin: RepoPin, sub: SubmodulePin) -> bool:
 
 
 def _deinit_unlisted(root: Path, pin: RepoPin, missing: list[str]) -> None:
-    """Only the named submodules stay initialized (a baseline may drop one)."""
+    """Only the named submodules stay initialized (a pin may drop one)."""
     for full in unlisted_submodules(root, pin, missing):
         owners = [s.path for s in pin.submodules if full.startswith(s.path + "/")]
         base = max(owners, key=len) if owners else ""

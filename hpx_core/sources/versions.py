@@ -1,4 +1,4 @@
-"""Version floors: helia-aot's installed version and heliaRT's source or prebuilt version.
+"""Version floors: a source tree's declared version, and an engine's Python packages.
 
 Both fail closed: a version that cannot be read is an error, not a guess.
 """
@@ -13,7 +13,7 @@ import attrs
 from packaging.version import InvalidVersion, Version
 
 from hpx_core.errors import SourceError, ToolError
-from hpx_core.sources.baseline import Baseline, PackagePin, RepoPin, load_baseline
+from hpx_core.sources.pins import PackagePin, RepoPin
 
 
 def parse_version(text: str) -> Version:
@@ -31,7 +31,7 @@ def below_floor(found: str | Version, floor: str) -> bool:
 def source_version(pin: RepoPin, root: Path) -> Version:
     """The version a source tree or prebuilt distribution declares (``pin.version_file``)."""
     if not pin.version_file or not pin.version_pattern:
-        raise SourceError(f"the baseline says nowhere where {pin.name} keeps its version")
+        raise SourceError(f"the pin of {pin.name} says nowhere where it keeps its version")
     path = root / pin.version_file
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
@@ -49,19 +49,13 @@ def source_version(pin: RepoPin, root: Path) -> Version:
     return parse_version(".".join(g for g in match.groups() if g is not None))
 
 
-def heliart_version(root: Path, baseline: Baseline | None = None) -> Version:
-    """heliaRT's version from its source tree or prebuilt distribution at ``root``."""
-    return source_version((baseline or load_baseline()).pin("helia-rt"), root)
-
-
-def require_heliart(root: Path, baseline: Baseline | None = None) -> Version:
-    """heliaRT's version at ``root``, refused below the baseline's floor."""
-    pin = (baseline or load_baseline()).pin("helia-rt")
+def require_min_version(pin: RepoPin, root: Path) -> Version:
+    """The version of the tree at ``root``, refused below the pin's ``min_version``."""
     found = source_version(pin, root)
     if pin.min_version and below_floor(found, pin.min_version):
         raise SourceError(
-            f"heliaRT {found} at {root} is below the supported minimum {pin.min_version}",
-            f"use heliaRT >= {pin.min_version} (the pinned release is {pin.version})",
+            f"{pin.name} {found} at {root} is below the supported minimum {pin.min_version}",
+            f"use {pin.name} >= {pin.min_version} (the pinned release is {pin.version})",
         )
     return found
 
@@ -87,9 +81,8 @@ class PackageStatus:
         return f'pip install "{spec}"'
 
 
-def package_status(name: str, baseline: Baseline | None = None) -> PackageStatus:
-    """The installed version of a baseline package (e.g. ``helia-aot``), read from metadata."""
-    pkg: PackagePin = _package(name, baseline)
+def package_status(pkg: PackagePin) -> PackageStatus:
+    """The installed version of an engine's package (e.g. a compiler), read from metadata."""
     try:
         installed: str | None = metadata.version(pkg.distribution)
     except metadata.PackageNotFoundError:
@@ -97,9 +90,9 @@ def package_status(name: str, baseline: Baseline | None = None) -> PackageStatus
     return PackageStatus(pkg.name, pkg.distribution, installed, pkg.min_version)
 
 
-def require_package(name: str, baseline: Baseline | None = None) -> Version:
-    """The installed version of ``name``; a :class:`ToolError` when missing or below the floor."""
-    status = package_status(name, baseline)
+def require_package(pkg: PackagePin) -> Version:
+    """The installed version of ``pkg``; a :class:`ToolError` when missing or below the floor."""
+    status = package_status(pkg)
     if status.installed is None:
         raise ToolError(f"{status.distribution} is not installed", status.install_command)
     if not status.ok:
@@ -109,62 +102,3 @@ def require_package(name: str, baseline: Baseline | None = None) -> Version:
             status.install_command,
         )
     return parse_version(status.installed)
-
-
-_AOT_FLOOR = re.compile(
-    r"CMSIS_NN_VERSION\s*=\s*SemanticVersion\(\s*major=(\d+),\s*minor=(\d+),\s*patch=(\d+)\s*\)"
-)
-AOT_DEFINES = "helia_aot/aot/defines.py"
-
-
-def helia_aot_kernel_floor(baseline: Baseline | None = None) -> Version:
-    """The oldest ns-cmsis-nn the installed helia-aot's generated code accepts.
-
-    Read from the installed package's source (``CMSIS_NN_VERSION``), without importing it.
-    """
-    status = package_status("helia-aot", baseline)
-    if status.installed is None:
-        raise ToolError(f"{status.distribution} is not installed", status.install_command)
-    path = Path(str(metadata.distribution(status.distribution).locate_file(AOT_DEFINES)))
-    try:
-        match = _AOT_FLOOR.search(path.read_text(encoding="utf-8"))
-    except OSError:
-        match = None
-    if match is None:
-        raise ToolError(
-            f"cannot tell which ns-cmsis-nn {status.distribution} {status.installed} needs: "
-            f"no CMSIS_NN_VERSION in {path}",
-            "this helia-aot release is not one hpx knows how to check; use another release",
-        )
-    return parse_version(".".join(match.groups()))
-
-
-def check_helia_aot_pair(ns_cmsis_nn: Path, baseline: Baseline | None = None) -> Version:
-    """Refuse a helia-aot whose generated code needs a newer ns-cmsis-nn than ``ns_cmsis_nn``.
-
-    Returns the ns-cmsis-nn version found there.
-    """
-    base = baseline or load_baseline()
-    pin = base.pin("ns-cmsis-nn")
-    found = source_version(pin, ns_cmsis_nn)
-    needed = helia_aot_kernel_floor(base)
-    if found < needed:
-        status = package_status("helia-aot", base)
-        pkg = base.packages["helia-aot"]
-        way_out = f'pip install "{pkg.distribution}=={pkg.pairs_with}"; ' if pkg.pairs_with else ""
-        raise ToolError(
-            f"{status.distribution} {status.installed} generates code that needs ns-cmsis-nn >= "
-            f"{needed}, but ns-cmsis-nn at {ns_cmsis_nn} is {found}",
-            f"{way_out}or build against an ns-cmsis-nn >= {needed} (a development override)",
-        )
-    return found
-
-
-def _package(name: str, baseline: Baseline | None) -> PackagePin:
-    base = baseline or load_baseline()
-    try:
-        return base.packages[name]
-    except KeyError:
-        raise SourceError(
-            f"no package {name!r} in the baseline", f"known: {', '.join(sorted(base.packages))}"
-        ) from None

@@ -9,7 +9,7 @@ from hpx_core.tflm_family.arena import ArenaPlan, arena_summary, plan_arena, sug
 from hpx_core.tflm_family.glue import FamilyGlue, family_glue, layer_names
 from hpx_core.tflm_family.inputs import InputSpec, input_bytes
 from hpx_core.tflm_family.model_array import c_array, parse_c_array
-from hpx_core.tflm_family.prepare import ModelGlue, model_glue
+from hpx_core.tflm_family.prepare import FamilyFacts, ModelGlue, model_glue
 from hpx_core.tflm_family.reference import OutputCheck, compare_outputs, host_outputs
 from hpx_core.tflm_family.resolver import (
     UPSTREAM_METHODS,
@@ -23,6 +23,7 @@ from hpx_core.tflm_family.results import family_extra, output_checks
 __all__ = [
     "UPSTREAM_METHODS",
     "ArenaPlan",
+    "FamilyFacts",
     "FamilyGlue",
     "InputSpec",
     "ModelGlue",

@@ -10,9 +10,10 @@ from collections.abc import Mapping, Sequence
 
 import attrs
 
+from hpx_core.build.placement import ARENA_USES, WEIGHTS_USES
 from hpx_core.build.templates import templates_root
+from hpx_core.contract import PlannedBuffer
 from hpx_core.models import ModelInfo
-from hpx_core.placement import ARENA_USES, WEIGHTS_USES, PlannedBuffer
 from hpx_core.tflm_family.arena import ArenaPlan
 from hpx_core.tflm_family.model_array import c_array
 from hpx_core.tflm_family.resolver import resolver_source

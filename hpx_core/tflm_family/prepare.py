@@ -7,7 +7,7 @@ for those inputs. Each engine adds only its library's facts.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from pathlib import Path
 
 import attrs
@@ -20,13 +20,36 @@ from hpx_core.tflm_family.reference import host_outputs
 from hpx_core.tflm_family.resolver import methods_from_checkout, select_ops
 
 
+def _bytes(value: Iterable[bytes]) -> tuple[bytes, ...]:
+    return tuple(value)
+
+
+def _strs(value: Iterable[str]) -> tuple[str, ...]:
+    return tuple(value)
+
+
+@attrs.frozen
+class FamilyFacts:
+    """What a TFLM-family run's results are checked against: the engine's firmware facts.
+
+    ``library``/``library_key`` name the engine library the firmware links (set by the engine).
+    """
+
+    input: str
+    resolver_ops: tuple[str, ...] = attrs.field(converter=_strs)
+    arena: ArenaPlan
+    layers: tuple[str, ...] = attrs.field(converter=_strs)
+    host_outputs: tuple[bytes, ...] = attrs.field(converter=_bytes)
+    library: str = ""
+    library_key: str = ""
+
+
 @attrs.frozen
 class ModelGlue:
-    """The glue files, and what the results stage needs (input, resolver, arena, layers,
-    host outputs) as JSON-ready values."""
+    """The glue files, and the facts the results stage needs."""
 
     glue: FamilyGlue
-    info: Mapping[str, object]
+    facts: FamilyFacts
 
 
 def model_glue(
@@ -45,9 +68,5 @@ def model_glue(
     inputs = input_bytes(spec, model)
     glue = family_glue(model, model_data, ops, methods_from_checkout(checkout), inputs, arena)
     expected = host_outputs(model_data, inputs, model)
-    info: dict[str, object] = {
-        "input": spec.describe(), "resolver_ops": list(ops), "arena_size": arena.size,
-        "arena_source": arena.source, "layers": list(glue.layer_names),
-        "host_outputs": [o.hex() for o in expected], "model_sha256": model.sha256,
-    }
-    return ModelGlue(glue, info)
+    facts = FamilyFacts(spec.describe(), ops, arena, glue.layer_names, expected)
+    return ModelGlue(glue, facts)

@@ -2,34 +2,33 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Sequence
 from typing import Any
 
 import attrs
 
 from hpx_core.models import ModelInfo
-from hpx_core.tflm_family.arena import ArenaPlan, arena_summary
+from hpx_core.tflm_family.arena import arena_summary
+from hpx_core.tflm_family.prepare import FamilyFacts
 from hpx_core.tflm_family.reference import OutputCheck, compare_outputs
 from hpx_core.wire import Capture
 
 
-def output_checks(capture: Capture, info: Mapping[str, Any], model: ModelInfo) -> tuple[
+def output_checks(capture: Capture, expected: Sequence[bytes], model: ModelInfo) -> tuple[
         OutputCheck, ...]:
     """The device's output tensors compared with the host reference recorded at generation."""
     device = capture.outputs()
-    expected = tuple(bytes.fromhex(h) for h in info["host_outputs"])
-    return compare_outputs(tuple(device[i] for i in sorted(device)), expected, model)
+    return compare_outputs(tuple(device[i] for i in sorted(device)), tuple(expected), model)
 
 
-def family_extra(capture: Capture, info: Mapping[str, Any], model: ModelInfo) -> dict[str, Any]:
+def family_extra(capture: Capture, facts: FamilyFacts, model: ModelInfo) -> dict[str, Any]:
     """The bundle's ``extra`` section: input used, arena (allocated + 1.5x), output checks."""
-    checks = output_checks(capture, info, model)
-    arena = ArenaPlan(int(info["arena_size"]), info["arena_source"])
+    checks = output_checks(capture, facts.host_outputs, model)
     return {
-        "input": info["input"],
-        "resolver_ops": list(info["resolver_ops"]),
-        "engine_library": info["library"],
-        **arena_summary(arena, capture.metrics().get("arena_used")),
+        "input": facts.input,
+        "resolver_ops": list(facts.resolver_ops),
+        "engine_library": facts.library,
+        **arena_summary(facts.arena, capture.metrics().get("arena_used")),
         "outputs": {
             "reference": "tflite-micro Python interpreter, same model and input bytes",
             "exact": all(c.exact for c in checks),

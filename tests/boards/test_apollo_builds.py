@@ -13,7 +13,6 @@ import re
 import shutil
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -22,8 +21,8 @@ from hpx_core.boards.support import sdk_root, support_plan
 from hpx_core.build import HarnessSettings, build_project, get_toolchain, render_project
 from hpx_core.build.builder import BuildResult
 from hpx_core.build.elfinfo import symbol_inventory
-from hpx_core.placement import check_elf
-from hpx_core.selftest_layers import selftest_contribution
+from hpx_core.build.placement import check_elf
+from hpx_core.selftest.layers import selftest_contribution
 
 pytestmark = pytest.mark.e2e
 
@@ -95,25 +94,12 @@ def _objects(result: BuildResult) -> list[str]:
     return [p.name.removesuffix(".obj") for p in result.elf.parent.rglob("*.obj")]
 
 
-def _fake_pyocd() -> Any:
-    import importlib.util
-
-    if "fake_pyocd" not in sys.modules:
-        path = Path(__file__).resolve().parents[1] / "probe" / "fake_pyocd.py"
-        spec = importlib.util.spec_from_file_location("fake_pyocd", path)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["fake_pyocd"] = module
-        spec.loader.exec_module(module)
-    return sys.modules["fake_pyocd"]
-
-
 def test_probe_runner_finds_rtt_at_the_apollo_elfs_symbol(work: Path) -> None:
+    import fake_pyocd as fake
+
     from hpx_core.probe.pyocd_api import PyocdApi
     from hpx_core.probe.runner import ProbeSettings, run_on_probe
     from hpx_core.wire.encode import encode_record
-
-    fake = _fake_pyocd()
     board = get_board("apollo510_evb")
     elf = build("apollo510_evb", work).elf
     rtt = next(s for s in symbol_inventory(elf).symbols if s.name == "_SEGGER_RTT")

@@ -16,7 +16,8 @@ import pytest
 
 from hpx_core.boards import get_board
 from hpx_core.build.elfinfo import symbol_inventory
-from hpx_core.placement import ARENA_USES, WEIGHTS_USES, PlannedBuffer, check_elf
+from hpx_core.build.placement import ARENA_USES, WEIGHTS_USES, check_elf
+from hpx_core.contract import PlannedBuffer
 from hpx_core.probe.probes import list_probes
 from hpx_core.probe.pyocd_api import pyocd_api
 

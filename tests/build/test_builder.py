@@ -10,7 +10,7 @@ from emulated_firmware import fixture_contribution, require_tools
 from hpx_core.boards import get_board
 from hpx_core.build import HarnessSettings, build_project, get_toolchain, render_project
 from hpx_core.errors import BuildError
-from hpx_core.selftest_layers import selftest_contribution
+from hpx_core.selftest.layers import selftest_contribution
 
 pytestmark = pytest.mark.emulated
 

@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
@@ -21,18 +18,6 @@ def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]
     code = main(list(args))
     out, err = capsys.readouterr()
     return code, out, err
-
-
-def _ptebuild() -> ModuleType:
-    """The PTE-writing test helper beside the model tests."""
-    if "ptebuild" not in sys.modules:
-        path = REPO / "tests" / "models" / "ptebuild.py"
-        spec = importlib.util.spec_from_file_location("ptebuild", path)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["ptebuild"] = module
-        spec.loader.exec_module(module)
-    return sys.modules["ptebuild"]
 
 
 def test_kws_json_has_13_layers(capsys: pytest.CaptureFixture[str]) -> None:
@@ -57,7 +42,7 @@ def test_kws_table(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_pte_shows_providers_and_ns_ops(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    ptebuild = _ptebuild()
+    import ptebuild
     path = tmp_path / "tier1.pte"
     path.write_bytes(ptebuild.build_program(ptebuild.sample_spec()))
     code, out, _ = _run(capsys, "analyze", str(path))

@@ -11,7 +11,7 @@ import pytest
 from hpx_core.boards import get_board
 from hpx_core.build import HarnessSettings, render_project
 from hpx_core.cli import main
-from hpx_core.engine import FirmwareContribution
+from hpx_core.contract import FirmwareContribution
 
 FAULT_C = Path(__file__).resolve().parents[1] / "fixtures" / "firmware" / "fault_engine.c"
 

@@ -2,25 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
+from selftest_bundles import bundle
 
 from hpx_core.cli import main
-
-for _name in ("emulated_firmware", "selftest_bundles"):
-    if _name not in sys.modules:
-        _spec = importlib.util.spec_from_file_location(
-            _name, Path(__file__).resolve().parents[1] / f"{_name}.py"
-        )
-        assert _spec is not None and _spec.loader is not None
-        sys.modules[_name] = importlib.util.module_from_spec(_spec)
-        _spec.loader.exec_module(sys.modules[_name])
-
-from selftest_bundles import bundle  # noqa: E402
 
 pytestmark = pytest.mark.emulated
 

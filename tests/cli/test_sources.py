@@ -4,38 +4,27 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
+import attrs
+import gitrepos
 import pytest
 
 from hpx_core.boards import all_boards
 from hpx_core.cli import main
-from hpx_core.sources.baseline import Baseline, parse_baseline
+from hpx_core.plugins import load_registry
+from hpx_core.sources.pins import PinSet, parse_pins
 
-
-def _load_gitrepos() -> Any:
-    if "gitrepos" not in sys.modules:
-        path = Path(__file__).parents[1] / "sources" / "gitrepos.py"
-        spec = importlib.util.spec_from_file_location("gitrepos", path)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["gitrepos"] = module
-        spec.loader.exec_module(module)
-    return sys.modules["gitrepos"]
-
-
-gitrepos = _load_gitrepos()
 git_env = gitrepos.git_env
 upstream = gitrepos.upstream
 cli_sources = importlib.import_module("hpx_core.cli.sources")
 
 
-def toy_baseline(up: Any) -> Baseline:
-    """A baseline with one engine, `toy`, built from the test repositories."""
+def toy_pins(up: Any) -> PinSet:
+    """Pins of one engine, `toy`, built from the test repositories."""
     pin = up.pin()
-    return parse_baseline(
+    return parse_pins(
         {
             "schema": 1,
             "common": [],
@@ -60,7 +49,8 @@ def toy_baseline(up: Any) -> Baseline:
 
 @pytest.fixture
 def toy(upstream: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
-    monkeypatch.setattr(cli_sources, "load_baseline", lambda: toy_baseline(upstream))
+    registry = attrs.evolve(load_registry(), catalog=toy_pins(upstream))
+    monkeypatch.setattr(cli_sources, "default_registry", lambda: registry)
     return upstream
 
 
@@ -133,15 +123,20 @@ def test_helia_rt_on_an_emulated_board_is_refused_before_fetching(
     assert not cache_dir().exists()
 
 
-def test_shipped_baseline_listing_shows_every_license(
+def test_listing_shows_every_license_and_who_declared_each_pin(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    code, out, _ = run(capsys, "sources", "list")
+    code, out, _ = run(capsys, "sources", "list", "--json")
     assert code == 0
-    for name in ("tflite-micro", "helia-rt", "nsx-executorch", "nsx-ambiq-sdk"):
-        assert name in out
+    rows = {row["name"]: row for row in json.loads(out)["repositories"]}
+    assert rows["tflite-micro"]["declared_by"] == "hpx-tflm"
+    assert rows["helia-rt"]["declared_by"] == "hpx-heliart"
+    assert rows["nsx-executorch"]["declared_by"] == "hpx-executorch"
+    assert rows["CMSIS-NN"]["declared_by"] == rows["nsx-ambiq-sdk"]["declared_by"] == "hpx-core"
+    assert "tflm/cmsis_nn" in rows["CMSIS-NN"]["used_by"]
+    code, out, _ = run(capsys, "sources", "list")
     assert "LicenseRef-Ambiq-Apollo-SDK" in out and "BSD-3-Clause" in out
-    assert "helia-aot" in out and "0.18.0" in out
+    assert "helia-aot" in out and "0.18.0" in out and "declared by hpx-heliaaot" in out
 
 
 def test_fetch_needs_an_engine_or_a_board_family(capsys: pytest.CaptureFixture[str]) -> None:

@@ -10,7 +10,8 @@ from hpx_core.cli import main
 
 
 def test_missing_elf_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["verify-kernels", "--provider", "arm", str(tmp_path / "none.elf")])
+    code = main(["verify-kernels", "--engine", "executorch", "--provider", "arm",
+                 str(tmp_path / "none.elf")])
     assert code == 2
     assert "ELF not found" in capsys.readouterr().err
 

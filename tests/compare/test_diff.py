@@ -10,7 +10,7 @@ from selftest_bundles import EXTRA_INSTRUCTIONS, bundle
 
 from hpx_core.compare import MatchManifest, Region, compare, load_view
 from hpx_core.errors import ConfigError, ResultsError, RunError
-from hpx_core.run.session import run_and_record
+from hpx_core.run import run_and_record, runner_for
 
 pytestmark = pytest.mark.emulated
 
@@ -107,7 +107,8 @@ def test_failed_run_is_refused(tmp_path: Path) -> None:
 
     project, built = fixture_build("fault_engine")
     with pytest.raises(RunError):
-        run_and_record(project.board, built.elf, tmp_path, engine="fault_engine", timeout=60)
+        run_and_record(runner_for(project.board, timeout=60), built.elf, tmp_path,
+                       engine="fault_engine")
     (failed,) = [p for p in tmp_path.iterdir() if p.is_dir()]
     view = load_view(failed)
     assert view.status == "failed"

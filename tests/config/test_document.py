@@ -88,7 +88,7 @@ def test_relative_paths_in_file_are_relative_to_the_file(write_yaml: WriteYaml) 
 
 def test_empty_file_gives_defaults(write_yaml: WriteYaml) -> None:
     config, _ = load_config(write_yaml(""))
-    assert (config.engine.type, config.target.board) == ("tflm", "qemu-m55")
+    assert (config.engine.type, config.target.board) == ("", "qemu-m55")  # engine: by model
 
 
 def test_missing_file_is_a_config_error(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from hpx_core.cli import main
+from hpx_core.sources import PinSet
 
 KWS = Path(__file__).resolve().parents[2] / "examples/models/mlperf_tiny/kws_ref_model.tflite"
 
@@ -49,11 +50,11 @@ def test_profile_kws_writes_a_verified_bundle(
 @pytest.mark.e2e
 @pytest.mark.emulated
 def test_source_path_override_is_stamped_in_the_bundle(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], catalog: PinSet
 ) -> None:
     from hpx_core.sources import materialize
 
-    pinned = materialize("tflm", "reference")
+    pinned = materialize(catalog, "tflm", "reference")
     assert pinned.provenance == "qualified"
     checkout = pinned.path_of("tflite-micro")
     out = tmp_path / "results"

@@ -12,15 +12,7 @@ from ptebuild import build_program, sample_spec
 
 from hpx_core.errors import ConfigError
 from hpx_core.models import load_model
-from hpx_core.models.sidecar import (
-    SCHEMA,
-    SidecarDefaults,
-    check_ns_ops,
-    defaults,
-    pte_defaults,
-    read_sidecar,
-    sidecar_path,
-)
+from hpx_core.models.sidecar import SCHEMA, read_sidecar, sidecar_path
 
 
 @pytest.fixture
@@ -65,24 +57,17 @@ def test_sidecar_path_appends_json(pte: Path) -> None:
 
 def test_no_sidecar(pte: Path) -> None:
     assert read_sidecar(pte, _sha(pte)) is None
-    assert defaults(None) == SidecarDefaults()
     assert load_model(pte).sidecar is None
 
 
-def test_verified_sidecar_gives_typed_defaults(pte: Path) -> None:
+def test_verified_sidecar_is_typed(pte: Path) -> None:
     _write(pte, _manifest(pte))
     info = load_model(pte)
     assert info.sidecar is not None
     assert info.sidecar.portable_ops == info.portable_ops == ("aten::leaky_relu.out",)
-    d = defaults(info.sidecar)
-    assert d == SidecarDefaults(
-        backend="ns",
-        ns_ops=True,
-        portable_ops=("aten::leaky_relu.out",),
-        planned_arena_size=98304,
-        input_size=65536,
-        output_size=65536,
-    )
+    assert info.sidecar.kernel_provider == "ns" and info.sidecar.requires_ns_ops
+    assert info.sidecar.planned_arena_size == 98304
+    assert [t.size_bytes for t in (*info.sidecar.inputs, *info.sidecar.outputs)] == [65536] * 2
 
 
 def test_corrupted_hash_is_refused_with_a_hint(pte: Path) -> None:
@@ -134,51 +119,9 @@ def test_unreadable_sidecar(pte: Path, text: str) -> None:
     assert err.value.hint
 
 
-def test_ns_program_with_ns_ops_disabled_is_refused(pte: Path) -> None:
-    _write(pte, _manifest(pte))
-    info = load_model(pte)
-    with pytest.raises(ConfigError, match=r"tier1\.pte\.json declares cortex_m_ns") as err:
-        check_ns_ops(info, ns_ops=False)
-    assert "ns_ops: true" in err.value.hint
-    check_ns_ops(info, ns_ops=True)  # allowed
-
-
-def test_the_program_itself_decides_without_a_sidecar(pte: Path) -> None:
-    info = load_model(pte)  # the sample calls cortex_m_ns::quantized_sub
-    assert info.sidecar is None and info.needs_ns_ops
-    with pytest.raises(ConfigError, match=r"tier1\.pte declares cortex_m_ns"):
-        check_ns_ops(info, ns_ops=False)
-
-
-def test_arm_program_needs_no_ns_ops() -> None:
-    info = load_model(Path(__file__).parents[1] / "fixtures" / "pte" / "tier1.pte")
-    check_ns_ops(info, ns_ops=False)
-
-
-def test_defaults_come_from_the_program_without_a_sidecar(pte: Path) -> None:
-    info = load_model(pte)
-    assert pte_defaults(info) == SidecarDefaults(
-        backend="ns",
-        ns_ops=True,
-        portable_ops=("aten::leaky_relu.out",),
-        planned_arena_size=98304,
-        input_size=65536,
-        output_size=65536,
-    )
-
-
-def test_sidecar_values_take_precedence_over_the_program(pte: Path) -> None:
-    portable = ["aten::leaky_relu.out", "dim_order_ops::_clone_dim_order.out"]
-    operators = {"portable": portable}
-    _write(pte, _manifest(pte, planned_arena_size=4096, kernel_provider="arm", operators=operators))
-    d = pte_defaults(load_model(pte))
-    assert d.planned_arena_size == 4096
-    assert d.backend == "arm"
-    assert d.portable_ops == tuple(portable)
-
-
 def test_optional_fields_default(pte: Path) -> None:
     _write(pte, {"schema": SCHEMA, "pte_sha256": _sha(pte)})
     sidecar = read_sidecar(pte, _sha(pte))
     assert sidecar is not None
-    assert defaults(sidecar) == SidecarDefaults(portable_ops=())
+    assert sidecar.kernel_provider is None and not sidecar.requires_ns_ops
+    assert sidecar.portable_ops == () and sidecar.planned_arena_size is None

@@ -16,9 +16,9 @@ from emulated_firmware import require_tools
 from hpx_core.boards import get_board
 from hpx_core.build import HarnessSettings, build_project, get_toolchain, render_project
 from hpx_core.errors import RunError
-from hpx_core.probe.record import COUNTER_ERRORS, judge
-from hpx_core.run import run_on_qemu
-from hpx_core.selftest_layers import selftest_contribution
+from hpx_core.run import QemuRunner, judge
+from hpx_core.run.record import COUNTER_ERRORS
+from hpx_core.selftest.layers import selftest_contribution
 from hpx_core.wire import parse_capture
 
 pytestmark = pytest.mark.emulated
@@ -31,7 +31,7 @@ def test_dwt_backend_reports_a_counter_that_does_not_count(tmp_path: Path) -> No
         tmp_path, board, selftest_contribution(board), HarnessSettings("selftest")
     )
     built = build_project(project, get_toolchain("arm-none-eabi-gcc"))
-    out = run_on_qemu(board, built.elf, timeout=60)
+    out = QemuRunner(board, timeout=60).execute(built.elf)
     capture = parse_capture(out.stream)
     assert out.exit_code == 2 == capture.status
     assert [r.type for r in capture.records] == ["START", "ERROR", "END"]
@@ -40,4 +40,4 @@ def test_dwt_backend_reports_a_counter_that_does_not_count(tmp_path: Path) -> No
     assert (error.text("stage"), error.number("code")) == ("counter_init", 11)
     assert not capture.of("LAYER") and not capture.of("WHOLE")  # no zeros reported
     with pytest.raises(RunError, match=COUNTER_ERRORS[11]):
-        judge(board, built.elf, out.stream)
+        judge(board, built.elf, out, timeout=60)

@@ -23,9 +23,9 @@ from hpx_core.compare import load_view
 from hpx_core.errors import ConfigError
 from hpx_core.probe.passes import EventPlan, plan_events, run_extra_passes
 from hpx_core.probe.pyocd_api import PyocdApi
-from hpx_core.probe.record import run_and_record_on_probe
-from hpx_core.probe.runner import ProbeSettings
-from hpx_core.selftest_layers import selftest_contribution
+from hpx_core.probe.runner import ProbeRunner, ProbeSettings
+from hpx_core.run import run_and_record
+from hpx_core.selftest.layers import selftest_contribution
 from hpx_core.wire import parse_capture
 from hpx_core.wire.encode import encode_record
 
@@ -95,15 +95,15 @@ def test_two_passes_are_flashed_and_merged_into_one_bundle(tmp_path: Path) -> No
                              support=support)
     first = build_project(project, get_toolchain("arm-none-eabi-gcc"))
     desk = bench([with_events([0x24]), with_events([0x08, 0x200, 0x03, 0x04])])
-    others = run_extra_passes(project, PLAN, toolchain="arm-none-eabi-gcc", probe=None,
-                              settings=FAST, api=api(desk), support=support)
+    runner = ProbeRunner(BOARD, FAST, api=api(desk))
+    others = run_extra_passes(project, PLAN, toolchain="arm-none-eabi-gcc", runner=runner,
+                              support=support)
     # pass 2 is its own image, built beside pass 1 with only its event compiled in
     assert Path(desk.flashed[0][0]).parts[-3] == "fw-pass2"
     config_h = (tmp_path / "fw-pass2/project/hpx/harness/hpx_config.h").read_text()
     assert "#define HPX_PMU_EVENTS ARM_PMU_STALL," in config_h
-    record = run_and_record_on_probe(BOARD, first.elf, tmp_path / "results", engine="selftest",
-                                     api=api(desk), settings=FAST, event_names=NAMES,
-                                     merge_with=others)
+    record = run_and_record(runner, first.elf, tmp_path / "results", engine="selftest",
+                            event_names=NAMES, merge_with=others)
     layers = json.loads((record.bundle / "summary.json").read_text())["measurement"]["layers"]
     assert len(layers) == 7
     for layer in layers:

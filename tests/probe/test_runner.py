@@ -29,9 +29,9 @@ from hpx_core.build.elfinfo import symbol_inventory
 from hpx_core.errors import CaptureError, RunError
 from hpx_core.probe.probes import NoProbeError
 from hpx_core.probe.pyocd_api import PyocdApi
-from hpx_core.probe.record import run_and_record_on_probe
-from hpx_core.probe.runner import ProbeSettings, run_on_probe
+from hpx_core.probe.runner import ProbeRunner, ProbeSettings, run_on_probe
 from hpx_core.results import verify_bundle
+from hpx_core.run import run_and_record
 from hpx_core.wire import parse_capture
 from hpx_core.wire.encode import encode_record
 
@@ -153,8 +153,8 @@ def test_silent_target_is_reported_hung_where_it_hangs(elf: Path, tmp_path: Path
     stream = RECORDED
     desk = bench(stream, stop_after=500, pc=main.address + 4)
     with pytest.raises(RunError) as caught:
-        run_and_record_on_probe(
-            BOARD, elf, tmp_path, engine="selftest", api=api(desk), settings=FAST
+        run_and_record(
+            ProbeRunner(BOARD, FAST, api=api(desk)), elf, tmp_path, engine="selftest"
         )
     message = caught.value.message
     assert message.startswith("the target is hung: no output for 0.3 s")
@@ -177,13 +177,13 @@ def test_complete_capture_through_a_small_ring_becomes_a_bundle(elf: Path, tmp_p
     stream = RECORDED
     desk = bench(stream, buffer_size=256, chunk=97)
     assert len(stream) > 7 * 256  # the ring wraps several times
-    record = run_and_record_on_probe(
-        BOARD, elf, tmp_path, engine="selftest", api=api(desk), settings=FAST,
+    record = run_and_record(
+        ProbeRunner(BOARD, FAST, api=api(desk)), elf, tmp_path, engine="selftest",
         extra={"kernel_checks": []},
         extra_from=lambda capture: {"layer_records": len(capture.of("LAYER"))},
     )
-    assert record.output.stream == stream
-    assert record.output.rtt_address == CB + 24  # the up-channel's descriptor
+    assert record.execution.stream == stream
+    assert record.execution.details["rtt_control_block"] == f"{CB + 24:#010x}"  # up-channel
     check = verify_bundle(record.bundle)
     assert check.status == "complete"
     assert (record.bundle / "capture.bin").read_bytes() == stream
@@ -203,8 +203,8 @@ def test_complete_capture_through_a_small_ring_becomes_a_bundle(elf: Path, tmp_p
 def test_a_stream_from_another_boards_firmware_is_refused(elf: Path, tmp_path: Path) -> None:
     desk = bench(stream_claiming("apollo510_evb"))
     with pytest.raises(CaptureError, match="built for 'apollo510_evb', not 'qemu-m55'"):
-        run_and_record_on_probe(
-            BOARD, elf, tmp_path, engine="selftest", api=api(desk), settings=FAST
+        run_and_record(
+            ProbeRunner(BOARD, FAST, api=api(desk)), elf, tmp_path, engine="selftest"
         )
 
 
@@ -214,8 +214,8 @@ def test_a_failed_counter_check_is_named(elf: Path, tmp_path: Path) -> None:
     stream += encode_record(1, "ERROR", {"stage": "counter_init", "code": 12})
     stream += encode_record(2, "END", {"status": 2})
     with pytest.raises(RunError) as caught:
-        run_and_record_on_probe(
-            BOARD, elf, tmp_path, engine="selftest", api=api(bench(stream)), settings=FAST
+        run_and_record(
+            ProbeRunner(BOARD, FAST, api=api(bench(stream))), elf, tmp_path, engine="selftest"
         )
     assert caught.value.message == (
         "the counter check at boot failed on qemu-m55: "

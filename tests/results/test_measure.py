@@ -7,7 +7,7 @@ from pathlib import Path
 
 from hpx_core.boards import get_board
 from hpx_core.results import measure
-from hpx_core.selftest_layers import calibration_layers
+from hpx_core.selftest.layers import calibration_layers
 from hpx_core.wire import encode_record, parse_capture
 
 STREAM = (

@@ -9,11 +9,11 @@ import pytest
 from git import Git
 from packaging.version import Version
 
-from hpx_core.sources.baseline import load_baseline
 from hpx_core.sources.cache import SourceCache
 from hpx_core.sources.checkout import inspect
 from hpx_core.sources.materialize import materialize
-from hpx_core.sources.versions import require_heliart, source_version
+from hpx_core.sources.pins import PinSet
+from hpx_core.sources.versions import require_min_version, source_version
 
 pytestmark = pytest.mark.e2e
 
@@ -38,9 +38,9 @@ def git_env(monkeypatch: pytest.MonkeyPatch) -> None:
             monkeypatch.setenv(key, value)
 
 
-def test_executorch_at_its_pins(tmp_path: Path) -> None:
+def test_executorch_at_its_pins(tmp_path: Path, catalog: PinSet) -> None:
     store = SourceCache(tmp_path / "cache")
-    sources = materialize("executorch", "arm", cache=store)
+    sources = materialize(catalog, "executorch", "arm", cache=store)
     root = sources.path_of("nsx-executorch")
     assert head(root) == "62b22f96dc49e2c28eb20aee0f15ebb7ad1c1d59"
     executorch = root / "external" / "executorch"
@@ -51,28 +51,29 @@ def test_executorch_at_its_pins(tmp_path: Path) -> None:
         assert (sub / ".git").exists()
         assert head(sub) == next(r.commit for r in sources.repos if r.path == sub)
     assert (executorch / "backends/xnnpack/third-party/FXdiv/include/fxdiv.h").exists()
-    pin = load_baseline().pin("nsx-executorch")
+    pin = catalog.pin("nsx-executorch")
     assert inspect(root, pin).state == "at pin"
 
 
 @pytest.mark.parametrize(("engine", "backend"), ENGINES)
 def test_engine_pins_materialize_and_verify_offline(
-    tmp_path: Path, engine: str, backend: str | None
+    tmp_path: Path, catalog: PinSet, engine: str, backend: str | None
 ) -> None:
     store = SourceCache(tmp_path / "cache")
-    sources = materialize(engine, backend, cache=store)
+    sources = materialize(catalog, engine, backend, cache=store)
     assert sources.provenance == "qualified"
     for repo in sources.repos:
         assert head(repo.path) == repo.commit
-    again = materialize(engine, backend, cache=store, offline=True)
+    again = materialize(catalog, engine, backend, cache=store, offline=True)
     assert again == sources
 
 
-def test_versions_read_from_the_pinned_trees_match_the_baseline(tmp_path: Path) -> None:
-    baseline = load_baseline()
-    sources = materialize("helia-rt", "helia", cache=SourceCache(tmp_path / "cache"))
+def test_versions_read_from_the_pinned_trees_match_the_pins(tmp_path: Path,
+                                                            catalog: PinSet) -> None:
+    sources = materialize(catalog, "helia-rt", "helia", cache=SourceCache(tmp_path / "cache"))
     for name in ("helia-rt", "ns-cmsis-nn"):
-        pin = baseline.pin(name)
+        pin = catalog.pin(name)
         assert pin.version is not None
         assert source_version(pin, sources.path_of(name)) == Version(pin.version)
-    assert require_heliart(sources.path_of("helia-rt")) == Version("1.17.0")
+    assert require_min_version(catalog.pin("helia-rt"), sources.path_of("helia-rt")) == Version(
+        "1.17.0")

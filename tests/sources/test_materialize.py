@@ -16,10 +16,10 @@ from gitrepos import Upstream, commit_file
 from gitrepos import git as run_git
 
 from hpx_core.errors import SourceError
-from hpx_core.sources.baseline import RepoPin
 from hpx_core.sources.cache import SourceCache
 from hpx_core.sources.checkout import inspect
 from hpx_core.sources.materialize import materialize_pin, materialize_pins
+from hpx_core.sources.pins import RepoPin
 
 # The package re-exports the function `materialize`, which hides the module of the same name.
 mat = importlib.import_module("hpx_core.sources.materialize")

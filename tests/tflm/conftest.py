@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from hpx_core.engine import SourceSet
-from hpx_core.sources import materialize
+from hpx_core.contract import SourceSet
+from hpx_core.sources import PinSet, materialize
 
 
 @pytest.fixture(scope="session")
-def tflm_sources() -> SourceSet:
-    return materialize("tflm", "cmsis_nn")
+def tflm_sources(catalog: PinSet) -> SourceSet:
+    return materialize(catalog, "tflm", "cmsis_nn")

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from hpx_tflm.source_list import derive_sources
 
-from hpx_core.engine import SourceSet
+from hpx_core.contract import SourceSet
 from hpx_core.tflm_family import UPSTREAM_METHODS, methods_from_checkout
 
 pytestmark = pytest.mark.e2e

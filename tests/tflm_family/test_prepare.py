@@ -16,11 +16,10 @@ def test_the_facts_are_those_of_the_generated_glue(tmp_path: Path) -> None:
     arena = plan_arena(40_000, get_board("qemu-m55"))
     prepared = model_glue(model, resolver_ops="auto", input="random", input_seed=7,
                           checkout=tmp_path, arena=arena)  # no checkout: upstream methods
-    info = prepared.info
-    assert info["layers"] == list(prepared.glue.layer_names) and len(info["layers"]) == 13
-    assert info["arena_size"] == 40_000 and info["arena_source"] == "config"
-    assert info["resolver_ops"] == sorted(set(model.resolver_ops))
-    assert info["model_sha256"] == model.sha256
+    facts = prepared.facts
+    assert facts.layers == prepared.glue.layer_names and len(facts.layers) == 13
+    assert facts.arena.size == 40_000 and facts.arena.source == "config"
+    assert list(facts.resolver_ops) == sorted(set(model.resolver_ops))
     inputs = input_bytes(InputSpec.parse("random", 7), model)
     expected = host_outputs(KWS.read_bytes(), inputs, model)
-    assert info["host_outputs"] == [o.hex() for o in expected]  # the same seeded input
+    assert facts.host_outputs == expected  # the same seeded input

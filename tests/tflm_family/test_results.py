@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from hpx_core.models import load_model
-from hpx_core.tflm_family import InputSpec, family_extra, host_outputs, input_bytes
+from hpx_core.tflm_family import (
+    ArenaPlan,
+    FamilyFacts,
+    InputSpec,
+    family_extra,
+    host_outputs,
+    input_bytes,
+)
 
 KWS = Path(__file__).resolve().parents[2] / "examples/models/mlperf_tiny/kws_ref_model.tflite"
 
@@ -26,14 +32,13 @@ class _Capture:
         return self._metrics
 
 
-def _info() -> tuple[dict[str, Any], bytes]:
+def _info() -> tuple[FamilyFacts, bytes]:
     model = load_model(KWS)
     spec = InputSpec.parse("random", 0)
     expected = host_outputs(KWS.read_bytes(), input_bytes(spec, model), model)[0]
-    info = {"input": spec.describe(), "resolver_ops": list(model.resolver_ops),
-            "library": "tflm_reference-x", "arena_size": 2097152, "arena_source": "probe",
-            "host_outputs": [expected.hex()]}
-    return info, expected
+    facts = FamilyFacts(spec.describe(), model.resolver_ops, ArenaPlan(2097152, "probe"), (),
+                        (expected,), library="tflm_reference-x")
+    return facts, expected
 
 
 def test_matching_outputs_and_arena_suggestion() -> None:

@@ -1,24 +1,24 @@
-"""The ``executorch`` engine's stages as typed functions; ``plugin.py`` only adapts the hooks.
+"""The ``executorch`` engine's steps as typed functions; ``plugin.py`` only adapts the hooks.
 
 Order for one profile: :func:`executorch_sources` -> :func:`prepare` (settings and the checks
 that must pass before anything is built) -> :func:`executorch_glue` (cached runtime + model glue)
--> core build/run/capture -> :func:`executorch_layers` on the capture.
+-> core build/run/capture -> :func:`explain_failure` and the output check on the capture.
 """
 
 from __future__ import annotations
 
 import attrs
 
-from hpx_core.boards import Board
-from hpx_core.engine import FirmwareContribution, LayerRecord, SourceSet
+from hpx_core.boards import Board, all_boards
+from hpx_core.contract import FirmwareContribution, SourceSet
 from hpx_core.errors import ConfigError, RunError
 from hpx_core.models import ModelInfo
-from hpx_core.results import Measurement
 from hpx_core.sources import (
+    PinSet,
     SourceCache,
     cache_root,
     check_may_run,
-    load_baseline,
+    load_pins,
     materialize,
     materialize_pins,
 )
@@ -40,6 +40,7 @@ from hpx_executorch.settings import Settings, resolve
 
 ENGINE = "executorch"
 BACKENDS = ("arm", "ns")
+PINS = load_pins("hpx_executorch")
 PROVIDER_REPO = {"arm": "CMSIS-NN", "ns": "ns-cmsis-nn"}
 # executorch::runtime::Error values the runner may report
 ERRORS = {0x01: "Internal", 0x12: "InvalidArgument", 0x13: "InvalidType",
@@ -54,22 +55,22 @@ def check_backend(backend: str | None) -> str:
     return backend
 
 
-def executorch_sources(backend: str | None, board: Board, config: ExecutorchConfig, *,
-                       offline: bool = False, allow_unpinned: bool = False) -> SourceSet:
+def executorch_sources(catalog: PinSet, backend: str | None, board: Board,
+                       config: ExecutorchConfig, *, offline: bool = False,
+                       allow_unpinned: bool = False) -> SourceSet:
     """nsx-executorch (+ ExecuTorch) and exactly one provider, after the license check."""
     chosen = check_backend(backend)
     provider = PROVIDER_REPO[chosen]
     overrides = {provider: config.cmsis_nn_path} if config.cmsis_nn_path else {}
     if config.cmsis_nn_ref is None:
-        return materialize(ENGINE, chosen, board=board, source_path=config.source_path,
+        return materialize(catalog, ENGINE, chosen, board=board, source_path=config.source_path,
                            overrides=overrides, offline=offline, allow_unpinned=allow_unpinned)
-    # A provider at another commit: the baseline's pin moved, checked out in a cache of its own
-    # (the shared checkout stays at the pin for other runs); never a qualified run.
-    base = load_baseline()
-    check_may_run(ENGINE, chosen, board)
-    pins = base.pins_for(ENGINE, chosen)
+    # A provider at another commit: its pin moved, checked out in a cache of its own (the
+    # shared checkout stays at the pin for other runs); never a qualified run.
+    check_may_run(catalog, ENGINE, chosen, board, all_boards().values())
+    pins = catalog.pins_for(ENGINE, chosen)
     moved = attrs.evolve(next(p for p in pins if p.name == provider), commit=config.cmsis_nn_ref)
-    primary = base.engine(ENGINE).primary
+    primary = catalog.engine(ENGINE).primary
     given = {primary: config.source_path} if config.source_path else {}
     found = materialize_pins([p for p in pins if p.name != provider], overrides=given,
                              offline=offline, allow_unpinned=allow_unpinned)
@@ -79,8 +80,8 @@ def executorch_sources(backend: str | None, board: Board, config: ExecutorchConf
 
 
 def absent_submodules(sources: SourceSet) -> list[str]:
-    """Baseline submodules of the runtime that this source set does not have."""
-    pin = load_baseline().pin(load_baseline().engine(ENGINE).primary)
+    """Pinned submodules of the runtime that this source set does not have."""
+    pin = PINS.pin(PINS.engine(ENGINE).primary)
     present = {r.name for r in sources.repos}
     return [s.path for s in pin.submodules if s.name not in present]
 
@@ -138,10 +139,3 @@ def explain_failure(capture: Capture, model: ModelInfo) -> RunError | None:
         return RunError(f"Method::load() failed: {message}", hint)
     return RunError(f"ExecuTorch failed at {stage}: {error} (code 0x{code:x})",
                     "see the run's raw capture; check the program against the runtime")
-
-
-def executorch_layers(measurement: Measurement) -> list[LayerRecord]:
-    """One record per kernel call, named ``<operator>:c<chain>i<instruction>``."""
-    return [LayerRecord(index=layer.index, name=layer.name, op=layer.op,
-                        counters={measurement.units: sorted(layer.counts)[len(layer.counts) // 2]})
-            for layer in measurement.layers]

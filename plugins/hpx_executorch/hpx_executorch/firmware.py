@@ -13,7 +13,9 @@ from collections.abc import Sequence
 from importlib import resources
 from typing import TypeVar
 
-from hpx_core.engine import FirmwareContribution
+import attrs
+
+from hpx_core.contract import FirmwareContribution, LibraryUse
 from hpx_core.errors import ModelError
 from hpx_core.models import ModelInfo, TensorInfo
 from hpx_executorch.layers import LayerTable
@@ -22,7 +24,6 @@ from hpx_executorch.settings import Settings
 
 T = TypeVar("T")
 RUNNER = "hpx_et_runner.cpp"
-INFO_FILE = "hpx_executorch_info.json"
 INPUT_DIVISOR = 128.0
 # Error stages the runner reports as (stage << 8) | executorch::runtime::Error.
 STAGES = {"LOAD_PROGRAM": 1, "METHOD_META": 2, "MEMORY_PLAN": 3, "LOAD_METHOD": 4,
@@ -127,22 +128,30 @@ def glue_data(program: bytes, inputs: Sequence[bytes], table: LayerTable) -> str
     return "\n".join(parts)
 
 
+@attrs.frozen
+class ExecutorchFacts:
+    """What the later steps read back: the resolved settings, the layer table, the runtime."""
+
+    settings: Settings
+    table: LayerTable
+    runtime_key: str
+
+
 def executorch_firmware(model: ModelInfo, settings: Settings, table: LayerTable,
                         runtime: RuntimeLibrary) -> FirmwareContribution:
     """Glue files, include folders, defines and the CMake fragment linking the runtime."""
     program = model.path.read_bytes()
     inputs = [input_bytes(t) for t in model.inputs]
     runner = resources.files("hpx_executorch").joinpath("glue", RUNNER).read_text("utf-8")
-    info = {"engine": "executorch", "backend": settings.backend, "ns_ops": settings.ns_ops,
-            "portable_ops": list(settings.portable_ops), "runtime_key": runtime.key,
-            "model_sha256": model.sha256, "layers": [layer.name for layer in table.layers]}
     return FirmwareContribution(
         files={RUNNER: runner, "hpx_et_glue.h": glue_header(settings, table, len(inputs)),
-               "hpx_et_model.c": glue_data(program, inputs, table),
-               INFO_FILE: json.dumps(info, indent=1) + "\n"},
+               "hpx_et_model.c": glue_data(program, inputs, table)},
         sources=(RUNNER, "hpx_et_model.c"),
         include_dirs=tuple(p.as_posix() for p in runtime.include_dirs),
         defines={"ET_EVENT_TRACER_ENABLED": "1", "C10_USING_CUSTOM_GENERATED_MACROS": "1"},
         cmake=runtime.cmake(),
         fingerprint_inputs={"executorch_runtime": runtime.key, "model": model.sha256},
+        libraries=[LibraryUse(f"executorch runtime ({settings.backend})", runtime.key,
+                              runtime.built, runtime.seconds)],
+        facts=ExecutorchFacts(settings, table, runtime.key),
     )

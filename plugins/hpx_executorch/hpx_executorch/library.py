@@ -22,7 +22,7 @@ import attrs
 import structlog
 
 from hpx_core.build.templates import templates_root
-from hpx_core.engine import SourceSet
+from hpx_core.contract import SourceSet
 from hpx_core.enginelib import cached_folder, run_logged, toolchain_identity
 from hpx_core.errors import BuildError
 from hpx_executorch.runtime_cmake import RuntimeOptions, arm_module_stub, runtime_cmakelists

@@ -16,7 +16,7 @@ from pathlib import Path
 import attrs
 
 from hpx_core.build import symbol_inventory
-from hpx_core.engine import SymbolFinding
+from hpx_core.contract import SymbolFinding
 from hpx_core.errors import ToolError
 
 NS_ABI = ("arm_convolve_weight_sum", "arm_convolve_s8_get_weights_sum_size")

@@ -13,24 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-from packaging.version import Version
 
 from hpx_core.boards import Board
 from hpx_core.errors import ConfigError, ModelError
-from hpx_core.sources import load_baseline, require_package
+from hpx_heliaaot.versions import require_helia_aot
 
-PACKAGE = "helia-aot"
 MODULE_TYPE = "cmake"
-
-
-def require_helia_aot() -> Version:
-    """The installed helia-aot, refused when missing or below the baseline's floor."""
-    return require_package(PACKAGE)
-
-
-def default_pairing() -> str | None:
-    """The helia-aot release whose generated code accepts the pinned ns-cmsis-nn."""
-    return load_baseline().packages[PACKAGE].pairs_with
 
 
 @attrs.frozen

@@ -1,4 +1,4 @@
-"""The ``helia-aot`` engine's stages as typed functions; the hooks in ``plugin.py`` adapt them.
+"""The ``helia-aot`` engine's steps as typed functions; the hooks in ``plugin.py`` adapt them.
 
 Order for one profile: :func:`aot_sources` (license check, ns-cmsis-nn at its pin or
 ``cmsis_nn_path``, then the helia-aot/ns-cmsis-nn pair) -> :func:`aot_firmware` (compile the
@@ -8,38 +8,38 @@ adding the module and the cached ns-cmsis-nn) -> core build -> symbol checks -> 
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 import attrs
 import jinja2
 
-from hpx_core.boards import Board
-from hpx_core.engine import FirmwareContribution, SourceSet
+from hpx_core.boards import Board, all_boards
+from hpx_core.contract import FirmwareContribution, LibraryUse, SourceSet
 from hpx_core.models import ModelInfo
-from hpx_core.sources import check_may_run, materialize
-from hpx_core.sources.versions import check_helia_aot_pair
+from hpx_core.sources import PinSet, check_may_run, load_pins, materialize
 from hpx_core.tflm_family import InputSpec, host_outputs, input_bytes
 from hpx_heliaaot.compiler import AotModule, check_platform, compile_model
 from hpx_heliaaot.config import HeliaAotConfig
 from hpx_heliaaot.kernels import KernelLibrary, ensure_kernels
+from hpx_heliaaot.versions import check_pair
 
 ENGINE = "helia-aot"
-INFO_FILE = "hpx_aot_info.json"
+PINS = load_pins("hpx_heliaaot")
 GLUE = "hpx_aot_glue.c"
 MODULE_DIR = "aot"
 NO_LAYER = 0xFFFFFFFF
 
 
-def aot_sources(board: Board, config: HeliaAotConfig, *, offline: bool = False) -> SourceSet:
+def aot_sources(catalog: PinSet, board: Board, config: HeliaAotConfig, *,
+                offline: bool = False) -> SourceSet:
     """ns-cmsis-nn after the license check, then refuse a helia-aot that cannot build on it."""
-    check_may_run(ENGINE, None, board)
+    check_may_run(catalog, ENGINE, None, board, all_boards().values())
     check_platform(board, config.platform)
-    sources = materialize(ENGINE, None, board=board, source_path=config.cmsis_nn_path,
+    sources = materialize(catalog, ENGINE, None, board=board, source_path=config.cmsis_nn_path,
                           allow_unpinned=config.cmsis_nn_path is not None, offline=offline)
-    check_helia_aot_pair(sources.path_of("ns-cmsis-nn"))
+    check_pair(catalog, sources.path_of("ns-cmsis-nn"))
     return sources
 
 
@@ -49,13 +49,25 @@ def aot_kernels(sources: SourceSet, board: Board, jobs: int = 2) -> KernelLibrar
                           board.cpu_flags, jobs=jobs)
 
 
-@attrs.frozen
-class AotFirmware:
-    """The contribution for the core harness, and what the results stage reads back."""
+def _bytes(value: Iterable[bytes]) -> tuple[bytes, ...]:
+    return tuple(value)
 
-    contribution: FirmwareContribution
-    info: Mapping[str, Any]
-    module: AotModule
+
+def _maps(value: Iterable[Mapping[str, Any]]) -> tuple[Mapping[str, Any], ...]:
+    return tuple(value)
+
+
+@attrs.frozen
+class AotFacts:
+    """What the results stage reads back: the compiler's manifest and the host outputs."""
+
+    helia_aot: str
+    platform: str
+    prefix: str
+    input: str
+    operators: tuple[Mapping[str, Any], ...] = attrs.field(converter=_maps)
+    memory_plan: Mapping[str, Any]
+    host_outputs: tuple[bytes, ...] = attrs.field(converter=_bytes)
 
 
 def _glue(module: AotModule, prefix: str, inputs: tuple[bytes, ...], outputs: int) -> str:
@@ -95,34 +107,27 @@ def _cmake(module_name: str, kernels: KernelLibrary) -> str:
 
 
 def aot_firmware(model: ModelInfo, config: HeliaAotConfig, board: Board, kernels: KernelLibrary,
-                 work_dir: Path) -> AotFirmware:
+                 work_dir: Path) -> FirmwareContribution:
     """Compile ``model`` with heliaAOT and wrap it in the harness's engine interface."""
     platform = check_platform(board, config.platform)
     module = compile_model(Path(model.path), work_dir / "aot-out", prefix=config.prefix,
                            module_name=config.module_name, platform=platform)
     spec = InputSpec.parse(config.input, config.input_seed)
     inputs = input_bytes(spec, model)
-    expected = host_outputs(Path(model.path).read_bytes(), inputs, model)
-    info: dict[str, Any] = {
-        "engine": ENGINE, "helia_aot": module.version, "platform": module.platform,
-        "prefix": config.prefix, "module_name": config.module_name,
-        "ns_cmsis_nn_library": kernels.key, "input": spec.describe(),
-        "operators": [{"op_id": op.op_id, "op_type": op.op_type, "name": op.name,
-                       "layer": op.identity} for op in module.operators],
-        "memory_plan": module.memory_plan,
-        "host_outputs": [o.hex() for o in expected], "model_sha256": model.sha256,
-    }
+    facts = AotFacts(
+        helia_aot=module.version, platform=module.platform, prefix=config.prefix,
+        input=spec.describe(),
+        operators=[{"op_id": op.op_id, "op_type": op.op_type, "name": op.name,
+                    "layer": op.identity} for op in module.operators],
+        memory_plan=module.memory_plan,
+        host_outputs=host_outputs(Path(model.path).read_bytes(), inputs, model),
+    )
     files = _module_files(module) | {
         GLUE: _glue(module, config.prefix, inputs, len(model.outputs)),
-        INFO_FILE: json.dumps(info, indent=1) + "\n",
     }
-    contribution = FirmwareContribution(
+    return FirmwareContribution(
         files=files, cmake=_cmake(config.module_name, kernels),
         fingerprint_inputs={"ns_cmsis_nn": kernels.key, "model": model.sha256,
-                            "helia_aot": module.version})
-    return AotFirmware(contribution, info, module)
-
-
-def firmware_info(contribution: FirmwareContribution) -> dict[str, Any]:
-    info: dict[str, Any] = json.loads(contribution.files[INFO_FILE])
-    return info
+                            "helia_aot": module.version},
+        libraries=[LibraryUse("ns-cmsis-nn", kernels.key, kernels.built, kernels.seconds)],
+        facts=facts)

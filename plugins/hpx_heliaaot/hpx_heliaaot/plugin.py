@@ -1,36 +1,35 @@
-"""Hook implementations of the ``helia-aot`` engine.
+"""Hook implementations of the ``helia-aot`` engine: each adapts a request to the typed
+functions of :mod:`hpx_heliaaot.engine`.
 
-The installed compiler is checked when the engine's config is validated (missing or below the
-baseline's floor: the version found, the floor and the pip command). Its output is under the
-Ambiq Apollo SDK License: the source stage refuses non-Ambiq CPUs before fetching anything, and
-refuses a helia-aot whose generated code needs a newer ns-cmsis-nn than the one it would build
-against.
+The installed compiler is checked when the engine's config is validated (missing or below its
+floor: the version found, the floor and the pip command). Its output is under the Ambiq Apollo
+SDK License: the license gate refuses non-Ambiq CPUs before fetching anything, and the sources
+step refuses a helia-aot whose generated code needs a newer ns-cmsis-nn than the one it would
+build against.
 """
 
 from __future__ import annotations
 
-import tempfile
-from pathlib import Path
-from typing import Any
-
 import attrs
 
-from hpx_core import (
-    ConfigContext,
+from hpx_core import hookimpl
+from hpx_core.contract import (
+    ConfigRequest,
     EngineDescriptor,
-    context_engine,
-    context_engine_config,
-    hookimpl,
+    FirmwareContribution,
+    FirmwareRequest,
+    ResultExtras,
+    ResultsRequest,
+    SourceSet,
+    SourcesRequest,
+    SymbolFinding,
+    SymbolsRequest,
 )
-from hpx_core.build import SymbolInventory
-from hpx_core.engine import FirmwareContribution, LayerRecord, SourceSet, SymbolFinding
-from hpx_core.results import measure
-from hpx_core.tflm_family.results import output_checks
-from hpx_core.wire import Capture
-from hpx_heliaaot.compiler import require_helia_aot
+from hpx_core.tflm_family import output_checks
 from hpx_heliaaot.config import ENV, HeliaAotConfig
-from hpx_heliaaot.engine import ENGINE, aot_firmware, aot_kernels, aot_sources, firmware_info
+from hpx_heliaaot.engine import ENGINE, PINS, AotFacts, aot_firmware, aot_kernels, aot_sources
 from hpx_heliaaot.symbols import verify_symbols
+from hpx_heliaaot.versions import require_helia_aot
 
 
 @hookimpl
@@ -41,59 +40,50 @@ def hpx_engines() -> list[EngineDescriptor]:
             model_formats=("tflite",),
             config_class=HeliaAotConfig,
             summary="Ambiq heliaAOT compiler (Ambiq Apollo SDK License: Ambiq CPUs only)",
+            pins=PINS,
         )
     ]
 
 
 @hookimpl
-def hpx_validate_config(ctx: ConfigContext) -> HeliaAotConfig:
-    config = ctx.document.structure(HeliaAotConfig, "engine.config", env=ENV)
+def hpx_validate_config(request: ConfigRequest) -> HeliaAotConfig:
+    config = request.document.structure(HeliaAotConfig, "engine.config", env=ENV)
     require_helia_aot()
     return config
 
 
+@hookimpl
+def hpx_materialize_sources(request: SourcesRequest) -> SourceSet:
+    config = request.engine.config_as(HeliaAotConfig)
+    return aot_sources(request.catalog, request.board, config, offline=request.offline)
 
 
 @hookimpl
-def hpx_materialize_sources(ctx: Any) -> SourceSet:
-    config = context_engine_config(ctx, HeliaAotConfig)
-    return aot_sources(ctx.board, config, offline=ctx.config.build.offline)
+def hpx_generate_firmware(request: FirmwareRequest) -> FirmwareContribution:
+    kernels = aot_kernels(request.sources, request.board, jobs=request.jobs)
+    config = request.engine.config_as(HeliaAotConfig)
+    return aot_firmware(request.model, config, request.board, kernels, request.scratch)
 
 
 @hookimpl
-def hpx_generate_firmware(ctx: Any) -> FirmwareContribution:
-    kernels = aot_kernels(ctx.sources, ctx.board, jobs=ctx.config.build.jobs or 2)
-    config = context_engine_config(ctx, HeliaAotConfig)
-    with tempfile.TemporaryDirectory(prefix="hpx-aot-") as work:
-        return aot_firmware(ctx.model, config, ctx.board, kernels, Path(work)).contribution
-
-
-@hookimpl
-def hpx_verify_symbols(ctx: Any, inventory: SymbolInventory) -> list[SymbolFinding]:
-    if context_engine(ctx) != ENGINE:
+def hpx_verify_symbols(request: SymbolsRequest) -> list[SymbolFinding]:
+    if request.engine != ENGINE:
         return []
-    config = context_engine_config(ctx, HeliaAotConfig)
-    return verify_symbols(config.prefix, set(inventory.names()))
+    prefix = HeliaAotConfig().prefix
+    if isinstance(request.facts, AotFacts):
+        prefix = request.facts.prefix
+    return verify_symbols(prefix, set(request.symbols))
 
 
 @hookimpl
-def hpx_parse_results(ctx: Any, capture: Capture) -> list[LayerRecord]:
-    """One record per operator, named ``OP_TYPE:op_id`` as the compiler's manifest names it."""
-    measurement = measure(capture, ctx.board)
-    return [LayerRecord(index=layer.index, name=layer.name, op=layer.op,
-                        counters={measurement.units: layer.median})
-            for layer in measurement.layers]
-
-
-@hookimpl
-def hpx_result_extras(ctx: Any, capture: Capture) -> dict[str, Any]:
+def hpx_result_extras(request: ResultsRequest) -> ResultExtras:
     """The compiler's operator manifest and memory plan, and the outputs against the host."""
-    info = firmware_info(ctx.contribution)
-    checks = output_checks(capture, info, ctx.model)
-    return {
-        "helia_aot": info["helia_aot"], "platform": info["platform"], "input": info["input"],
-        "operators": info["operators"], "memory_plan": info["memory_plan"],
+    facts = request.facts_as(AotFacts)
+    checks = output_checks(request.capture, facts.host_outputs, request.model)
+    return ResultExtras({
+        "helia_aot": facts.helia_aot, "platform": facts.platform, "input": facts.input,
+        "operators": [dict(op) for op in facts.operators], "memory_plan": dict(facts.memory_plan),
         "outputs": {"reference": "tflite-micro Python interpreter, same model and input bytes",
                     "exact": all(c.exact for c in checks),
                     "tensors": [attrs.asdict(c) for c in checks]},
-    }
+    })

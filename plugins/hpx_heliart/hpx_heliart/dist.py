@@ -24,7 +24,7 @@ import attrs
 from packaging.version import Version
 
 from hpx_core.errors import SourceError
-from hpx_core.sources import cache_root, require_heliart
+from hpx_core.sources import RepoPin, cache_root, load_pins, require_min_version
 
 TOOLCHAIN = "gcc"  # heliaRT's name for arm-none-eabi-gcc builds
 GITHUB = "https://github.com"
@@ -121,8 +121,13 @@ def check_distribution(path: Path, core: str, variant: str, origin: str = "") ->
             f"it has: {', '.join(found) or 'no heliaRT archives'}; use a bundle built for this "
             "board's core and toolchain, or set engine.config.variant",
         )
-    version = require_heliart(root)
+    version = require_min_version(heliart_pin(), root)
     return Distribution(root=root, archive=archive, version=version, origin=origin or str(path))
+
+
+def heliart_pin() -> RepoPin:
+    """heliaRT's pin, from this plugin's own pins (its version file and floor)."""
+    return load_pins("hpx_heliart").pin("helia-rt")
 
 
 def download_release(repo: str, ref: str, *, timeout: float = 120) -> Path:

@@ -1,4 +1,4 @@
-"""The ``helia-rt`` engine's stages as typed functions; the hooks in ``plugin.py`` adapt them.
+"""The ``helia-rt`` engine's steps as typed functions; the hooks in ``plugin.py`` adapt them.
 
 Order for one profile: :func:`heliart_sources` (license check first, then the pinned source,
 a ``source_path``, a prebuilt ``dist_path`` or a release asset) -> :func:`heliart_library`
@@ -9,22 +9,20 @@ linking the library) -> core build -> symbol checks -> run on an Apollo board.
 from __future__ import annotations
 
 import hashlib
-import json
-from collections.abc import Mapping
-from typing import Any
 
 import attrs
 
-from hpx_core.boards import Board
-from hpx_core.engine import FirmwareContribution, SourceRepo, SourceSet
+from hpx_core.boards import Board, all_boards
+from hpx_core.contract import FirmwareContribution, LibraryUse, SourceRepo, SourceSet
 from hpx_core.errors import ConfigError
 from hpx_core.models import ModelInfo
 from hpx_core.sources import (
+    PinSet,
     check_may_run,
-    load_baseline,
+    load_pins,
     materialize,
     materialize_pins,
-    require_heliart,
+    require_min_version,
 )
 from hpx_core.tflm_family import ArenaPlan, model_glue
 from hpx_heliart.config import HeliaRtConfig
@@ -36,7 +34,7 @@ ENGINE = "helia-rt"
 BACKENDS = ("helia", "cmsis_nn", "reference")
 VARIANTS = ("release_with_logs", "debug")
 DIST_BACKEND = "helia"  # what a release bundle's archive contains
-INFO_FILE = "hpx_heliart_info.json"
+PINS = load_pins("hpx_heliart")
 DIST_THIRD_PARTY = ("third_party/flatbuffers/include", "third_party/gemmlowp", "third_party/ruy",
                     "third_party/kissfft")
 
@@ -65,28 +63,30 @@ def prebuilt(config: HeliaRtConfig) -> bool:
 
 
 def heliart_sources(
-    backend: str | None, board: Board, config: HeliaRtConfig, *, offline: bool = False
+    catalog: PinSet, backend: str | None, board: Board, config: HeliaRtConfig, *,
+    offline: bool = False,
 ) -> SourceSet:
     """heliaRT (+ its backend's kernel library) after the license check; version floor checked."""
     chosen = check_backend(backend)
-    check_may_run(ENGINE, chosen, board)
+    check_may_run(catalog, ENGINE, chosen, board, all_boards().values())
     if not prebuilt(config):
         if config.variant not in (None, BUILD_TYPE):
             raise ConfigError("engine.config.variant applies to prebuilt distributions",
                               f"source builds use {BUILD_TYPE}; unset variant")
-        sources = materialize(ENGINE, chosen, board=board, source_path=config.source_path,
-                              offline=offline)
-        require_heliart(sources.path_of("helia-rt"))
+        sources = materialize(catalog, ENGINE, chosen, board=board,
+                              source_path=config.source_path, offline=offline)
+        require_min_version(catalog.pin("helia-rt"), sources.path_of("helia-rt"))
         return sources
     if chosen != DIST_BACKEND:
         raise ConfigError(
             f"a prebuilt heliaRT distribution carries the helia backend, not {chosen}",
             "use backend helia with dist_path/source, or build the other backends from source",
         )
-    return _dist_sources(board, config, offline=offline)
+    return _dist_sources(catalog, board, config, offline=offline)
 
 
-def _dist_sources(board: Board, config: HeliaRtConfig, *, offline: bool) -> SourceSet:
+def _dist_sources(catalog: PinSet, board: Board, config: HeliaRtConfig, *,
+                  offline: bool) -> SourceSet:
     variant = check_variant(config)
     if config.dist_path is not None:
         path, origin = config.dist_path, str(config.dist_path)
@@ -99,9 +99,8 @@ def _dist_sources(board: Board, config: HeliaRtConfig, *, offline: bool) -> Sour
         origin = f"{config.source.repo}@{config.source.ref}"
     dist = check_distribution(path, board.core, variant, origin)
     digest = hashlib.sha256(dist.archive.read_bytes()).hexdigest()
-    base = load_baseline()
-    pin = base.pin("helia-rt")
-    common = materialize_pins([base.pin(n) for n in base.common], offline=offline)
+    pin = catalog.pin("helia-rt")
+    common = materialize_pins([catalog.pin(n) for n in catalog.common], offline=offline)
     repo = SourceRepo("helia-rt", origin, f"prebuilt-{dist.version}-sha256:{digest[:16]}",
                       dist.root, pin.license)
     return SourceSet([*common.repos, repo], "development-overrides")
@@ -125,42 +124,25 @@ def heliart_library(sources: SourceSet, backend: str | None, board: Board,
         built=False, seconds=0.0)
 
 
-@attrs.frozen
-class HeliaRtFirmware:
-    """The contribution for the core harness, plus what later stages compare against."""
-
-    contribution: FirmwareContribution
-    info: Mapping[str, object]
-
-
 def _defines(library: HeliaRtLibrary) -> dict[str, str]:
     pairs = (d.split("=", 1) for d in library.defines)
     return {p[0]: (p[1] if len(p) > 1 else "1") for p in pairs}
 
 
 def heliart_firmware(model: ModelInfo, config: HeliaRtConfig, sources: SourceSet,
-                     library: HeliaRtLibrary, arena: ArenaPlan) -> HeliaRtFirmware:
+                     library: HeliaRtLibrary, arena: ArenaPlan) -> FirmwareContribution:
     """The core's TFLM-family glue for ``model`` + a CMake fragment linking the library."""
     prepared = model_glue(model, resolver_ops=config.resolver_ops, input=config.input,
                           input_seed=config.input_seed, checkout=sources.path_of("helia-rt"),
                           arena=arena)
     glue = prepared.glue
-    info: dict[str, object] = {
-        "engine": ENGINE, "backend": library.backend, "library": library.folder.name,
-        "library_key": library.key, **prepared.info,
-    }
-    files = dict(glue.files) | {INFO_FILE: json.dumps(info, indent=1) + "\n"}
-    contribution = FirmwareContribution(
-        files=files, sources=glue.sources,
+    return FirmwareContribution(
+        files=glue.files, sources=glue.sources,
         include_dirs=tuple(dict.fromkeys(p.as_posix() for p in library.include_dirs)),
         defines=_defines(library), cmake=library.cmake(),
         fingerprint_inputs={"engine_library": library.key, "model": model.sha256},
         buffers=glue.buffers,
+        libraries=[LibraryUse(f"helia-rt {library.backend}", library.key, library.built,
+                              library.seconds)],
+        facts=attrs.evolve(prepared.facts, library=library.folder.name, library_key=library.key),
     )
-    return HeliaRtFirmware(contribution, info)
-
-
-def firmware_info(contribution: FirmwareContribution) -> dict[str, Any]:
-    """What :func:`heliart_firmware` recorded for the results stage."""
-    info: dict[str, Any] = json.loads(contribution.files[INFO_FILE])
-    return info

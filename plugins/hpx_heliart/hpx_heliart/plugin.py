@@ -1,34 +1,30 @@
-"""Hook implementations of the ``helia-rt`` engine.
-
-The hooks read the pipeline's context (``config``, ``engine_config`` or
-``validated.engine_config``, ``board``, ``model``, and from the firmware stage on ``sources``);
-the work is done by the typed functions of :mod:`hpx_heliart.engine`. heliaRT is under the
-Ambiq Apollo SDK License: the source stage refuses non-Ambiq CPUs before fetching anything.
+"""Hook implementations of the ``helia-rt`` engine: each adapts a request to the typed
+functions of :mod:`hpx_heliart.engine`. heliaRT is under the Ambiq Apollo SDK License: the
+license gate refuses non-Ambiq CPUs before anything is fetched.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
-from hpx_core import (
-    ConfigContext,
+from hpx_core import hookimpl
+from hpx_core.contract import (
+    ConfigRequest,
     EngineDescriptor,
-    context_engine,
-    context_engine_config,
-    hookimpl,
+    FirmwareContribution,
+    FirmwareRequest,
+    ResultExtras,
+    ResultsRequest,
+    SourceSet,
+    SourcesRequest,
+    SymbolFinding,
+    SymbolsRequest,
 )
-from hpx_core.build import SymbolInventory
-from hpx_core.engine import FirmwareContribution, LayerRecord, SourceSet, SymbolFinding
-from hpx_core.results import measure
-from hpx_core.tflm_family import plan_arena
-from hpx_core.tflm_family.results import family_extra
-from hpx_core.wire import Capture
+from hpx_core.tflm_family import FamilyFacts, family_extra, plan_arena
 from hpx_heliart.config import ENV, HeliaRtConfig
 from hpx_heliart.engine import (
     BACKENDS,
     ENGINE,
+    PINS,
     check_backend,
-    firmware_info,
     heliart_firmware,
     heliart_library,
     heliart_sources,
@@ -45,16 +41,17 @@ def hpx_engines() -> list[EngineDescriptor]:
             config_class=HeliaRtConfig,
             summary="Ambiq heliaRT (Ambiq Apollo SDK License: Ambiq CPUs only)",
             backends=BACKENDS,
+            pins=PINS,
         )
     ]
 
 
 @hookimpl
-def hpx_validate_config(ctx: ConfigContext) -> HeliaRtConfig:
-    config = ctx.document.structure(HeliaRtConfig, "engine.config", env=ENV)
+def hpx_validate_config(request: ConfigRequest) -> HeliaRtConfig:
+    config = request.document.structure(HeliaRtConfig, "engine.config", env=ENV)
     chosen = [name for name in ("source_path", "dist_path", "source") if getattr(config, name)]
     if len(chosen) > 1:
-        raise ctx.document.error(
+        raise request.document.error(
             f"engine.config.{chosen[1]}",
             f"{' and '.join(chosen)} both choose where heliaRT comes from",
             "keep one of them (check HELIART_SOURCE_PATH / HELIART_DIST_PATH too)",
@@ -62,42 +59,31 @@ def hpx_validate_config(ctx: ConfigContext) -> HeliaRtConfig:
     return config
 
 
+@hookimpl
+def hpx_materialize_sources(request: SourcesRequest) -> SourceSet:
+    config = request.engine.config_as(HeliaRtConfig)
+    return heliart_sources(request.catalog, request.engine.backend, request.board, config,
+                           offline=request.offline)
 
 
 @hookimpl
-def hpx_materialize_sources(ctx: Any) -> SourceSet:
-    config = context_engine_config(ctx, HeliaRtConfig)
-    return heliart_sources(ctx.config.engine.backend, ctx.board, config,
-                           offline=ctx.config.build.offline)
+def hpx_generate_firmware(request: FirmwareRequest) -> FirmwareContribution:
+    config = request.engine.config_as(HeliaRtConfig)
+    library = heliart_library(request.sources, request.engine.backend, request.board, config,
+                              jobs=request.jobs)
+    arena = plan_arena(request.arena_size, request.board)
+    return heliart_firmware(request.model, config, request.sources, library, arena)
 
 
 @hookimpl
-def hpx_generate_firmware(ctx: Any) -> FirmwareContribution:
-    config = context_engine_config(ctx, HeliaRtConfig)
-    library = heliart_library(ctx.sources, ctx.config.engine.backend, ctx.board, config,
-                              jobs=ctx.config.build.jobs or 2)
-    arena = plan_arena(ctx.config.model.arena_size, ctx.board)
-    return heliart_firmware(ctx.model, config, ctx.sources, library, arena).contribution
-
-
-@hookimpl
-def hpx_verify_symbols(ctx: Any, inventory: SymbolInventory) -> list[SymbolFinding]:
-    if context_engine(ctx) != ENGINE:
+def hpx_verify_symbols(request: SymbolsRequest) -> list[SymbolFinding]:
+    if request.engine != ENGINE:
         return []
-    return verify_symbols(check_backend(ctx.config.engine.backend), set(inventory.names()))
+    return verify_symbols(check_backend(request.backend), set(request.symbols))
 
 
 @hookimpl
-def hpx_parse_results(ctx: Any, capture: Capture) -> list[LayerRecord]:
-    """One record per operator invocation, named ``<index>_<op>``, op = the TFLite builtin."""
-    measurement = measure(capture, ctx.board)
-    return [LayerRecord(index=layer.index, name=layer.name, op=layer.op,
-                        counters={measurement.units: layer.median})
-            for layer in measurement.layers]
-
-
-@hookimpl
-def hpx_result_extras(ctx: Any, capture: Capture) -> dict[str, Any]:
+def hpx_result_extras(request: ResultsRequest) -> ResultExtras:
     """Input used, arena (allocated and the 1.5x suggestion), outputs against the host."""
-    info = firmware_info(ctx.contribution)
-    return {"backend": info["backend"], **family_extra(capture, info, ctx.model)}
+    extra = family_extra(request.capture, request.facts_as(FamilyFacts), request.model)
+    return ResultExtras({"backend": request.engine.backend, **extra})

@@ -13,7 +13,7 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
-from hpx_core.engine import SourceSet
+from hpx_core.contract import SourceSet
 from hpx_core.enginelib import LibrarySpec, SourceGroup, Stage, toolchain_identity
 from hpx_core.errors import SourceError
 from hpx_tflm.source_list import MICRO, TflmSources, derive_sources

@@ -8,8 +8,8 @@ import pytest
 
 from hpx_core.boards import get_board
 from hpx_core.build import get_toolchain
+from hpx_core.config.validate import validate_config
 from hpx_core.errors import ToolError
-from hpx_core.validation import validate_config
 
 from .conftest import REPO
 

@@ -12,7 +12,7 @@ from hpx_core.boards import get_board
 from hpx_core.errors import LicenseError
 from hpx_core.pipeline import profile
 
-from .conftest import TIER1
+from .conftest import CATALOG, TIER1
 
 
 def test_ns_on_qemu_is_refused_before_any_source_is_touched(
@@ -21,7 +21,7 @@ def test_ns_on_qemu_is_refused_before_any_source_is_touched(
     cache = tmp_path / "cache"
     monkeypatch.setenv("HPX_CACHE_DIR", str(cache))
     with pytest.raises(LicenseError) as caught:
-        executorch_sources("ns", get_board("qemu-m55"), ExecutorchConfig())
+        executorch_sources(CATALOG, "ns", get_board("qemu-m55"), ExecutorchConfig())
     assert "LicenseRef-Ambiq-Apollo-SDK" in caught.value.message
     assert "qemu-m55" in caught.value.message
     assert "apollo510_evb" in caught.value.hint

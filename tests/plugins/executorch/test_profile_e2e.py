@@ -15,25 +15,34 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-import attrs
 import pytest
+from hpx_executorch import plugin
 from hpx_executorch.config import ExecutorchConfig
-from hpx_executorch.e2e import (
-    PteBuild,
-    PteProfile,
-    build_pte,
-    check_output,
-    profile_pte,
-    run_built,
+from hpx_executorch.engine import (
+    Prepared,
+    absent_submodules,
+    executorch_glue,
+    executorch_runtime,
+    executorch_sources,
+    explain_failure,
+    prepare,
 )
-from hpx_executorch.engine import absent_submodules, executorch_sources, prepare
+from hpx_executorch.firmware import ExecutorchFacts
+from hpx_executorch.layers import layer_table
+from hpx_executorch.settings import resolve
 from hpx_executorch.verify import verify
+from profiles import BUILD_ONLY, extra_of, profile_run
 
 from hpx_core.boards import get_board
-from hpx_core.errors import ModelError, RunError
-from hpx_core.models import load_model
+from hpx_core.build import HarnessSettings, build_project, get_toolchain, render_project
+from hpx_core.contract import EngineSelection, ErrorRequest
+from hpx_core.errors import HpxError, ModelError, RunError
+from hpx_core.models import ModelInfo, load_model
+from hpx_core.pipeline import ProfileOutcome
+from hpx_core.run import run_and_record, run_on_qemu, runner_for
+from hpx_core.wire import Capture, parse_capture
 
-from .conftest import STOCK_151, TIER1
+from .conftest import CATALOG, STOCK_151, TIER1
 
 pytestmark = [
     pytest.mark.e2e,
@@ -46,13 +55,25 @@ atexit.register(shutil.rmtree, WORK, True)
 
 
 @functools.cache
-def arm_profile(model: str) -> PteProfile:
-    return profile_pte(TIER1 / f"{model}_arm.pte", "arm", "qemu-m55", WORK / f"{model}-arm")
+def arm_profile(model: str) -> ProfileOutcome:
+    return profile_run(TIER1 / f"{model}_arm.pte", "executorch", "qemu-m55", WORK / f"{model}-arm",
+                       backend="arm")
 
 
 @functools.cache
-def ns_build(model: str) -> PteBuild:
-    return build_pte(TIER1 / f"{model}_ns.pte", "ns", "apollo510_evb", WORK / f"{model}-ns")
+def ns_build(model: str) -> ProfileOutcome:
+    return profile_run(TIER1 / f"{model}_ns.pte", "executorch", "apollo510_evb",
+                       WORK / f"{model}-ns", backend="ns", until=BUILD_ONLY)
+
+
+def arm_build(work: str, **config: Any) -> ProfileOutcome:
+    return profile_run(TIER1 / "tier1_arm.pte", "executorch", "qemu-m55", WORK / work,
+                       backend="arm", until=BUILD_ONLY, **config)
+
+
+def elf_of(outcome: ProfileOutcome) -> Path:
+    assert outcome.build is not None
+    return outcome.build.elf
 
 
 def _ids(model: str, provider: str) -> list[str]:
@@ -65,7 +86,7 @@ def _ids(model: str, provider: str) -> list[str]:
 def test_arm_on_qemu_counts_every_instruction_of_the_manifest(model: str) -> None:
     profile = arm_profile(model)
     m = profile.measurement
-    assert m.validity == "valid", m.issues
+    assert m is not None and m.validity == "valid", m and m.issues
     idents = [layer.name.rsplit(":", 1)[1] for layer in m.layers]
     assert idents == _ids(model, "arm")
     ops = [layer.op for layer in m.layers]
@@ -79,18 +100,19 @@ def test_arm_on_qemu_counts_every_instruction_of_the_manifest(model: str) -> Non
     assert max(m.whole) - min(m.whole) <= 1
     layer_sum = sum(layer.counts[0] for layer in m.layers)
     assert layer_sum < m.whole[0] < layer_sum + 5_000  # execute() outside the kernels: small
-    assert all(f.passed for f in profile.built.findings), profile.built.findings
-    assert (profile.bundle / "summary.json").is_file()
-    reference = TIER1 / MANIFEST["models"][model]["programs"]["arm"]["reference_output"]
-    checked = check_output(profile, reference)
-    assert checked.elements > 0 and checked.differing == 0, checked  # bit-exact on device
+    assert profile.findings and all(f.passed for f in profile.findings), profile.findings
+    assert profile.bundle is not None and (profile.bundle / "summary.json").is_file()
+    reference = MANIFEST["models"][model]["programs"]["arm"]["reference_output"]
+    checked = extra_of(profile)["output_check"]
+    assert Path(checked["reference"]).name == Path(reference).name
+    assert checked["elements"] > 0 and checked["differing"] == 0, checked  # bit-exact on device
 
 
 @needs_qemu
 def test_second_arm_model_with_the_same_kernels_reuses_the_runtime() -> None:
-    first = arm_profile("tier1")
-    again = build_pte(TIER1 / "tier1_arm.pte", "arm", "qemu-m55", WORK / "tier1-arm-again")
-    assert not again.runtime.built and again.runtime.key == first.built.runtime.key
+    first, again = arm_profile("tier1").contribution, arm_build("tier1-arm-again").contribution
+    assert first is not None and again is not None
+    assert not again.libraries[0].built and again.libraries[0].key == first.libraries[0].key
 
 
 @needs_qemu
@@ -114,15 +136,16 @@ def test_compare_through_the_export_manifest_lists_every_instruction(
 @pytest.mark.parametrize("model", ["tier1", "tier1mean"])
 def test_ns_builds_for_apollo_and_passes_its_kernel_checks(model: str) -> None:
     built = ns_build(model)
-    assert built.board.cpu_vendor == "Ambiq"
-    assert built.prepared.settings.ns_ops
-    assert all(f.passed for f in built.findings), built.findings
-    assert built.build.sizes.text > 0
+    assert built.board is not None and built.board.cpu_vendor == "Ambiq"
+    assert built.contribution is not None
+    facts = built.contribution.facts
+    assert isinstance(facts, ExecutorchFacts) and facts.settings.ns_ops
+    assert built.findings and all(f.passed for f in built.findings), built.findings
+    assert built.build is not None and built.build.sizes.text > 0
 
 
 def test_each_provider_check_fails_on_the_other_providers_elf() -> None:
-    arm_elf = build_pte(TIER1 / "tier1_arm.pte", "arm", "qemu-m55", WORK / "tier1-arm-x").build.elf
-    ns_elf = ns_build("tier1").build.elf
+    arm_elf, ns_elf = elf_of(arm_build("tier1-arm-x")), elf_of(ns_build("tier1"))
     on_ns = verify(ns_elf, "arm", expect_portable=True)
     assert not all(f.passed for f in on_ns)
     assert not next(f for f in on_ns if "weight-sum" in f.check).passed
@@ -132,92 +155,85 @@ def test_each_provider_check_fails_on_the_other_providers_elf() -> None:
 
 def test_a_151_program_is_refused_before_building() -> None:
     board = get_board("qemu-m55")
-    sources = executorch_sources("arm", board, ExecutorchConfig())
+    sources = executorch_sources(CATALOG, "arm", board, ExecutorchConfig())
     with pytest.raises(ModelError) as caught:
         prepare(load_model(STOCK_151 / "tier1.pte"), ExecutorchConfig(), "arm", board, sources)
     assert "ExecuTorch 1.3.0" in caught.value.message
     assert "cortex_m::quantized_conv2d.out carries 15 arguments" in caught.value.message
 
 
+def _explain_through_the_hook(model: ModelInfo) -> Any:
+    def explain(capture: Capture, code: int, stage: str) -> HpxError | None:
+        selection = EngineSelection("executorch", "arm", ExecutorchConfig())
+        answer = plugin.hpx_explain_error(ErrorRequest(selection, model, code, stage, capture))
+        return RunError(answer.message, answer.hint) if answer is not None else None
+
+    return explain
+
+
 @needs_qemu
 def test_ns_program_on_an_arm_build_fails_at_method_load_with_a_named_operator() -> None:
-    """Bypass the pre-build check to show what the runtime itself says, read by hpx.
-
-    The arm build contains no Ambiq code, so it may run on the emulated board.
-    """
-    arm = arm_profile("tier1").built
+    """Bypass the pre-build check to show what the runtime itself says, read by hpx through
+    the engine's hpx_explain_error. The arm build contains no Ambiq code, so it may run on the
+    emulated board."""
+    board, config = get_board("qemu-m55"), ExecutorchConfig()
+    sources = executorch_sources(CATALOG, "arm", board, config)
+    prepared = prepare(load_model(TIER1 / "tier1_arm.pte"), config, "arm", board, sources)
+    runtime = executorch_runtime(sources, prepared.settings, board)
     ns_program = load_model(TIER1 / "tier1_ns.pte")
-    from hpx_executorch.e2e import executorch_glue
-    from hpx_executorch.layers import layer_table
-
-    from hpx_core.build import HarnessSettings, build_project, get_toolchain, render_project
-
-    prepared = attrs.evolve(arm.prepared, table=layer_table(ns_program))
-    project = render_project(WORK / "ns-on-arm", arm.board,
-                             executorch_glue(ns_program, prepared, arm.runtime),
+    crossed = Prepared(prepared.settings, layer_table(ns_program), prepared.runtime_version)
+    project = render_project(WORK / "ns-on-arm", board,
+                             executorch_glue(ns_program, crossed, runtime),
                              HarnessSettings(engine="executorch", iterations=1, warmup=0))
     result = build_project(project, get_toolchain("arm-none-eabi-gcc"))
-    crossed = attrs.evolve(arm, info=ns_program, build=result)
     with pytest.raises(RunError) as caught:
-        run_built(crossed, WORK / "ns-on-arm")
+        run_and_record(runner_for(board, timeout=120), result.elf, WORK / "ns-on-arm-results",
+                       engine="executorch", explain=_explain_through_the_hook(ns_program))
     assert "Method::load() failed: operator missing: cortex_m_ns::" in caught.value.message
     assert "enable ns_ops with backend ns" in caught.value.hint
-
-
-@attrs.define
-class _Ctx:
-    """What the pipeline hands the engine hooks (config, engine config, board, model, sources)."""
-
-    config: Any
-    engine_config: ExecutorchConfig
-    board: Any
-    model: Any
-    sources: Any = None
+    assert "failed bundle:" in caught.value.hint
 
 
 @needs_qemu
-def test_the_hooks_take_tier1_from_sources_to_named_layers(write_yaml: Any) -> None:
-    from hpx_executorch import plugin
+def test_the_hooks_take_tier1_from_sources_to_named_layers() -> None:
+    """The typed requests alone carry everything: sources, firmware, symbols, extras."""
+    from hpx_core.build import symbol_inventory
+    from hpx_core.contract import FirmwareRequest, ResultsRequest, SourcesRequest, SymbolsRequest
+    from hpx_core.results import measure
 
-    from hpx_core.build import (
-        HarnessSettings,
-        build_project,
-        get_toolchain,
-        render_project,
-        symbol_inventory,
-    )
-    from hpx_core.config import load_config
-    from hpx_core.run import run_on_qemu
-    from hpx_core.wire import parse_capture
-
-    path = write_yaml(f"model: {{path: {TIER1 / 'tier1_arm.pte'}}}\n"
-                      "engine: {type: executorch, backend: arm}\ntarget: {board: qemu-m55}\n")
-    config, _ = load_config(path, {})
-    ctx = _Ctx(config, ExecutorchConfig(), get_board("qemu-m55"),
-               load_model(TIER1 / "tier1_arm.pte"))
-    ctx.sources = plugin.hpx_materialize_sources(ctx)
-    contribution = plugin.hpx_generate_firmware(ctx)
-    project = render_project(WORK / "hooks", ctx.board, contribution,
+    board, model = get_board("qemu-m55"), load_model(TIER1 / "tier1_arm.pte")
+    engine = EngineSelection("executorch", "arm", ExecutorchConfig())
+    sources = plugin.hpx_materialize_sources(SourcesRequest(engine, board, CATALOG))
+    contribution = plugin.hpx_generate_firmware(FirmwareRequest(
+        engine=engine, board=board, model=model, sources=sources,
+        toolchain="arm-none-eabi-gcc", jobs=2, scratch=WORK / "hooks-scratch"))
+    project = render_project(WORK / "hooks", board, contribution,
                              HarnessSettings(engine="executorch", iterations=2, warmup=1))
     built = build_project(project, get_toolchain("arm-none-eabi-gcc"))
-    found = plugin.hpx_verify_symbols(ctx, symbol_inventory(built.elf))
+    found = plugin.hpx_verify_symbols(SymbolsRequest(
+        engine="executorch", backend="arm", elf=built.elf,
+        symbols=frozenset(symbol_inventory(built.elf).names()), model=model,
+        facts=contribution.facts))
     assert found and all(f.passed for f in found)
-    capture = parse_capture(run_on_qemu(ctx.board, built.elf, timeout=600).stream)
-    layers = plugin.hpx_parse_results(ctx, capture)
+    capture = parse_capture(run_on_qemu(board, built.elf, timeout=600).stream)
+    layers = measure(capture, board).layers
     assert [layer.name.rsplit(":", 1)[1] for layer in layers] == _ids("tier1", "arm")
     assert layers[2].name == "cortex_m::quantized_conv2d:c0i2"
-    assert all(next(iter(layer.counters.values())) > 0 for layer in layers)
+    assert all(layer.median > 0 for layer in layers)
+    extras = plugin.hpx_result_extras(ResultsRequest(engine, board, model, sources, capture,
+                                                     contribution.facts))
+    assert extras.values["output_check"]["differing"] == 0
 
 
 def test_verify_kernels_command_on_both_providers_elfs() -> None:
     from hpx_core.cli import main
 
-    arm_elf = build_pte(TIER1 / "tier1_arm.pte", "arm", "qemu-m55", WORK / "tier1-arm-x").build.elf
-    ns_elf = ns_build("tier1").build.elf
-    assert main(["verify-kernels", "--provider", "arm", "--expect-portable", str(arm_elf)]) == 0
-    assert main(["verify-kernels", "--provider", "ns", "--ns-ops", str(ns_elf)]) == 0
-    assert main(["verify-kernels", "--provider", "ns", "--ns-ops", str(arm_elf)]) == 1
-    assert main(["verify-kernels", "--provider", "arm", str(ns_elf)]) == 1
+    arm_elf, ns_elf = str(elf_of(arm_build("tier1-arm-x"))), str(elf_of(ns_build("tier1")))
+    check = ["verify-kernels", "--engine", "executorch", "--backend"]
+    assert main([*check, "arm", "--expect", "portable", arm_elf]) == 0
+    assert main([*check, "ns", "--expect", "ns_ops", ns_elf]) == 0
+    assert main([*check, "ns", "--expect", "ns_ops", arm_elf]) == 1
+    assert main([*check, "arm", ns_elf]) == 1
 
 
 @needs_qemu
@@ -232,7 +248,7 @@ def test_hpx_profile_runs_the_shipped_arm_config(tmp_path: Path,
     extra = json.loads(summary.read_text(encoding="utf-8"))["extra"]
     assert extra["output_check"]["differing"] == 0 and extra["output_check"]["elements"] == 16
     assert all(check["passed"] for check in extra["kernel_checks"])
-    sources = executorch_sources("arm", get_board("qemu-m55"), ExecutorchConfig())
+    sources = executorch_sources(CATALOG, "arm", get_board("qemu-m55"), ExecutorchConfig())
     recorded = extra.get("absent_submodules", {}).get("paths", [])
     assert recorded == absent_submodules(sources)  # the mirror's gap, said in the bundle
 
@@ -254,25 +270,27 @@ def test_buffers_land_where_the_config_places_them_on_apollo() -> None:
     board = get_board("apollo510_evb")
     regions = {m.name: range(m.origin, m.origin + m.length) for m in board.memory}
 
-    def address(built: PteBuild, buffer: str) -> int:
-        symbols = symbol_inventory(built.build.elf).symbols
+    def address(built: ProfileOutcome, buffer: str) -> int:
+        symbols = symbol_inventory(elf_of(built)).symbols
         return next(s.address for s in symbols if s.name.endswith(f"{len(buffer)}{buffer}E"))
 
     default = ns_build("tier1mean")
     assert address(default, "g_planned") in regions["MCU_TCM"]
-    placed = build_pte(TIER1 / "tier1mean_ns.pte", "ns", "apollo510_evb", WORK / "placed",
-                       ExecutorchConfig(planned_arena_location="sram", io_location="sram"))
+    placed = profile_run(TIER1 / "tier1mean_ns.pte", "executorch", "apollo510_evb",
+                         WORK / "placed", backend="ns", until=BUILD_ONLY,
+                         planned_arena_location="sram", io_location="sram")
     assert address(placed, "g_planned") in regions["SHARED_SRAM"]
     assert address(placed, "g_output") in regions["SHARED_SRAM"]
     assert address(placed, "g_method_arena") in regions["MCU_TCM"]
-    assert not placed.runtime.built  # placement is the app's business, the runtime is shared
+    assert placed.contribution is not None
+    assert not placed.contribution.libraries[0].built  # the runtime is shared
 
 
 def test_cmsis_nn_ref_moves_only_the_provider_and_stamps_the_run() -> None:
     parent = "91f84c801b1ae83c1e673e7df4a310d87eaf1937"  # the pinned CMSIS-NN commit's parent
     board = get_board("qemu-m55")
-    pinned = executorch_sources("arm", board, ExecutorchConfig())
-    moved = executorch_sources("arm", board, ExecutorchConfig(cmsis_nn_ref=parent))
+    pinned = executorch_sources(CATALOG, "arm", board, ExecutorchConfig())
+    moved = executorch_sources(CATALOG, "arm", board, ExecutorchConfig(cmsis_nn_ref=parent))
     assert moved.provenance == "development-overrides"
     provider = next(r for r in moved.repos if r.name == "CMSIS-NN")
     assert provider.commit == parent and "provider-refs" in provider.path.parts
@@ -284,19 +302,11 @@ def test_cmsis_nn_ref_moves_only_the_provider_and_stamps_the_run() -> None:
 @needs_qemu
 def test_the_refused_channels_last_mean_really_fails_inside_execute() -> None:
     """Bypass check_runnable once to confirm, on the runtime itself, what the check claims."""
-    from hpx_executorch.engine import Prepared, executorch_glue, executorch_runtime, explain_failure
-    from hpx_executorch.layers import layer_table
-    from hpx_executorch.settings import resolve
-
-    from hpx_core.build import HarnessSettings, build_project, get_toolchain, render_project
-    from hpx_core.run import run_on_qemu
-    from hpx_core.wire import parse_capture
-
     board = get_board("qemu-m55")
     model = load_model(TIER1 / "tier1mean_cl_arm.pte")
     settings = resolve(ExecutorchConfig(), "arm", model, board)
-    runtime = executorch_runtime(executorch_sources("arm", board, ExecutorchConfig()), settings,
-                                 board)
+    runtime = executorch_runtime(executorch_sources(CATALOG, "arm", board, ExecutorchConfig()),
+                                 settings, board)
     glue = executorch_glue(model, Prepared(settings, layer_table(model), "1.3.0"), runtime)
     project = render_project(WORK / "mean-cl", board, glue,
                              HarnessSettings(engine="executorch", iterations=1, warmup=0))
@@ -313,20 +323,13 @@ def test_the_refused_151_program_really_fails_inside_execute() -> None:
 
     portable_ops names the tier1 arm runtime's set, so the cached runtime is reused.
     """
-    from hpx_executorch.engine import Prepared, executorch_glue, executorch_runtime, explain_failure
-    from hpx_executorch.layers import layer_table
-    from hpx_executorch.settings import resolve
-
-    from hpx_core.build import HarnessSettings, build_project, get_toolchain, render_project
-    from hpx_core.run import run_on_qemu
-    from hpx_core.wire import parse_capture
-
     board = get_board("qemu-m55")
     model = load_model(STOCK_151 / "tier1.pte")
     config = ExecutorchConfig(portable_ops=("aten::clamp.out", "aten::leaky_relu.out",
                                             "aten::sub.out"))
     settings = resolve(config, "arm", model, board)
-    runtime = executorch_runtime(executorch_sources("arm", board, config), settings, board)
+    runtime = executorch_runtime(executorch_sources(CATALOG, "arm", board, config), settings,
+                                 board)
     glue = executorch_glue(model, Prepared(settings, layer_table(model), "1.3.0"), runtime)
     project = render_project(WORK / "release-151", board, glue,
                              HarnessSettings(engine="executorch", iterations=1, warmup=0))

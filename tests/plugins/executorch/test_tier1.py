@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from hpx_executorch.tier1 import load_manifest, match_for_bundles, match_manifest, pair_programs
 
+from hpx_core.contract import ManifestRequest
 from hpx_core.errors import ConfigError
 from hpx_core.plugins import default_registry
 
@@ -63,7 +64,7 @@ def test_the_engine_answers_only_for_its_own_manifest() -> None:
     hook = default_registry().engine_hook("executorch", "hpx_match_manifest")
     arm = MANIFEST["models"]["tier1mean"]["programs"]["arm"]["sha256"]
     ns = MANIFEST["models"]["tier1mean"]["programs"]["ns"]["sha256"]
-    answer = hook(document=MANIFEST, model=None, base_sha256=arm, candidate_sha256=ns)
-    assert answer["regions"]["Tier-1"]["candidate"] == [1]
-    assert hook(document={"hpx_match": 1}, model=None, base_sha256=arm,
-                candidate_sha256=ns) is None
+    answer = hook(request=ManifestRequest(MANIFEST, None, arm, ns))
+    assert answer is not None and answer.base_model_sha256 == arm
+    assert [(r.name, r.candidate) for r in answer.regions] == [("Tier-1", (1,))]
+    assert hook(request=ManifestRequest({"hpx_match": 1}, None, arm, ns)) is None

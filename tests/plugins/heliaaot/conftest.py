@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hpx_heliaaot.engine import PINS
+
+from hpx_core.sources import core_pins, merge_pins
+
 REPO = Path(__file__).resolve().parents[3]
 MODELS = REPO / "examples" / "models" / "mlperf_tiny"
 MLPERF_TINY = ("kws_ref_model", "vww_96_int8", "pretrainedResnet_quant", "ad01_int8")
@@ -39,3 +43,6 @@ def ns_cmsis_nn_tree(root: Path, version: str) -> Path:
         f"#define NS_CMSIS_NN_VERSION_MINOR ({minor})\n"
         f"#define NS_CMSIS_NN_VERSION_PATCH ({patch})\n", encoding="utf-8")
     return root
+
+CATALOG = merge_pins(core_pins(), PINS)
+"""The core's pins with this engine's own, as the registry merges them."""

@@ -14,7 +14,7 @@ from hpx_core.boards import get_board
 from hpx_core.errors import ConfigError, LicenseError, ToolError
 from hpx_core.pipeline import profile
 
-from .conftest import MODELS, fake_helia_aot
+from .conftest import CATALOG, MODELS, fake_helia_aot
 
 
 def test_helia_aot_on_qemu_is_refused_before_any_source_is_touched(
@@ -23,7 +23,7 @@ def test_helia_aot_on_qemu_is_refused_before_any_source_is_touched(
     cache = tmp_path / "cache"
     monkeypatch.setenv("HPX_CACHE_DIR", str(cache))
     with pytest.raises(LicenseError) as caught:
-        aot_sources(get_board("qemu-m55"), HeliaAotConfig())
+        aot_sources(CATALOG, get_board("qemu-m55"), HeliaAotConfig())
     assert "helia-aot is LicenseRef-Ambiq-Apollo-SDK" in caught.value.message
     assert "qemu-m55" in caught.value.message
     assert not cache.exists()

@@ -44,7 +44,7 @@ def test_kws_profiles_on_an_attached_evb(tmp_path: Path) -> None:
     if not probe_attached():
         pytest.skip("no debug probe attached")
     outcome = profile(MODELS / "kws_ref_model.tflite", None, overrides(tmp_path))
-    state = outcome.state
+    state = outcome
     assert state.bundle is not None and state.bundle.is_dir()
     assert all(f.passed for f in state.findings)
     assert state.measurement is not None and len(state.measurement.layers) == 13

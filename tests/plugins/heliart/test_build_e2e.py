@@ -12,10 +12,12 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from hpx_heliart.e2e import HeliaRtBuild, build_model
 from hpx_heliart.symbols import kernels, ns_entry_points
+from profiles import BUILD_ONLY, profile_run
 
 from hpx_core.build import symbol_inventory
+from hpx_core.contract import LibraryUse
+from hpx_core.pipeline import ProfileOutcome
 
 from .conftest import MLPERF_TINY, MODELS
 
@@ -23,14 +25,15 @@ pytestmark = pytest.mark.e2e
 WORK = Path(tempfile.mkdtemp(prefix="hpx-heliart-e2e-"))
 COMBOS = [("helia", "apollo510_evb"), ("cmsis_nn", "apollo510_evb"),
           ("reference", "apollo510_evb"), ("reference", "apollo4p_evb")]
-_BUILT: dict[tuple[str, str, str], HeliaRtBuild] = {}
+_BUILT: dict[tuple[str, str, str], ProfileOutcome] = {}
 
 
-def built(model: str, backend: str, board: str) -> HeliaRtBuild:
+def built(model: str, backend: str, board: str) -> ProfileOutcome:
     key = (model, backend, board)
     if key not in _BUILT:
-        _BUILT[key] = build_model(MODELS / f"{model}.tflite", backend, board,
-                                  WORK / f"{model}-{backend}-{board}")
+        _BUILT[key] = profile_run(MODELS / f"{model}.tflite", "helia-rt", board,
+                                  WORK / f"{model}-{backend}-{board}", backend=backend,
+                                  until=BUILD_ONLY)
     return _BUILT[key]
 
 
@@ -38,8 +41,9 @@ def built(model: str, backend: str, board: str) -> HeliaRtBuild:
 @pytest.mark.parametrize(("backend", "board"), COMBOS)
 def test_links_places_and_proves_its_backend(model: str, backend: str, board: str) -> None:
     done = built(model, backend, board)
-    assert done.build.elf.is_file()
-    assert all(f.passed for f in done.findings), done.findings
+    assert done.build is not None and done.build.elf.is_file()
+    assert done.findings and all(f.passed for f in done.findings), done.findings
+    assert done.placement is not None and done.sources is not None
     flash = next(r for r in done.placement.regions if r.region.use == "flash")
     assert 0 < flash.used <= flash.region.length
     assert done.sources.provenance == "qualified"
@@ -53,8 +57,12 @@ def test_links_places_and_proves_its_backend(model: str, backend: str, board: st
 
 
 def test_the_library_is_built_once_and_shared_by_every_model() -> None:
-    first = built("kws_ref_model", "reference", "apollo510_evb").library
-    other = built("ad01_int8", "reference", "apollo510_evb").library
-    assert first.folder == other.folder and not other.built
-    m4 = built("kws_ref_model", "reference", "apollo4p_evb").library
-    assert m4.folder != first.folder  # another CPU, another library
+    def library(model: str, board: str) -> LibraryUse:
+        contribution = built(model, "reference", board).contribution
+        assert contribution is not None
+        return contribution.libraries[0]
+
+    first = library("kws_ref_model", "apollo510_evb")
+    other = library("ad01_int8", "apollo510_evb")
+    assert first.key == other.key and not other.built
+    assert library("kws_ref_model", "apollo4p_evb").key != first.key  # another CPU

@@ -25,7 +25,7 @@ from hpx_heliart.engine import heliart_sources
 from hpx_core.boards import get_board
 from hpx_core.errors import ConfigError, SourceError
 
-from .conftest import VERSION_HEADER, version_header
+from .conftest import CATALOG, VERSION_HEADER, version_header
 
 EMPTY_AR = b"!<arch>\n"
 
@@ -129,13 +129,13 @@ def test_a_missing_release_asset_is_a_source_error(tmp_path: Path) -> None:
 def test_the_release_variant_is_refused_because_it_strips_the_profiler(tmp_path: Path) -> None:
     config = HeliaRtConfig(dist_path=make_bundle(tmp_path), variant="release")
     with pytest.raises(ConfigError, match="variant 'release'"):
-        heliart_sources("helia", get_board("apollo510_evb"), config)
+        heliart_sources(CATALOG, "helia", get_board("apollo510_evb"), config)
 
 
 def test_a_bundle_carries_only_the_helia_backend(tmp_path: Path) -> None:
     config = HeliaRtConfig(dist_path=make_bundle(tmp_path))
     with pytest.raises(ConfigError, match="not reference"):
-        heliart_sources("reference", get_board("apollo510_evb"), config)
+        heliart_sources(CATALOG, "reference", get_board("apollo510_evb"), config)
 
 
 @pytest.mark.e2e  # materializes CMSIS_6 at its pin
@@ -147,7 +147,7 @@ def test_a_release_source_for_an_apollo_board_resolves_to_the_checked_bundle(
     zip_bundle(make_bundle(tmp_path / "src"), releases / "helia-rt-v1.17.0.zip")
     config = HeliaRtConfig(source=ReleaseSource(repo=(tmp_path / "server").as_uri(),
                                                 ref="helia-rt-v1.17.0"))
-    sources = heliart_sources("helia", get_board("apollo4p_evb"), config)
+    sources = heliart_sources(CATALOG, "helia", get_board("apollo4p_evb"), config)
     repo = next(r for r in sources.repos if r.name == "helia-rt")
     assert sources.provenance == "development-overrides"
     assert repo.commit.startswith("prebuilt-1.17.0-sha256:")

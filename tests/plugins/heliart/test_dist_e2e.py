@@ -14,14 +14,14 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from hpx_heliart.config import HeliaRtConfig, ReleaseSource
+from hpx_heliart.config import HeliaRtConfig
 from hpx_heliart.dist import archive_name
-from hpx_heliart.e2e import build_model
 from hpx_heliart.engine import heliart_library, heliart_sources
+from profiles import BUILD_ONLY, profile_run
 
 from hpx_core.boards import get_board
 
-from .conftest import MODELS
+from .conftest import CATALOG, MODELS
 
 pytestmark = pytest.mark.e2e
 WORK = Path(tempfile.mkdtemp(prefix="hpx-heliart-dist-e2e-"))
@@ -42,7 +42,7 @@ def _headers(src: Path, dest: Path) -> None:
 @pytest.fixture(scope="module")
 def bundle() -> Path:
     board = get_board("apollo510_evb")
-    sources = heliart_sources("helia", board, HeliaRtConfig())
+    sources = heliart_sources(CATALOG, "helia", board, HeliaRtConfig())
     library = heliart_library(sources, "helia", board, HeliaRtConfig())
     root = sources.path_of("helia-rt")
     out = WORK / "helia-rt-v1.17.0"
@@ -56,12 +56,12 @@ def bundle() -> Path:
 
 
 def test_a_dist_path_bundle_links_with_the_helia_backend(bundle: Path) -> None:
-    done = build_model(MODELS / "kws_ref_model.tflite", "helia", "apollo510_evb", WORK / "dist",
-                       HeliaRtConfig(dist_path=bundle))
-    assert all(f.passed for f in done.findings), done.findings
-    assert done.sources.provenance == "development-overrides"
-    assert done.library.archives == (bundle / "lib" / archive_name("cortex-m55",
-                                                                   "release_with_logs"),)
+    done = profile_run(MODELS / "kws_ref_model.tflite", "helia-rt", "apollo510_evb",
+                       WORK / "dist", backend="helia", until=BUILD_ONLY, dist_path=str(bundle))
+    assert done.findings and all(f.passed for f in done.findings), done.findings
+    assert done.sources is not None and done.sources.provenance == "development-overrides"
+    archive = bundle / "lib" / archive_name("cortex-m55", "release_with_logs")
+    assert done.contribution is not None and archive.as_posix() in done.contribution.cmake
 
 
 def test_a_release_asset_bundle_downloads_and_links(
@@ -71,9 +71,8 @@ def test_a_release_asset_bundle_downloads_and_links(
     releases = tmp_path / "server" / "releases" / "download" / "v1.17.0"
     releases.mkdir(parents=True)
     shutil.make_archive(str(releases / "helia-rt-v1.17.0"), "zip", bundle.parent, bundle.name)
-    config = HeliaRtConfig(source=ReleaseSource(repo=(tmp_path / "server").as_uri(),
-                                                ref="v1.17.0"))
-    done = build_model(MODELS / "ad01_int8.tflite", "helia", "apollo510_evb", WORK / "release",
-                       config)
-    assert all(f.passed for f in done.findings), done.findings
+    source = {"repo": (tmp_path / "server").as_uri(), "ref": "v1.17.0"}
+    done = profile_run(MODELS / "ad01_int8.tflite", "helia-rt", "apollo510_evb",
+                       WORK / "release", backend="helia", until=BUILD_ONLY, source=source)
+    assert done.findings and all(f.passed for f in done.findings), done.findings
     assert (tmp_path / "cache" / "downloads").is_dir()

@@ -12,7 +12,7 @@ from hpx_core.boards import get_board
 from hpx_core.errors import LicenseError
 from hpx_core.pipeline import profile
 
-from .conftest import MODELS
+from .conftest import CATALOG, MODELS
 
 
 @pytest.mark.parametrize("backend", ["helia", "cmsis_nn", "reference"])
@@ -22,7 +22,7 @@ def test_every_backend_on_qemu_is_refused_before_any_source_is_touched(
     cache = tmp_path / "cache"
     monkeypatch.setenv("HPX_CACHE_DIR", str(cache))
     with pytest.raises(LicenseError) as caught:
-        heliart_sources(backend, get_board("qemu-m55"), HeliaRtConfig())
+        heliart_sources(CATALOG, backend, get_board("qemu-m55"), HeliaRtConfig())
     assert "LicenseRef-Ambiq-Apollo-SDK" in caught.value.message
     assert "qemu-m55" in caught.value.message
     assert "apollo510_evb" in caught.value.hint
@@ -37,7 +37,7 @@ def test_a_release_download_is_refused_on_qemu_before_downloading(
     asset = tmp_path / "never-read"
     config = HeliaRtConfig(source=ReleaseSource(repo=asset.as_uri(), ref="v1.17.0"))
     with pytest.raises(LicenseError):
-        heliart_sources("helia", get_board("qemu-m4"), config)
+        heliart_sources(CATALOG, "helia", get_board("qemu-m4"), config)
     assert not cache.exists()
 
 

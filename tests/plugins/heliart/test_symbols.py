@@ -7,7 +7,7 @@ import re
 import pytest
 from hpx_heliart.symbols import INTERPRETER, NS_ONLY, verify_symbols
 
-from hpx_core.sources import load_baseline, materialize_pin
+from hpx_core.sources import PinSet, materialize_pin
 
 CMSIS_NN_KERNEL = "arm_convolve_wrapper_s8"  # in both kernel libraries
 
@@ -17,9 +17,8 @@ def _declared(include_dir_text: str) -> set[str]:
 
 
 @pytest.mark.e2e
-def test_the_ns_only_entry_points_are_ns_cmsis_nn_s_alone_at_the_pins() -> None:
-    base = load_baseline()
-    roots = {name: materialize_pin(base.pin(name)).repos[0].path
+def test_the_ns_only_entry_points_are_ns_cmsis_nn_s_alone_at_the_pins(catalog: PinSet) -> None:
+    roots = {name: materialize_pin(catalog.pin(name)).repos[0].path
              for name in ("ns-cmsis-nn", "CMSIS-NN")}
     texts = {name: "".join(p.read_text(encoding="utf-8", errors="replace")
                            for p in sorted((root / "Include").rglob("*.h")))

@@ -1,0 +1,136 @@
+"""Validate a profile config end to end: the core's sections and the engine's own section."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from hpx_core.boards import Board, get_board
+from hpx_core.config import ConfigDocument, ProfileConfig, load_config
+from hpx_core.config.suggest import did_you_mean
+from hpx_core.contract import ConfigRequest
+from hpx_core.errors import ConfigError, HpxError, PluginError, UsageError
+from hpx_core.models import CORE_FORMATS, OTHER_FORMAT, load_model, model_format
+from hpx_core.plugins import EngineEntry, Registry, default_registry
+from hpx_core.sources.licensing import may_run
+
+Overrides = Mapping[str, tuple[Any, str]]
+"""Dotted config path -> (value, origin such as ``"--board"``)."""
+
+
+def overrides(origin: str, **values: Any) -> Overrides:
+    """Overrides from keywords, ``__`` for the dots (``target__board="qemu-m4"``), all with one
+    origin; None values are left out. ``engine__config`` takes a mapping of the engine's keys."""
+    found: dict[str, tuple[Any, str]] = {}
+    for key, value in values.items():
+        if key == "engine__config" and value is not None:
+            found |= {f"engine.config.{k}": (v, origin) for k, v in value.items()}
+        elif value is not None:
+            found[key.replace("__", ".")] = (value, origin)
+    return found
+
+
+@attrs.frozen
+class ValidatedConfig:
+    """A profile config checked by the core and by the selected engine."""
+
+    config: ProfileConfig
+    document: ConfigDocument
+    engine: EngineEntry
+    engine_config: object
+
+    def engine_values(self) -> dict[str, Any]:
+        """The engine's config as plain values (for ``hpx config show`` and the bundle)."""
+        config: Any = self.engine_config
+        return attrs.asdict(config) if attrs.has(type(config)) else {}
+
+
+def validate_config(
+    file: Path | None, overrides: Overrides | None = None, reg: Registry | None = None
+) -> ValidatedConfig:
+    """Load, override and validate a config, including the engine's own section."""
+    reg = reg or default_registry()
+    config, document = load_config(file, overrides)
+    engine = _select_engine(config, document, reg)
+    config = attrs.evolve(config, engine=attrs.evolve(config.engine, type=engine.descriptor.name))
+    config = _with_backend(config, document, engine)
+    request = ConfigRequest(config=config, document=document)
+    hook = reg.engine_hook(engine.descriptor.name, "hpx_validate_config")
+    engine_config = hook(request=request)
+    if not isinstance(engine_config, engine.descriptor.config_class):
+        raise PluginError(
+            f"engine {engine.descriptor.name!r} answered its config check with a "
+            f"{type(engine_config).__name__}, not its {engine.descriptor.config_class.__name__}",
+            f"report this to the maintainers of {engine.plugin.distribution}",
+        )
+    return ValidatedConfig(config, document, engine, engine_config)
+
+
+def _select_engine(config: ProfileConfig, document: ConfigDocument, reg: Registry) -> EngineEntry:
+    if not config.engine.type:
+        return _default_engine(config, document, reg)
+    try:
+        return reg.engine(config.engine.type)
+    except PluginError as error:
+        raise ConfigError(
+            f"engine.type: {error.message}", error.hint, document.locate("engine.type")
+        ) from None
+
+
+def _default_engine(config: ProfileConfig, document: ConfigDocument,
+                    reg: Registry) -> EngineEntry:
+    """The one installed engine that reads the model's format and may run on the board."""
+    path = config.model.path
+    if path is None:
+        raise UsageError("no model given, and engine.type is not set",
+                         "pass MODEL to hpx profile (or set model.path), or set engine.type")
+    fmt = model_format(path)
+    if fmt is None:
+        load_model(path)  # the core's words for a file that is missing or unreadable
+    candidates = [e for e in reg.engines.values()
+                  if fmt in e.descriptor.model_formats
+                  or (fmt == OTHER_FORMAT and set(e.descriptor.model_formats) - set(CORE_FORMATS))]
+    try:
+        board = get_board(config.target.board)
+    except HpxError as error:
+        raise document.error("target.board", error.message, error.hint) from None
+    candidates = [e for e in candidates if _may_run(reg, e, board)]
+    what = f"{fmt} models" if fmt != OTHER_FORMAT else f"{path.name}"
+    where = f" and may run on {board.name}"
+    if len(candidates) != 1:
+        names = ", ".join(sorted(e.descriptor.name for e in candidates)) or "none"
+        raise ConfigError(
+            f"engine.type is not set and {len(candidates)} installed engines read {what}{where}",
+            f"set engine.type (or pass --engine): {names}",
+        )
+    chosen = candidates[0]
+    document.origins["engine.type"] = f"the one installed engine that reads {what}{where}"
+    return chosen
+
+
+def _may_run(reg: Registry, entry: EngineEntry, board: Board) -> bool:
+    backends = entry.descriptor.backends[:1] or (None,)
+    return may_run(reg.catalog, entry.descriptor.name, backends[0], board).allowed
+
+
+def _with_backend(
+    config: ProfileConfig, document: ConfigDocument, engine: EngineEntry
+) -> ProfileConfig:
+    backends = engine.descriptor.backends
+    backend = config.engine.backend
+    if backend is None:
+        if not backends:
+            return config
+        backend = backends[0]
+        document.origins["engine.backend"] = f"default of engine {engine.descriptor.name}"
+    elif backends and backend not in backends:
+        raise document.error(
+            "engine.backend",
+            f"engine {engine.descriptor.name!r} has no backend {backend!r}"
+            + did_you_mean(backend, backends),
+            "choose one of: " + ", ".join(backends),
+        )
+    return attrs.evolve(config, engine=attrs.evolve(config.engine, backend=backend))

@@ -1,0 +1,346 @@
+"""The records that cross the plugin contract: what each hook receives and what it answers.
+
+Every hook in :mod:`hpx_core.hookspecs` takes one request record and returns one answer record;
+all are frozen. A request carries everything the engine may need for its step, so an engine
+never reads the pipeline's state. What an engine learns in one step and needs in a later one
+(the input it chose, the host reference outputs, its library key) it returns as ``facts`` on its
+:class:`FirmwareContribution`; the core hands that same object back in :class:`ResultsRequest`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal, TypeAlias, TypeVar
+
+import attrs
+
+from hpx_core.errors import PluginError
+
+if TYPE_CHECKING:
+    from hpx_core.boards.model import Board
+    from hpx_core.config.document import ConfigDocument
+    from hpx_core.config.schema import ProfileConfig
+    from hpx_core.models.info import ModelInfo
+    from hpx_core.sources.pins import PinSet
+    from hpx_core.wire.capture import Capture
+
+Json: TypeAlias = bool | int | float | str | Sequence["Json"] | Mapping[str, "Json"] | None
+"""A value that becomes JSON in the result bundle."""
+
+Provenance = Literal["qualified", "qualified-with-engine-override", "development-overrides"]
+"""How far a run's sources may be trusted: at the pins, with the engine replaced, or changed."""
+
+T = TypeVar("T")
+
+
+def _strs(values: Iterable[str]) -> tuple[str, ...]:
+    return tuple(values)
+
+
+def _ints(values: Iterable[int]) -> tuple[int, ...]:
+    return tuple(values)
+
+
+def _repos(values: Iterable[SourceRepo]) -> tuple[SourceRepo, ...]:
+    return tuple(values)
+
+
+def _buffers(values: Iterable[PlannedBuffer]) -> tuple[PlannedBuffer, ...]:
+    return tuple(values)
+
+
+def _libraries(values: Iterable[LibraryUse]) -> tuple[LibraryUse, ...]:
+    return tuple(values)
+
+
+def _pairs(values: Iterable[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
+    return tuple(values)
+
+
+def _regions(values: Iterable[Region]) -> tuple[Region, ...]:
+    return tuple(values)
+
+
+def _checked(value: object, kind: type[T], what: str) -> T:
+    if not isinstance(value, kind):
+        raise PluginError(
+            f"the {what} is a {type(value).__name__}, not a {kind.__name__}",
+            "an engine gets back only what it handed to the core; check its hooks",
+        )
+    return value
+
+
+# --------------------------------------------------------------------------------------------
+# What an engine is
+
+
+@attrs.frozen
+class EngineDescriptor:
+    """An engine a plugin provides (answer of ``hpx_engines``).
+
+    ``name`` is the value of ``engine.type``; ``model_formats`` the formats it reads (``tflite``
+    and ``pte`` are read by the core; any other needs ``hpx_read_model``); ``config_class`` the
+    frozen attrs class of its ``engine.config`` section; ``pins`` its sources, read from the
+    plugin's own package data with :func:`hpx_core.sources.load_pins`. The first backend is the
+    default.
+    """
+
+    name: str
+    model_formats: tuple[str, ...] = attrs.field(converter=_strs)
+    config_class: type[object]
+    summary: str = ""
+    backends: tuple[str, ...] = attrs.field(default=(), converter=_strs)
+    pins: PinSet | None = None
+
+
+@attrs.frozen
+class EngineSelection:
+    """The engine a run uses: its name, its backend and its validated ``engine.config``."""
+
+    name: str
+    backend: str | None
+    config: object
+
+    def config_as(self, kind: type[T]) -> T:
+        """The ``engine.config`` object, checked to be the class the engine declared."""
+        return _checked(self.config, kind, f"engine.config of {self.name}")
+
+
+# --------------------------------------------------------------------------------------------
+# Requests and answers, in pipeline order
+
+
+@attrs.frozen
+class ConfigRequest:
+    """For ``hpx_validate_config``: the whole profile config and the YAML it came from."""
+
+    config: ProfileConfig
+    document: ConfigDocument
+
+    @property
+    def engine(self) -> str:
+        return self.config.engine.type
+
+    @property
+    def backend(self) -> str | None:
+        return self.config.engine.backend
+
+
+@attrs.frozen
+class ModelRequest:
+    """For ``hpx_read_model``: a model file in a format the core does not read."""
+
+    path: Path
+    data: bytes
+    sha256: str
+
+
+@attrs.frozen
+class SourcesRequest:
+    """For ``hpx_materialize_sources``: where the sources must be able to run, and the pins.
+
+    ``catalog`` holds every pin hpx knows (the core's and every engine's declarations); pass it
+    to :func:`hpx_core.sources.materialize`.
+    """
+
+    engine: EngineSelection
+    board: Board
+    catalog: PinSet
+    offline: bool = False
+
+
+@attrs.frozen
+class SourceRepo:
+    """One repository an engine is built from, at the exact commit used."""
+
+    name: str
+    url: str
+    commit: str
+    path: Path
+    license: str
+
+
+@attrs.frozen
+class SourceSet:
+    """Answer of ``hpx_materialize_sources``: where the sources are, and how trusted."""
+
+    repos: tuple[SourceRepo, ...] = attrs.field(converter=_repos)
+    provenance: Provenance = "qualified"
+
+    def path_of(self, name: str) -> Path:
+        return self.repo(name).path
+
+    def repo(self, name: str) -> SourceRepo:
+        for repo in self.repos:
+            if repo.name == name:
+                return repo
+        raise KeyError(name)
+
+
+@attrs.frozen
+class FirmwareRequest:
+    """For ``hpx_generate_firmware``: the model, the board, the sources and how to build.
+
+    ``scratch`` is a folder private to this run for the engine's intermediate files (a
+    compiler's output, say); ``arena_size`` is ``model.arena_size`` from the config (None: the
+    engine's own default).
+    """
+
+    engine: EngineSelection
+    board: Board
+    model: ModelInfo
+    sources: SourceSet
+    toolchain: str
+    jobs: int
+    scratch: Path
+    arena_size: int | None = None
+
+
+@attrs.frozen
+class PlannedBuffer:
+    """A large buffer the glue defines: its ELF symbol, size, and the region uses allowed.
+
+    Uses are the ``use`` words of the board's memory map (``data``, ``sram``, ``tcm``,
+    ``flash``, ``code``); the core checks the plan before compiling and the linked ELF after.
+    """
+
+    what: str
+    symbol: str
+    size: int
+    uses: tuple[str, ...] = attrs.field(converter=_strs)
+
+
+@attrs.frozen
+class LibraryUse:
+    """An engine library the firmware links: its cache key, and whether this run built it."""
+
+    name: str
+    key: str
+    built: bool
+    seconds: float = 0.0
+
+
+@attrs.frozen
+class FirmwareContribution:
+    """Answer of ``hpx_generate_firmware``: the engine's glue for the core's harness.
+
+    ``files`` are written into the generated project (relative path -> text); ``sources`` of
+    them are compiled into ``hpx_app``; ``cmake`` is a fragment included after the core defines
+    ``hpx_app`` (it adds the engine's libraries and links them). ``buffers`` are the large
+    buffers the glue defines. ``libraries`` say which cached engine libraries are linked.
+    ``facts`` is anything the engine wants back in ``hpx_result_extras`` (a frozen record of its
+    own); it is never written to disk.
+    """
+
+    files: Mapping[str, str] = attrs.field(factory=dict)
+    sources: tuple[str, ...] = attrs.field(default=(), converter=_strs)
+    include_dirs: tuple[str, ...] = attrs.field(default=(), converter=_strs)
+    defines: Mapping[str, str] = attrs.field(factory=dict)
+    cmake: str = ""
+    fingerprint_inputs: Mapping[str, str] = attrs.field(factory=dict)
+    buffers: tuple[PlannedBuffer, ...] = attrs.field(default=(), converter=_buffers)
+    libraries: tuple[LibraryUse, ...] = attrs.field(default=(), converter=_libraries)
+    facts: object = None
+
+
+@attrs.frozen
+class SymbolsRequest:
+    """For ``hpx_verify_symbols``: the symbols of a linked ELF and who built it.
+
+    After a run's build, ``model`` and ``facts`` (the engine's own) are set; for
+    ``hpx verify-kernels`` on a bare ELF they are None and ``expect`` holds what the user says
+    must have linked (words the engine documents, such as ``portable``).
+    """
+
+    engine: str
+    backend: str | None
+    elf: Path
+    symbols: frozenset[str]
+    model: ModelInfo | None = None
+    facts: object = None
+    expect: frozenset[str] = frozenset()
+
+
+@attrs.frozen
+class SymbolFinding:
+    """One conclusion drawn from the linked symbols (answer of ``hpx_verify_symbols``).
+
+    A failed finding with ``fatal`` stops the run before anything is flashed or executed.
+    """
+
+    check: str
+    passed: bool
+    detail: str
+    fatal: bool = True
+
+
+@attrs.frozen
+class ResultsRequest:
+    """For ``hpx_result_extras``: the checked capture of a run and the engine's own facts."""
+
+    engine: EngineSelection
+    board: Board
+    model: ModelInfo
+    sources: SourceSet
+    capture: Capture
+    facts: object = None
+
+    def facts_as(self, kind: type[T]) -> T:
+        """The ``facts`` the engine put on its contribution, checked to be ``kind``."""
+        return _checked(self.facts, kind, "firmware facts")
+
+
+@attrs.frozen
+class ErrorRequest:
+    """For ``hpx_explain_error``: an error the engine's glue reported in an ERROR record."""
+
+    engine: EngineSelection
+    model: ModelInfo
+    code: int
+    stage: str
+    capture: Capture
+
+
+@attrs.frozen
+class Explanation:
+    """Answer of ``hpx_explain_error``: the error in the engine's words, and what to do."""
+
+    message: str
+    hint: str
+
+
+@attrs.frozen
+class ResultExtras:
+    """Answer of ``hpx_result_extras``: engine facts for the bundle's ``extra`` section."""
+
+    values: Mapping[str, Json] = attrs.field(factory=dict)
+
+
+@attrs.frozen
+class ManifestRequest:
+    """For ``hpx_match_manifest``: a file the user passed as ``hpx compare --manifest``."""
+
+    document: Json
+    model: str | None
+    base_sha256: str
+    candidate_sha256: str
+
+
+@attrs.frozen
+class Region:
+    """Layers of each side that are compared as one sum (e.g. a fused block and its parts)."""
+
+    name: str
+    base: tuple[int, ...] = attrs.field(converter=_ints)
+    candidate: tuple[int, ...] = attrs.field(converter=_ints)
+
+
+@attrs.frozen
+class MatchManifest:
+    """Which two models may be compared, and optionally which layers correspond."""
+
+    base_model_sha256: str
+    candidate_model_sha256: str
+    layers: tuple[tuple[int, int], ...] = attrs.field(default=(), converter=_pairs)
+    regions: tuple[Region, ...] = attrs.field(default=(), converter=_regions)

@@ -1,0 +1,135 @@
+"""``hpx doctor``: is everything the pipeline's stages need installed, and which versions?"""
+
+from __future__ import annotations
+
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import attrs
+
+from hpx_core.plugins import Registry
+from hpx_core.sources import package_status
+
+
+@attrs.frozen
+class Check:
+    """One thing hpx may need, whether it is there, and whether this run needs it."""
+
+    name: str
+    ok: bool
+    detail: str
+    required: bool
+
+
+@attrs.frozen
+class DoctorReport:
+    """All checks; ``healthy`` is false when something required is missing."""
+
+    checks: tuple[Check, ...]
+
+    @property
+    def healthy(self) -> bool:
+        return all(c.ok for c in self.checks if c.required)
+
+
+# tool name -> (arguments that print its version, the tool's role)
+_TOOLS: dict[str, tuple[Sequence[str], str]] = {
+    "git": (["--version"], "sources"),
+    "cmake": (["--version"], "build"),
+    "ninja": (["--version"], "build"),
+    "arm-none-eabi-gcc": (["--version"], "toolchain:arm-none-eabi-gcc"),
+    "armclang": (["--version"], "toolchain:armclang"),
+    "qemu-system-arm": (["--version"], "emulated"),
+}
+
+
+def run_doctor(
+    reg: Registry, *, toolchain: str, emulated: bool | None, engine: str | None = None
+) -> DoctorReport:
+    """Check Python, plugins, tools and engine packages; ``required`` follows the config.
+
+    ``emulated`` is None when no board was chosen: then QEMU is reported but not required;
+    an engine's Python packages (e.g. helia-aot) are required when that engine is chosen.
+    """
+    checks = [_python_check(), *_plugin_checks(reg), *_package_checks(reg, engine)]
+    for tool, (args, role) in _TOOLS.items():
+        required = role in ("sources", "build") or role == f"toolchain:{toolchain}"
+        required = required or (role == "emulated" and bool(emulated))
+        checks.append(_tool_check(tool, args, required))
+    checks.append(_atfe_check(required=toolchain == "atfe"))
+    return DoctorReport(tuple(checks))
+
+
+def _python_check() -> Check:
+    ok = sys.version_info >= (3, 11)
+    return Check("python", ok, platform.python_version(), required=True)
+
+
+def _plugin_checks(reg: Registry) -> list[Check]:
+    checks = [
+        Check(f"engine {name}", True, f"{e.plugin.distribution} {e.plugin.version}", False)
+        for name, e in sorted(reg.engines.items())
+    ]
+    checks += [
+        Check(f"plugin {f.plugin.name}", False, f"skipped: {f.reason}", False) for f in reg.failures
+    ]
+    checks += [
+        Check(f"engine {name}", False, "declared by several plugins", False)
+        for name in sorted(reg.conflicts)
+    ]
+    if not reg.engines:
+        checks.append(Check("engines", False, "no engine plugin installed", True))
+    return checks
+
+
+def _package_checks(reg: Registry, engine: str | None) -> list[Check]:
+    catalog = reg.catalog
+    needed = catalog.packages_for(engine) if engine and engine in catalog.engines else ()
+    checks = []
+    for _name, pin in sorted(catalog.packages.items()):
+        status = package_status(pin)
+        required = pin in needed
+        if status.installed is None:
+            detail = f"not installed; {status.install_command}"
+        elif not status.ok:
+            detail = f"{status.installed} is below the minimum {status.min_version}"
+        else:
+            detail = status.installed
+        checks.append(Check(f"package {status.distribution}", status.ok, detail, required))
+    return checks
+
+
+def _tool_check(tool: str, args: Sequence[str], required: bool) -> Check:
+    path = shutil.which(tool)
+    if path is None:
+        return Check(tool, False, "not found on PATH", required)
+    return Check(tool, True, f"{_version_line(path, args)} ({path})", required)
+
+
+def _atfe_check(*, required: bool) -> Check:
+    root = os.environ.get("ATFE_ROOT")
+    if not root:
+        return Check("ATfE", False, "not available: ATFE_ROOT is not set", required)
+    clang = Path(root) / "bin" / "clang"
+    if not clang.is_file():
+        return Check("ATfE", False, f"not available: {clang} does not exist", required)
+    return Check("ATfE", True, _version_line(str(clang), ["--version"]), required)
+
+
+def _version_line(path: str, args: Sequence[str]) -> str:
+    try:
+        result = subprocess.run(
+            [path, *args], capture_output=True, text=True, timeout=20, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return f"version unknown ({error})"
+    text = (result.stdout or result.stderr).strip().splitlines()
+    first = text[0] if text else ""
+    match = re.search(r"\d+\.\d+(\.\d+)?", first)
+    return match.group(0) if match else first[:60]

@@ -1,0 +1,174 @@
+"""Run a built firmware through a runner, judge its stream, and always leave a result bundle.
+
+The order of judgement: a timeout, then the stream (lost, corrupted, truncated), then the
+board it claims to come from, then a fault or an error the firmware reported, then an exit
+status that disagrees with the stream. Any of these writes a ``failed`` bundle (with whatever
+was captured) before the error is raised. Every runner goes through here.
+"""
+
+from __future__ import annotations
+
+import platform
+import time
+from collections.abc import Callable, Mapping, Sequence
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from hpx_core.boards import Board
+from hpx_core.errors import CaptureError, HpxError, RunError
+from hpx_core.results import BundleInputs, Measurement, measure, merge_event_passes, write_bundle
+from hpx_core.run.fault import describe_fault
+from hpx_core.run.runner import Execution, Runner, StreamStoppedError
+from hpx_core.wire import Capture, parse_capture
+from hpx_core.wire.protocol import EXIT_STATUS
+
+# The silicon counter backends' boot-check codes (counters/hpx_counter_check.h).
+COUNTER_ERRORS = {
+    10: "the counter is not implemented",
+    11: "the counter's enable bit did not stick",
+    12: "the counter did not advance across the check loop",
+    13: "the counter advanced less than the check loop's instructions",
+    14: "the PMU has fewer event counters than this pass asks for",
+}
+
+
+@attrs.frozen
+class RunRecord:
+    """A successful run: what the runner produced, the checked capture, counts and bundle."""
+
+    execution: Execution
+    capture: Capture
+    measurement: Measurement
+    bundle: Path
+    extra: Mapping[str, Any] = attrs.field(factory=dict)  # the bundle's ``extra`` section
+
+
+def provenance(identity: Mapping[str, Any] | None = None,
+               extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Who made this bundle, when, where, with which runner."""
+    try:
+        version = metadata.version("hpx-core")
+    except metadata.PackageNotFoundError:
+        version = "unknown"
+    data: dict[str, Any] = {
+        "hpx_core": version,
+        "python": platform.python_version(),
+        "host": f"{platform.system()} {platform.machine()}",
+        "created_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+    return data | dict(identity or {}) | dict(extra or {})
+
+
+Explain = Callable[[Capture, int, str], HpxError | None]
+"""The engine's words for an error its glue reported (code, stage), or None."""
+
+
+def _stream_checks(board: Board, elf: Path, capture: Capture, explain: Explain | None) -> None:
+    claimed = capture.start.text("board")
+    if claimed != board.name:
+        raise CaptureError(
+            f"the stream comes from firmware built for {claimed!r}, not {board.name!r}",
+            "rebuild for this board and run again",
+        )
+    if capture.fault is not None:
+        raise RunError(
+            describe_fault(capture.fault, elf).message(),
+            "the firmware crashed; the fault record is in the failed bundle",
+        )
+    for err in capture.of("ERROR"):
+        code, stage = err.number("code"), err.text("stage")
+        if stage == "counter_init" and code in COUNTER_ERRORS:
+            raise RunError(
+                f"the counter check at boot failed on {board.name}: {COUNTER_ERRORS[code]}",
+                "hpx does not report counts it cannot trust; check the board and its debug setup",
+            )
+        explained = explain(capture, code, stage) if explain is not None else None
+        raise explained or RunError(f"the firmware reported error {code} in stage {stage!r}",
+                                    "see the engine's error codes")
+
+
+def judge(board: Board, elf: Path, run: Execution, timeout: float,
+          explain: Explain | None = None) -> Capture:
+    """The checked capture, or the HpxError that explains why the run failed."""
+    if run.timed_out:
+        raise RunError(
+            f"the firmware did not finish within {timeout:g} s on {board.name}",
+            "it may hang; the partial capture is in the failed bundle",
+        )
+    try:
+        capture = parse_capture(run.stream)
+    except CaptureError as error:
+        if run.exit_code is not None and run.exit_code not in EXIT_STATUS:
+            raise RunError(
+                f"the emulator exited with status {run.exit_code} and an unusable stream "
+                f"({error.message})",
+                "check the board setup with `hpx selftest`",
+            ) from error
+        raise
+    _stream_checks(board, elf, capture, explain)
+    if run.exit_code is not None and run.exit_code != capture.status:
+        raise RunError(
+            f"exit status {run.exit_code} disagrees with the stream's END status "
+            f"{capture.status}",
+            "the firmware exited by an unexpected path",
+        )
+    return capture
+
+
+def run_and_record(
+    runner: Runner,
+    elf: Path,
+    results_dir: Path,
+    *,
+    engine: str,
+    toolchain: str | None = None,
+    model_sha256: str | None = None,
+    config: Mapping[str, Any] | None = None,
+    build: Mapping[str, Any] | None = None,
+    provenance_extra: Mapping[str, Any] | None = None,
+    extra: Mapping[str, Any] | None = None,
+    extra_from: Callable[[Capture], Mapping[str, Any]] | None = None,
+    explain: Explain | None = None,
+    event_names: Mapping[int, str] | None = None,
+    merge_with: Sequence[Measurement] = (),
+    planned_events: Sequence[str] = (),
+) -> RunRecord:
+    """Run ``elf``, write a bundle under ``results_dir`` and return the record.
+
+    ``extra_from`` derives engine facts (outputs checked against a host reference) from the
+    checked capture; ``explain`` words an error the firmware reported; ``merge_with`` holds
+    the measurements of other PMU event passes, merged by layer identity. On any failure a
+    ``failed`` bundle is written first and the raised error's hint names it.
+    """
+    board = runner.board
+    base = BundleInputs(
+        status="failed", board=board.name, engine=engine, counter_units=board.counter_units(),
+        model_sha256=model_sha256, toolchain=toolchain, config=config, build=build,
+        provenance=provenance(None, provenance_extra), extra=extra,
+    )
+    try:
+        run = runner.execute(elf)
+    except StreamStoppedError as error:
+        stopped = {"runner": board.runner, "stopped": error.message}
+        bundle = write_bundle(results_dir, attrs.evolve(base, error=error, capture=error.partial,
+                                                        run=stopped))
+        raise RunError(error.message, f"{error.hint}; failed bundle: {bundle}") from error
+    base = attrs.evolve(base, capture=run.stream, run=dict(run.details),
+                        provenance=provenance(run.identity, provenance_extra))
+    try:
+        capture = judge(board, elf, run, runner.timeout, explain)
+        measurement = measure(capture, board, event_names)
+        if merge_with or planned_events:
+            measurement = merge_event_passes(measurement, merge_with, planned_events)
+        if extra_from is not None:
+            base = attrs.evolve(base, extra={**(extra or {}), **extra_from(capture)})
+    except HpxError as error:
+        bundle = write_bundle(results_dir, attrs.evolve(base, error=error))
+        kind = RunError if isinstance(error, RunError) else CaptureError
+        raise kind(error.message, f"{error.hint}; failed bundle: {bundle}") from error
+    bundle = write_bundle(results_dir, attrs.evolve(base, status="complete",
+                                                    measurement=measurement))
+    return RunRecord(run, capture, measurement, bundle, dict(base.extra or {}))

@@ -1,0 +1,60 @@
+"""One interface for everything that runs firmware: an emulator here, a board through a probe.
+
+A runner takes a linked ELF and returns the raw wire stream with what it knows about the run;
+judging the stream and writing the bundle is the same for every runner
+(:mod:`hpx_core.run.record`). :func:`hpx_core.run.choose.runner_for` is the one place that
+chooses a runner for a board.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Protocol
+
+import attrs
+
+from hpx_core.boards import Board
+from hpx_core.contract import Json
+from hpx_core.errors import RunError
+
+
+@attrs.frozen
+class Execution:
+    """What one run of an ELF produced, before anything was judged.
+
+    ``exit_code`` is the firmware's verdict where the runner sees one (an emulator's exit
+    status; None for a board or a run stopped at its timeout). ``details`` go to the bundle's
+    ``run.json``; ``identity`` (emulator version, probe) to its provenance.
+    """
+
+    stream: bytes
+    seconds: float
+    details: Mapping[str, Json]
+    identity: Mapping[str, Json]
+    exit_code: int | None = None
+    timed_out: bool = False
+
+
+class StreamStoppedError(RunError):
+    """The stream ended early (a timeout or a silent target); ``partial`` is what came."""
+
+    def __init__(self, message: str, hint: str, partial: bytes) -> None:
+        super().__init__(message, hint)
+        self.partial = partial
+
+
+class Runner(Protocol):
+    """Runs firmware on one board. ``execute`` raises :class:`RunError` when it cannot start
+    (no emulator, no probe) and :class:`StreamStoppedError` when the stream stops early."""
+
+    @property
+    def board(self) -> Board: ...
+
+    @property
+    def timeout(self) -> float: ...
+
+    def check(self) -> None:
+        """Raise :class:`~hpx_core.errors.HpxError` when a run could not start now."""
+
+    def execute(self, elf: Path) -> Execution: ...

@@ -1,0 +1,89 @@
+"""The selftest's calibration workload: assembly loops whose instruction counts follow from
+their code alone.
+
+Every layer runs ``movw r3, #lo; movt r3, #hi`` (2 instructions), then ``n`` iterations of its
+body plus ``subs r3, r3, #1; bne`` (2 more per iteration). So a layer executes exactly
+``2 + n * (len(body) + 2)`` instructions, whatever the compiler or board.
+"""
+
+from __future__ import annotations
+
+import attrs
+import jinja2
+
+from hpx_core.boards import Board
+from hpx_core.build.templates import templates_root
+from hpx_core.contract import FirmwareContribution
+
+# Loop bodies by kind; each line is one instruction.
+BODIES: dict[str, tuple[str, ...]] = {
+    "subs_bne": (),
+    "nop4": ("nop", "nop", "nop", "nop"),
+    "ldr_str": ("ldr r2, [sp]", "str r2, [sp]"),
+    "fpu": ("vadd.f32 s0, s0, s1",),
+    "mve": ("vadd.i32 q0, q0, q1",),
+}
+# Instructions hpx_engine_invoke adds around the loops in whole mode (push, cmp, beq, movs,
+# pop), and hpx_measure_whole adds around the invoke beyond the calibrated pair (movs, bl, mov).
+WHOLE_FRAMING = 5 + 3
+
+
+@attrs.frozen
+class CalibrationLayer:
+    """One layer of known length."""
+
+    name: str
+    kind: str
+    n: int
+
+    @property
+    def body(self) -> tuple[str, ...]:
+        return BODIES[self.kind]
+
+    @property
+    def expected(self) -> int:
+        """Instructions between the layer's begin and end, from the code alone."""
+        return 2 + self.n * (len(self.body) + 2)
+
+
+def calibration_layers(board: Board) -> tuple[CalibrationLayer, ...]:
+    """The workload for ``board``: short and long loops, memory, FPU and (M55) MVE bodies.
+
+    The long layer spans more than 2**24 SysTick ticks, so it crosses counter wraps.
+    """
+    layers = [
+        CalibrationLayer("tiny", "subs_bne", 10),
+        CalibrationLayer("short", "subs_bne", 1_000),
+        CalibrationLayer("nops", "nop4", 25_000),
+        CalibrationLayer("memory", "ldr_str", 50_000),
+        CalibrationLayer("float", "fpu", 100_000),
+    ]
+    if "mve" in board.features:
+        layers.append(CalibrationLayer("vector", "mve", 100_000))
+    layers.append(CalibrationLayer("long", "subs_bne", 12_000_000))
+    return tuple(layers)
+
+
+def expected_whole(layers: tuple[CalibrationLayer, ...]) -> int:
+    """The uninstrumented whole-inference count: every loop plus the fixed framing."""
+    return sum(layer.expected for layer in layers) + WHOLE_FRAMING
+
+
+def selftest_contribution(board: Board) -> FirmwareContribution:
+    """The selftest engine's glue: its C file and the generated assembly and header."""
+    root = templates_root() / "selftest"
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(root)),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+    )
+    layers = calibration_layers(board)
+    values = {"layers": layers, "mve": "mve" in board.features}
+    return FirmwareContribution(
+        files={
+            "selftest_engine.c": (root / "selftest_engine.c").read_text("utf-8"),
+            "selftest_layers.S": env.get_template("selftest_layers.S.j2").render(values),
+            "selftest_layers.h": env.get_template("selftest_layers.h.j2").render(values),
+        },
+        sources=("selftest_engine.c", "selftest_layers.S"),
+    )

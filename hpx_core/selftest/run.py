@@ -1,0 +1,138 @@
+"""``hpx selftest``: build the harness with loops of known length, run it twice, compare.
+
+The calibration workload (selftest_layers) has exact instruction counts from its code, so this
+checks the whole chain at once: board support, counter backend, calibration, wire protocol,
+parser and the host's unit conversion. A user runs it to check a board setup.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import attrs
+
+from hpx_core.boards import all_boards, get_board
+from hpx_core.build import (
+    BuildResult,
+    HarnessSettings,
+    build_info,
+    build_project,
+    get_toolchain,
+    render_project,
+)
+from hpx_core.errors import RunError, UsageError
+from hpx_core.run import RunRecord, run_and_record, runner_for
+from hpx_core.selftest.layers import calibration_layers, expected_whole, selftest_contribution
+
+ENGINE = "selftest"
+
+
+class SelftestFailedError(RunError):
+    """Measured counts do not match the known ones."""
+
+
+RELATIVE_TOLERANCE = 0.01
+ABSOLUTE_TOLERANCE = 2
+
+
+def within_tolerance(measured: int, expected: int) -> bool:
+    """Within 1% or within 2 instructions of the known count."""
+    error = abs(measured - expected)
+    return error <= ABSOLUTE_TOLERANCE or error <= RELATIVE_TOLERANCE * expected
+
+
+@attrs.frozen
+class SelftestCheck:
+    """One known count against what every measured iteration gave."""
+
+    name: str
+    kind: str
+    expected: int
+    measured: tuple[int, ...]
+
+    @property
+    def passed(self) -> bool:
+        return bool(self.measured) and all(
+            within_tolerance(m, self.expected) for m in self.measured
+        )
+
+    @property
+    def worst_error(self) -> int:
+        return max((abs(m - self.expected) for m in self.measured), default=-1)
+
+
+@attrs.frozen
+class SelftestReport:
+    """The verdict, with every number behind it."""
+
+    board: str
+    checks: tuple[SelftestCheck, ...]  # layers, then whole
+    calibration_pair: int
+    runs_identical: bool
+    output_ok: bool
+    build: BuildResult
+    runs: tuple[RunRecord, ...]
+
+    @property
+    def passed(self) -> bool:
+        return all(c.passed for c in self.checks) and self.runs_identical and self.output_ok
+
+
+def run_selftest(
+    board_name: str,
+    work_dir: Path,
+    results_dir: Path,
+    *,
+    toolchain: str = "arm-none-eabi-gcc",
+    iterations: int = 3,
+    runs: int = 2,
+    timeout: float = 120.0,
+) -> SelftestReport:
+    """Build and run the selftest ``runs`` times on ``board_name``; bundles go to results_dir."""
+    board = get_board(board_name)
+    if board.qemu is None:
+        emulated = ", ".join(b.name for b in all_boards().values() if b.qemu is not None)
+        raise UsageError(
+            f"hpx selftest runs on emulated boards; {board.name} is {board.kind}",
+            f"choose one of: {emulated}",
+        )
+    chain = get_toolchain(toolchain)
+    settings = HarnessSettings(ENGINE, iterations=iterations, warmup=1)
+    project = render_project(work_dir / board.name, board, selftest_contribution(board), settings)
+    built = build_project(project, chain)
+    runner = runner_for(board, timeout=timeout)
+    records = tuple(
+        run_and_record(
+            runner,
+            built.elf,
+            results_dir,
+            engine=ENGINE,
+            toolchain=f"{chain.name} {chain.version}",
+            build=build_info(built),
+            config={"board": board.name, "engine": ENGINE, **attrs.asdict(settings)},
+        )
+        for _ in range(runs)
+    )
+    first = records[0].measurement
+    layers = calibration_layers(board)
+    by_index = {layer.index: layer for layer in first.layers}
+    checks = [
+        SelftestCheck(
+            layer.name, layer.kind, layer.expected, by_index[i].counts if i in by_index else ()
+        )
+        for i, layer in enumerate(layers)
+    ]
+    checks.append(
+        SelftestCheck("whole inference", "uninstrumented", expected_whole(layers), first.whole)
+    )
+    prepared = settings.warmup + 2 * settings.iterations
+    output = records[0].capture.outputs().get(0, b"")
+    return SelftestReport(
+        board=board.name,
+        checks=tuple(checks),
+        calibration_pair=first.calibration,
+        runs_identical=all(r.execution.stream == records[0].execution.stream for r in records),
+        output_ok=output == prepared.to_bytes(4, "little"),
+        build=built,
+        runs=records,
+    )

@@ -1,0 +1,94 @@
+"""Placement checks on real ELFs (the selftest linked by the real toolchain for qemu-m55).
+
+The silicon-only checks (flash loads, boot address) run here on the same ELF with the board's
+memory map changed the way a broken linker script would leave it; the Apollo ELFs themselves
+are checked in tests/boards/test_apollo_builds.py (they need the pinned SDK).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import attrs
+import pytest
+from emulated_firmware import selftest_build
+
+from hpx_core.boards import MemoryRegion, get_board
+from hpx_core.build.elfinfo import section_sizes, symbol_inventory
+from hpx_core.build.placement import ARENA_USES, check_elf, check_plan
+from hpx_core.contract import PlannedBuffer
+from hpx_core.errors import BuildError, ConfigError
+
+QEMU = get_board("qemu-m55")
+
+
+@pytest.fixture(scope="module")
+def elf() -> Path:
+    built: Path = selftest_build("qemu-m55")[1].elf
+    return built
+
+
+def as_silicon(*memory: MemoryRegion) -> object:
+    return attrs.evolve(QEMU, kind="silicon", memory=memory)
+
+
+def test_region_use_adds_up_the_allocated_sections(elf: Path) -> None:
+    report = check_elf(QEMU, elf)
+    sizes = section_sizes(elf).sections
+    assert sum(r.used for r in report.regions) == sum(sizes.values())
+    itcm = next(r for r in report.regions if r.region.name == "ITCM")
+    assert itcm.used == sum(v for k, v in sizes.items() if k.startswith((".text", ".ARM")))
+
+
+def test_a_section_outside_the_memory_map_is_caught(elf: Path) -> None:
+    small = (MemoryRegion("ITCM", 0, 0x100, "code"), *QEMU.memory[1:])
+    with pytest.raises(BuildError, match=r"section \.text .* lies outside every memory region"):
+        check_elf(attrs.evolve(QEMU, memory=small), elf)
+
+
+def test_silicon_images_must_load_into_flash_and_boot_from_its_start(elf: Path) -> None:
+    itcm, sram = QEMU.memory
+    good = as_silicon(attrs.evolve(itcm, use="flash"), sram)
+    check_elf(good, elf)  # type: ignore[arg-type]
+    # the code links into ITCM as before, but flash is elsewhere: nothing loads into flash
+    elsewhere = as_silicon(
+        attrs.evolve(itcm, use="itcm"),
+        MemoryRegion("FLASH", 0x1000_0000, 0x10_0000, "flash"),
+        sram,
+    )
+    with pytest.raises(BuildError, match=r"would be flashed at 0x00000000, outside .* \(FLASH\)"):
+        check_elf(elsewhere, elf)  # type: ignore[arg-type]
+    # the board boots from its first flash region; this image's vectors are in another one
+    moved = as_silicon(
+        MemoryRegion("BOOT", 0x1000_0000, 0x10_0000, "flash"),
+        attrs.evolve(itcm, use="flash"),
+        sram,
+    )
+    with pytest.raises(BuildError, match="the vector table is at 0x00000000; qemu-m55 boots"):
+        check_elf(moved, elf)  # type: ignore[arg-type]
+
+
+def test_planned_buffers_are_found_by_symbol_and_checked(elf: Path) -> None:
+    totals = next(s for s in symbol_inventory(elf).symbols if s.name == "hpx_slot_total")
+    planned = PlannedBuffer("arena", "hpx_slot_total", totals.size, ARENA_USES)
+    report = check_elf(QEMU, elf, [planned])
+    assert report.buffers[0].region == "SRAM"
+    assert report.buffers[0].address == totals.address
+    with pytest.raises(BuildError, match=r"is in SRAM, planned .* in flash/code memory"):
+        check_elf(QEMU, elf, [attrs.evolve(planned, uses=("flash", "code"))])
+    with pytest.raises(BuildError, match=f"planned {totals.size + 1} bytes"):
+        check_elf(QEMU, elf, [attrs.evolve(planned, size=totals.size + 1)])
+    with pytest.raises(BuildError, match="hpx_no_such_arena"):
+        check_elf(QEMU, elf, [attrs.evolve(planned, symbol="hpx_no_such_arena")])
+
+
+def test_a_plan_that_cannot_fit_fails_before_the_build() -> None:
+    board = get_board("apollo510_evb")
+    sram = next(r for r in board.memory if r.use == "sram")
+    check_plan(board, [PlannedBuffer("arena", "g_arena", sram.length, ARENA_USES)])
+    with pytest.raises(ConfigError) as caught:
+        check_plan(board, [PlannedBuffer("arena", "g_arena", sram.length + 1, ARENA_USES)])
+    assert caught.value.message == (
+        f"the arena ({sram.length + 1} bytes) fits no data/sram/tcm region of apollo510_evb: "
+        f"the largest (SHARED_SRAM) has {sram.length} bytes"
+    )

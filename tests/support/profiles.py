@@ -1,0 +1,33 @@
+"""Profile a model through the one pipeline the CLI uses, for the end-to-end tests.
+
+The whole run, or up to a stage (``until="kernel verification"`` for a build-only run on an
+Apollo board), with the config a user would write, given as overrides.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from hpx_core.config.validate import overrides
+from hpx_core.pipeline import ProfileOutcome, profile
+
+BUILD_ONLY = "kernel verification"
+
+
+def profile_run(model: Path, engine: str, board: str, work: Path, *, backend: str | None = None,
+                iterations: int = 3, until: str | None = None, **engine_config: Any
+                ) -> ProfileOutcome:
+    """``hpx profile MODEL --engine ENGINE --board BOARD --output-dir WORK/results`` with
+    ``engine.config`` values from keyword arguments."""
+    settings = overrides("test", engine__type=engine, engine__backend=backend,
+                         target__board=board, output__dir=str(work / "results"),
+                         profiling__iterations=iterations, profiling__warmup=1,
+                         engine__config=engine_config)
+    return profile(model, None, settings, until=until)
+
+
+def extra_of(outcome: ProfileOutcome) -> dict[str, Any]:
+    """The bundle's ``extra`` section (engine facts: inputs, output checks, ...)."""
+    assert outcome.record is not None, "the run did not reach its results"
+    return dict(outcome.record.extra)

@@ -1,0 +1,93 @@
+"""Real result bundles from the emulated board, for the compare, report and CLI tests.
+
+Each bundle comes from selftest firmware built with the real toolchain and run under QEMU,
+written by the real bundle writer (``run_and_record``). Variants change one calibration loop,
+so the expected difference follows from the code: a ``fpu`` loop iteration is 3 instructions
+(vadd.f32, subs, bne), so 50,000 more iterations are exactly 150,000 more instructions.
+"""
+
+from __future__ import annotations
+
+import atexit
+import functools
+import hashlib
+import shutil
+import tempfile
+from pathlib import Path
+
+import attrs
+import jinja2
+
+from hpx_core.boards import Board, get_board
+from hpx_core.build import HarnessSettings, build_info, build_project, get_toolchain, render_project
+from hpx_core.build.templates import templates_root
+from hpx_core.contract import FirmwareContribution
+from hpx_core.run import run_and_record, runner_for
+from hpx_core.selftest.layers import CalibrationLayer, calibration_layers
+
+_scratch = Path(tempfile.mkdtemp(prefix="hpx-bundles-"))
+atexit.register(shutil.rmtree, _scratch, True)
+
+EXTRA_FLOAT_ITERATIONS = 50_000
+FLOAT_INSTRUCTIONS_PER_ITERATION = 3  # vadd.f32 + subs + bne
+EXTRA_INSTRUCTIONS = EXTRA_FLOAT_ITERATIONS * FLOAT_INSTRUCTIONS_PER_ITERATION
+
+
+def _contribution(board: Board, layers: tuple[CalibrationLayer, ...]) -> FirmwareContribution:
+    root = templates_root() / "selftest"
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(root)),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+    )
+    values = {"layers": layers, "mve": "mve" in board.features}
+    return FirmwareContribution(
+        files={
+            "selftest_engine.c": (root / "selftest_engine.c").read_text("utf-8"),
+            "selftest_layers.S": env.get_template("selftest_layers.S.j2").render(values),
+            "selftest_layers.h": env.get_template("selftest_layers.h.j2").render(values),
+        },
+        sources=("selftest_engine.c", "selftest_layers.S"),
+    )
+
+
+def _layers(board: Board, variant: str) -> tuple[CalibrationLayer, ...]:
+    layers = calibration_layers(board)
+    if variant == "slower":
+        return tuple(
+            attrs.evolve(x, n=x.n + EXTRA_FLOAT_ITERATIONS) if x.name == "float" else x
+            for x in layers
+        )
+    return layers
+
+
+@functools.cache
+def bundle(board_name: str = "qemu-m55", variant: str = "standard", model: bool = False) -> Path:
+    """A complete bundle of the selftest (``variant`` standard or slower) on ``board_name``.
+
+    With ``model``, the bundle records the SHA-256 of its workload source as its model, so
+    two different workloads count as two different models.
+    """
+    from emulated_firmware import require_tools
+
+    require_tools()
+    board = get_board(board_name)
+    contribution = _contribution(board, _layers(board, variant))
+    work = _scratch / f"{board_name}-{variant}-{int(model)}"
+    settings = HarnessSettings("selftest", iterations=7, warmup=1)  # medians robust to +-1
+    built = build_project(
+        render_project(work / "project", board, contribution, settings),
+        get_toolchain("arm-none-eabi-gcc"),
+    )
+    sha = hashlib.sha256(contribution.files["selftest_layers.S"].encode()).hexdigest()
+    record = run_and_record(
+        runner_for(board, timeout=120),
+        built.elf,
+        work / "results",
+        engine="selftest",
+        toolchain=built.toolchain,
+        model_sha256=sha if model else None,
+        build=build_info(built),
+        config={"board": board.name, "engine": "selftest", "variant": variant},
+    )
+    return record.bundle
