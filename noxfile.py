@@ -13,12 +13,13 @@ PLUGINS = [
     "plugins/hpx_heliaaot",
     "plugins/hpx_executorch",
 ]
-CODE = ["hpx_core", "plugins", "tests", "noxfile.py", "benchmarks", "tools"]
+EXAMPLES = ["examples/engines/kernelbench"]
+CODE = ["hpx_core", "plugins", "examples", "tests", "noxfile.py", "benchmarks", "tools"]
 
 
 def install_hpx(session: nox.Session) -> None:
-    """The core with its dev extras and the four engine plugins, editable."""
-    session.install("-e", ".[dev]", *(arg for p in PLUGINS for arg in ("-e", p)))
+    """The core with its dev extras, the four engine plugins and the example engine, editable."""
+    session.install("-e", ".[dev]", *(arg for p in [*PLUGINS, *EXAMPLES] for arg in ("-e", p)))
 
 
 @nox.session
@@ -37,9 +38,9 @@ def lint(session: nox.Session) -> None:
 
 @nox.session
 def typecheck(session: nox.Session) -> None:
-    """mypy --strict over the core and the plugins."""
+    """mypy --strict over the core, the plugins and the example engine."""
     install_hpx(session)
-    session.run("mypy", "hpx_core", *(f"{p}/{p.split('/')[1]}" for p in PLUGINS))
+    session.run("mypy", "hpx_core", *(f"{p}/{p.split('/')[1]}" for p in PLUGINS), "examples")
 
 
 @nox.session

@@ -170,9 +170,11 @@ class ModelInfo:
     For a PTE, ``operators`` are the kernel (and delegate) calls of the analyzed plan in
     execution order; ``planned_memory`` holds its non-constant buffer sizes (buffer 0, reserved
     by ExecuTorch, left out); ``sidecar`` is its verified ``.pte.json``, when it has one.
+    ``format`` is ``tflite`` or ``pte`` for the formats the core reads, and an engine's own
+    format name for a model that engine's ``hpx_read_model`` read.
     """
 
-    format: ModelFormat
+    format: str
     path: Path
     sha256: str
     size_bytes: int

@@ -100,7 +100,7 @@ def _dist_sources(catalog: PinSet, board: Board, config: HeliaRtConfig, *,
     dist = check_distribution(path, board.core, variant, origin)
     digest = hashlib.sha256(dist.archive.read_bytes()).hexdigest()
     pin = catalog.pin("helia-rt")
-    common = materialize_pins([catalog.pin(n) for n in catalog.common], offline=offline)
+    common = materialize_pins([catalog.pin("CMSIS_6")], offline=offline)
     repo = SourceRepo("helia-rt", origin, f"prebuilt-{dist.version}-sha256:{digest[:16]}",
                       dist.root, pin.license)
     return SourceSet([*common.repos, repo], "development-overrides")
