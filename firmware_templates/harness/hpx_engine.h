@@ -9,7 +9,8 @@
  *   hpx_engine_finish()                     once at the end; report outputs and metrics
  *
  * In HPX_MODE_LAYERS the engine calls hpx_layer_begin(i)/hpx_layer_end(i) (hpx_counter.h)
- * around layer i. In HPX_MODE_WHOLE the harness times the whole call; the engine should detach
+ * around layer i. In HPX_MODE_CHECK (built with HPX_CHECK_LAYERS, after every counted pass,
+ * never timed) it calls hpx_check_layer() (hpx_check.h) after each layer with its outputs. In HPX_MODE_WHOLE the harness times the whole call; the engine should detach
  * its per-layer hooks (calls made anyway are ignored, but their cost lands in the count).
  * Every function returns 0 on success or an engine-defined non-zero error code, which the
  * harness reports in an ERROR record.
@@ -20,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hpx_check.h"
 #include "hpx_counter.h"
 
 #ifdef __cplusplus
@@ -29,6 +31,7 @@ extern "C" {
 typedef enum {
     HPX_MODE_WHOLE = 0,  /* uninstrumented whole-inference measurement */
     HPX_MODE_LAYERS = 1, /* per-layer instrumented pass */
+    HPX_MODE_CHECK = 2,  /* uncounted layer check: report every layer's outputs */
 } hpx_mode_t;
 
 int hpx_engine_init(void);
@@ -41,6 +44,10 @@ int hpx_engine_finish(void);
 void hpx_report_layer(uint32_t index, const char *name, const char *op);
 void hpx_report_metric(const char *name, uint64_t value);
 void hpx_report_output(uint32_t tensor, const uint8_t *data, size_t size);
+/* A file for the result bundle (e.g. an ETDump): its bytes at offset, in as many calls as
+ * needed, then hpx_report_file_end() once with its whole size. */
+void hpx_report_file(const char *name, size_t offset, const uint8_t *data, size_t size);
+void hpx_report_file_end(const char *name, size_t size);
 /* Plain text for the log (e.g. an engine's DebugLog); the host keeps it beside the records. */
 void hpx_print(const char *text);
 

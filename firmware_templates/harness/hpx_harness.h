@@ -21,4 +21,7 @@
 void hpx_calibration_pair(void);
 int hpx_measure_whole(void);
 
+/* The layer check's closing record (hpx_check.c). */
+void hpx_check_end(void);
+
 #endif
