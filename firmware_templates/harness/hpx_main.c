@@ -165,7 +165,7 @@ static int run_check(void) {
         return fail("prepare_input", rc, HPX_EXIT_ENGINE_ERROR);
     }
     hpx_slots_reset(0);
-    rc = hpx_engine_invoke(HPX_MODE_CHECK);
+    rc = hpx_engine_check();
     if (rc != 0) {
         return fail("check", rc, HPX_EXIT_ENGINE_ERROR);
     }
