@@ -2,7 +2,8 @@
 
 A bundle is a folder. It is assembled in a temporary sibling folder and renamed into place, so
 a reader never sees half a bundle; failed runs get a bundle too (status ``failed`` with the
-error). ``manifest.json`` is written last and lists the SHA-256 and size of every other file.
+error). Every bundle has ``trace.json``, its counts as a Chrome trace (:mod:`.trace`).
+``manifest.json`` is written last and lists the SHA-256 and size of every other file.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import attrs
 from hpx_core.errors import HpxError, ResultsError
 from hpx_core.results.layer_check import LayerCheck
 from hpx_core.results.measure import Measurement
+from hpx_core.results.trace import trace_json
 
 MANIFEST = "manifest.json"
 BUNDLE_SCHEMA = 1
@@ -149,6 +151,8 @@ def _files(inputs: BundleInputs) -> dict[str, bytes]:
     if inputs.layer_check is not None:
         files |= inputs.layer_check.files()
     files["summary.json"] = _dump(_summary(inputs))
+    files["trace.json"] = _dump(trace_json(inputs.measurement, f"{inputs.board} {inputs.engine}",
+                                           inputs.counter_units))
     if inputs.measurement:
         files["layers.csv"] = _layers_csv(inputs.measurement).encode()
     if inputs.capture is not None:

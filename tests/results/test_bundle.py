@@ -47,6 +47,7 @@ def test_complete_bundle_contents(tmp_path: Path) -> None:
         "manifest.json",
         "provenance.json",
         "summary.json",
+        "trace.json",
     ]
     assert (bundle / "capture.bin").read_bytes() == STREAM
     summary = json.loads((bundle / "summary.json").read_text())
