@@ -21,7 +21,7 @@
 void hpx_calibration_pair(void);
 int hpx_measure_whole(void);
 
-/* The layer check's closing record (hpx_check.c). */
-void hpx_check_end(void);
+/* The uncounted layer check pass (hpx_check.c): 0, or the engine's error code. */
+int hpx_check_pass(void);
 
 #endif

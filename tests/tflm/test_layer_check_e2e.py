@@ -30,7 +30,7 @@ FAULT_LAYER = 5
 
 def checked(model: Path, work: Path, backend: str = "reference", mode: str = "first",
             **settings: object) -> ProfileOutcome:
-    return profile_run(model, "tflm", "qemu-m55", work, backend=backend, iterations=2,
+    return profile_run(model, "tflm", "qemu-m55", work, backend=backend, iterations=3,
                        check_layers=mode, **settings)
 
 
@@ -75,11 +75,15 @@ def test_the_planted_fault_is_reported_at_its_layer(faulted: ProfileOutcome) -> 
 
 
 def test_the_check_changes_no_counted_number(faulted: ProfileOutcome, tmp_path: Path) -> None:
-    plain = profile_run(KWS, "tflm", "qemu-m55", tmp_path, backend="reference", iterations=2)
+    """Every count, raw or corrected, is identical with and without the check."""
+    plain = profile_run(KWS, "tflm", "qemu-m55", tmp_path, backend="reference", iterations=3)
     with_check, without = faulted.measurement, plain.measurement
     assert with_check is not None and without is not None
+    assert with_check.whole_median == without.whole_median == 41_919_066
+    assert [x.median for x in with_check.layers] == [x.median for x in without.layers]
     assert with_check.whole_raw == without.whole_raw
     assert [x.raw for x in with_check.layers] == [x.raw for x in without.layers]
+    assert with_check.calibration_raw == without.calibration_raw
 
 
 def test_a_board_without_ram_for_the_staging_is_refused_before_building(tmp_path: Path) -> None:
