@@ -5,6 +5,9 @@ all are frozen. A request carries everything the engine may need for its step, s
 never reads the pipeline's state. What an engine learns in one step and needs in a later one
 (the input it chose, the host reference outputs, its library key) it returns as ``facts`` on its
 :class:`FirmwareContribution`; the core hands that same object back in :class:`ResultsRequest`.
+The one fact the core itself reads is typed: a :class:`LayerReference`, every layer's outputs
+as the engine's host reference computes them, which the core's layer check compares with what
+the device sends.
 """
 
 from __future__ import annotations
@@ -59,6 +62,14 @@ def _pairs(values: Iterable[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
 
 
 def _regions(values: Iterable[Region]) -> tuple[Region, ...]:
+    return tuple(values)
+
+
+def _tensors(values: Iterable[ReferenceTensor]) -> tuple[ReferenceTensor, ...]:
+    return tuple(values)
+
+
+def _layers(values: Iterable[ReferenceLayer]) -> tuple[ReferenceLayer, ...]:
     return tuple(values)
 
 
@@ -184,7 +195,9 @@ class FirmwareRequest:
 
     ``scratch`` is a folder private to this run for the engine's intermediate files (a
     compiler's output, say); ``arena_size`` is ``model.arena_size`` from the config (None: the
-    engine's own default).
+    engine's own default). ``check_layers`` is ``profiling.check_layers`` (``off``, ``first``,
+    ``all``): when not ``off`` an engine that can implements ``hpx_engine_check()`` and answers
+    a :class:`LayerReference`.
     """
 
     engine: EngineSelection
@@ -195,6 +208,7 @@ class FirmwareRequest:
     jobs: int
     scratch: Path
     arena_size: int | None = None
+    check_layers: str = "off"
 
 
 @attrs.frozen
@@ -222,6 +236,45 @@ class LibraryUse:
 
 
 @attrs.frozen
+class ReferenceTensor:
+    """One tensor as the host reference computed it: its bytes and how to read them.
+
+    ``tensor`` is the engine's own id of the tensor (for TFLite its index in the subgraph), so
+    the core can tell which layer's output feeds which layer; ``scale``/``zero_point`` are its
+    quantization (None: not quantized).
+    """
+
+    tensor: int
+    dtype: str
+    shape: tuple[int, ...] = attrs.field(converter=_ints)
+    data: bytes
+    scale: float | None = None
+    zero_point: int | None = None
+
+
+@attrs.frozen
+class ReferenceLayer:
+    """A layer's outputs, and its non-constant inputs, in the order the firmware sends them."""
+
+    index: int
+    outputs: tuple[ReferenceTensor, ...] = attrs.field(converter=_tensors)
+    inputs: tuple[ReferenceTensor, ...] = attrs.field(default=(), converter=_tensors)
+
+
+@attrs.frozen
+class LayerReference:
+    """Every layer the host reference computed, in layer order, from the firmware's input.
+
+    ``stopped`` says in one line why it ends before the model's last layer (an operator the
+    host cannot run); the layers before it are still checked.
+    """
+
+    source: str
+    layers: tuple[ReferenceLayer, ...] = attrs.field(converter=_layers)
+    stopped: str | None = None
+
+
+@attrs.frozen
 class FirmwareContribution:
     """Answer of ``hpx_generate_firmware``: the engine's glue for the core's harness.
 
@@ -230,7 +283,8 @@ class FirmwareContribution:
     ``hpx_app`` (it adds the engine's libraries and links them). ``buffers`` are the large
     buffers the glue defines. ``libraries`` say which cached engine libraries are linked.
     ``facts`` is anything the engine wants back in ``hpx_result_extras`` (a frozen record of its
-    own); it is never written to disk.
+    own); it is never written to disk. ``layer_reference`` is set when the firmware runs the
+    layer check (``FirmwareRequest.check_layers``): the core compares the device with it.
     """
 
     files: Mapping[str, str] = attrs.field(factory=dict)
@@ -242,6 +296,7 @@ class FirmwareContribution:
     buffers: tuple[PlannedBuffer, ...] = attrs.field(default=(), converter=_buffers)
     libraries: tuple[LibraryUse, ...] = attrs.field(default=(), converter=_libraries)
     facts: object = None
+    layer_reference: LayerReference | None = None
 
 
 @attrs.frozen
@@ -312,9 +367,14 @@ class Explanation:
 
 @attrs.frozen
 class ResultExtras:
-    """Answer of ``hpx_result_extras``: engine facts for the bundle's ``extra`` section."""
+    """Answer of ``hpx_result_extras``: engine facts for the bundle's ``extra`` section.
+
+    ``files`` are written into the bundle beside ``summary.json`` (name -> bytes; plain names,
+    e.g. the ExecuTorch ETDump the firmware sent as FILE records).
+    """
 
     values: Mapping[str, Json] = attrs.field(factory=dict)
+    files: Mapping[str, bytes] = attrs.field(factory=dict)
 
 
 @attrs.frozen

@@ -15,6 +15,7 @@ from hpx_core import __version__, api, pipeline
 from hpx_core.boards import get_board
 from hpx_core.cli.app import app, config_app, console
 from hpx_core.cli.logs import configure_logging
+from hpx_core.compare.layer_check import layer_check_line
 from hpx_core.config import walk_values
 from hpx_core.errors import UsageError
 from hpx_core.pipeline.doctor import run_doctor
@@ -226,6 +227,15 @@ def profile(
         ),
     ] = None,
     probe: Annotated[str | None, typer.Option("--probe", help="Debug probe unique ID.")] = None,
+    check_layers: Annotated[
+        str | None,
+        typer.Option(
+            "--check-layers",
+            help="After the measured passes, compare every layer's outputs with the host "
+            "(--check-layers: the first differing layer in full; --check-layers=all: every "
+            "one, up to 1 MiB; off).",
+        ),
+    ] = None,
 ) -> None:
     """Profile a model: config, sources, firmware, build, run, capture, results."""
     overrides = collect_overrides(
@@ -242,6 +252,7 @@ def profile(
         else None,
         target__probe=probe,
         build__offline=offline,
+        profiling__check_layers=check_layers,
     )
     with console.status("profiling") as status:
         outcome = pipeline.profile(
@@ -254,19 +265,32 @@ def profile(
     _print_profile(outcome)
 
 
+_STATUS_STYLE = {"exact": "green", "different": "bold red", "inherited": "yellow"}
+
+
+def _styled(status: str) -> str:
+    style = _STATUS_STYLE.get(status)
+    return f"[{style}]{status}[/]" if style else status
+
+
 def _print_profile(outcome: pipeline.ProfileOutcome) -> None:
     measurement = outcome.measurement
     if measurement is None:
         return
     total = sum(layer.median for layer in measurement.layers) or 1
     events = list(dict.fromkeys(e for layer in measurement.layers for e in layer.events))
+    check = outcome.record.layer_check if outcome.record else None
+    verdicts = {v.index: v.status for v in check.layers} if check else {}
     table = Table("layer", "op", measurement.units, "share", *events,
-                  title=str(outcome.config.model.path))
+                  *(("vs host",) if check else ()), title=str(outcome.config.model.path))
     for layer in measurement.layers:
         counted = [f"{layer.events[e]:,}" if e in layer.events else "-" for e in events]
+        status = [_styled(verdicts.get(layer.index, "not checked"))] if check else []
         table.add_row(layer.name, layer.op, f"{layer.median:,}", f"{layer.median / total:.1%}",
-                      *counted)
+                      *counted, *status)
     console.print(table)
+    if check is not None:
+        console.print(layer_check_line(check), markup=False, highlight=False)
     console.print(
         f"whole inference (uninstrumented): {measurement.whole_median:,} {measurement.units}; "
         f"per-layer sum {measurement.layer_sum:,}"

@@ -15,6 +15,7 @@ from typing import Any
 import attrs
 
 from hpx_core.boards import get_board
+from hpx_core.compare.layer_check import LayerCheckView
 from hpx_core.errors import HpxError, ResultsError
 from hpx_core.results import verify_bundle
 
@@ -63,6 +64,7 @@ class BundleView:
     sizes: Mapping[str, int] = attrs.field(factory=dict)
     provenance: Mapping[str, Any] = attrs.field(factory=dict)
     error: str | None = None
+    layer_check: LayerCheckView | None = None  # --check-layers: every layer against the host
 
     @property
     def layer_sum(self) -> int | None:
@@ -180,6 +182,8 @@ def load_view(path: Path) -> BundleView:
             sizes={k: int(v) for k, v in (build.get("sizes") or {}).items()},
             provenance=_read_json(path, "provenance.json"),
             error=None if not error else f"{error.get('type')}: {error.get('message')}",
+            layer_check=LayerCheckView.from_json(summary["layer_check"])
+            if summary.get("layer_check") else None,
         )
     except (KeyError, TypeError, ValueError) as failure:
         raise ResultsError(

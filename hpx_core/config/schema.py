@@ -17,6 +17,7 @@ from hpx_core.config.checks import at_least
 MemoryLocation = Literal["tcm", "sram"]
 Toolchain = Literal["arm-none-eabi-gcc", "atfe", "armclang"]
 LayerFormat = Literal["csv", "json"]
+CheckLayers = Literal["off", "first", "all"]
 
 
 @attrs.frozen
@@ -58,6 +59,9 @@ class ProfilingSection:
     warmup: int = attrs.field(default=1, validator=at_least(0))
     per_layer: bool = True
     counters: tuple[str, ...] = ()
+    check_layers: CheckLayers = "off"
+    """Compare every layer's outputs with the host in an uncounted pass after the measured
+    ones: ``first`` sends the first differing layer in full, ``all`` every one (1 MiB cap)."""
 
 
 @attrs.frozen

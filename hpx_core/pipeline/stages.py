@@ -7,7 +7,7 @@ answer. A silicon board without a probe stops after the build, saying so.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,7 @@ from hpx_core.contract import (
     Explanation,
     FirmwareRequest,
     ModelRequest,
+    ResultExtras,
     ResultsRequest,
     SourceSet,
     SourcesRequest,
@@ -43,8 +44,9 @@ from hpx_core.plugins import Registry
 from hpx_core.probe.passes import plan_events, run_extra_passes
 from hpx_core.probe.probes import NoProbeError
 from hpx_core.results import Measurement
+from hpx_core.results.layer_check import check_layers
 from hpx_core.run.choose import runner_for
-from hpx_core.run.record import run_and_record
+from hpx_core.run.record import ResultParts, run_and_record
 from hpx_core.sources import check_may_run, materialize
 from hpx_core.wire import Capture
 
@@ -124,6 +126,7 @@ def firmware_stage(state: RunState) -> None:
         engine=state.engine, board=board, model=model, sources=need(state.sources, "sources"),
         toolchain=state.config.target.toolchain, jobs=state.config.build.jobs or 2,
         scratch=work / "scratch", arena_size=state.config.model.arena_size,
+        check_layers=state.config.profiling.check_layers,
     )
     request.scratch.mkdir(parents=True, exist_ok=True)
     contribution = _required(state, "hpx_generate_firmware", request)
@@ -131,6 +134,8 @@ def firmware_stage(state: RunState) -> None:
     settings = HarnessSettings(
         engine=state.engine.name, iterations=profiling.iterations, warmup=profiling.warmup,
         pmu_events=need(state.event_plan, "counter plan").counters.passes[0],
+        # the harness's check pass needs the engine's hpx_engine_check() and host reference
+        check_layers=profiling.check_layers if contribution.layer_reference else "off",
     )
     state.contribution = contribution
     check_plan(board, contribution.buffers)  # before compiling
@@ -232,14 +237,20 @@ def _required(state: RunState, hook: str, request: object) -> Any:
     return answer
 
 
-def _extras(state: RunState, capture: Capture) -> Mapping[str, Any]:
+def _extras(state: RunState, capture: Capture) -> ResultParts:
+    """The engine's facts and files, and the layer check when the run made one."""
+    contribution = need(state.contribution, "firmware")
     request = ResultsRequest(
         engine=state.engine, board=need(state.board, "board"), model=need(state.model, "model"),
-        sources=need(state.sources, "sources"), capture=capture,
-        facts=need(state.contribution, "firmware").facts,
+        sources=need(state.sources, "sources"), capture=capture, facts=contribution.facts,
     )
-    answer = _hook(state, "hpx_result_extras")(request=request)
-    return dict(answer.values) if answer is not None else {}
+    answer: ResultExtras | None = _hook(state, "hpx_result_extras")(request=request)
+    mode = state.config.profiling.check_layers
+    layer_check = None if mode == "off" else check_layers(
+        capture, contribution.layer_reference, mode, state.engine.name)
+    if answer is None:
+        return ResultParts(layer_check=layer_check)
+    return ResultParts(dict(answer.values), dict(answer.files), layer_check)
 
 
 def _explain(state: RunState, capture: Capture, code: int, stage: str) -> HpxError | None:

@@ -15,6 +15,7 @@ import jinja2
 
 from hpx_core.compare.diff import Comparison
 from hpx_core.compare.export import write_atomic
+from hpx_core.compare.layer_check import divergence_text
 from hpx_core.compare.policy import PolicyOutcome
 from hpx_core.compare.view import BundleView
 from hpx_core.report.charts import comparison_chart, delta_chart, layer_chart
@@ -66,6 +67,8 @@ def bundle_report(view: BundleView) -> str:
         coverage=_coverage(view),
         chart=layer_chart(view) if view.layers else None,
         total=view.layer_sum or 0,
+        check=view.layer_check,
+        divergence=divergence_text(view.layer_check) if view.layer_check else None,
     )
 
 

@@ -2,7 +2,8 @@
 
 A bundle is a folder. It is assembled in a temporary sibling folder and renamed into place, so
 a reader never sees half a bundle; failed runs get a bundle too (status ``failed`` with the
-error). ``manifest.json`` is written last and lists the SHA-256 and size of every other file.
+error). Every bundle has ``trace.json``, its counts as a Chrome trace (:mod:`.trace`).
+``manifest.json`` is written last and lists the SHA-256 and size of every other file.
 """
 
 from __future__ import annotations
@@ -21,7 +22,9 @@ from typing import Any, Literal
 import attrs
 
 from hpx_core.errors import HpxError, ResultsError
+from hpx_core.results.layer_check import LayerCheck
 from hpx_core.results.measure import Measurement
+from hpx_core.results.trace import trace_json
 
 MANIFEST = "manifest.json"
 BUNDLE_SCHEMA = 1
@@ -52,6 +55,8 @@ class BundleInputs:
     run: Mapping[str, Any] | None = None
     provenance: Mapping[str, Any] | None = None
     extra: Mapping[str, Any] | None = None
+    files: Mapping[str, bytes] = attrs.field(factory=dict)  # the engine's files, by name
+    layer_check: LayerCheck | None = None
 
 
 def _measurement_json(m: Measurement) -> dict[str, Any]:
@@ -110,6 +115,8 @@ def _summary(inputs: BundleInputs) -> dict[str, Any]:
         summary["caveat"] = EMULATED_CAVEAT
     if inputs.extra:
         summary["extra"] = dict(inputs.extra)
+    if inputs.layer_check is not None:
+        summary["layer_check"] = inputs.layer_check.to_json()
     return summary
 
 
@@ -140,7 +147,12 @@ def _dump(data: Any) -> bytes:
 
 
 def _files(inputs: BundleInputs) -> dict[str, bytes]:
-    files = {"summary.json": _dump(_summary(inputs))}
+    files = {name: data for name, data in inputs.files.items() if _plain_name(name)}
+    if inputs.layer_check is not None:
+        files |= inputs.layer_check.files()
+    files["summary.json"] = _dump(_summary(inputs))
+    files["trace.json"] = _dump(trace_json(inputs.measurement, f"{inputs.board} {inputs.engine}",
+                                           inputs.counter_units))
     if inputs.measurement:
         files["layers.csv"] = _layers_csv(inputs.measurement).encode()
     if inputs.capture is not None:
@@ -154,6 +166,12 @@ def _files(inputs: BundleInputs) -> dict[str, bytes]:
         if part is not None:
             files[name] = _dump(dict(part))
     return files
+
+
+def _plain_name(name: str) -> bool:
+    """An engine's file lands beside summary.json only under a plain, non-reserved name."""
+    reserved = {MANIFEST, "summary.json", "layers.csv", "capture.bin", "trace.json"}
+    return bool(name) and "/" not in name and not name.startswith(".") and name not in reserved
 
 
 def _entry(path: Path) -> dict[str, Any]:

@@ -21,9 +21,11 @@ Problem = Literal["corrupted", "lost", "truncated", "malformed", "version"]
 
 _LINE = re.compile(rb"^@HPX (\d+) ([A-Z]+)((?: [a-z_]+=[^ ]*)*) \*([0-9a-f]{8})$")
 _HEX32 = re.compile(r"^0x[0-9a-f]{8}$")
+_SINT = re.compile(r"^-?[0-9]+$")
 _SPECS = {t: tuple((f.name, f.kind) for f in spec.fields) for t, spec in RECORDS.items()}
 _VALUE = {
     "int": rb"(\d+)",
+    "sint": rb"(-?\d+)",
     "hex32": rb"0x([0-9a-f]{8})",
     "bytes": rb"((?:[0-9a-f]{2})*)",
     "text": rb"([^ ]*)",
@@ -61,6 +63,10 @@ def _convert(kind: FieldKind, text: str) -> int | str | bytes:
     if kind == "int":
         if not (text.isascii() and text.isdigit()):
             raise ValueError(f"not a decimal integer: {text!r}")
+        return int(text)
+    if kind == "sint":
+        if not (text.isascii() and _SINT.match(text)):
+            raise ValueError(f"not a signed decimal integer: {text!r}")
         return int(text)
     if kind == "hex32":
         if not _HEX32.match(text):
@@ -149,7 +155,7 @@ class WireParser:
         type_ = line[end + 1 : type_end if type_end > 0 else len(line)].decode()
         fields: dict[str, int | str | bytes] = {}
         for (name, kind), value in zip(_SPECS[type_], values[1:-1], strict=True):
-            if kind == "int":
+            if kind in ("int", "sint"):
                 fields[name] = int(value)
             elif kind == "hex32":
                 fields[name] = int(value, 16)
@@ -217,29 +223,58 @@ class WireParser:
                         f"records were sent, {got} arrived",
                         offset,
                     )
+        if record.type == "CHECKEND":
+            for kind, key in (("LAYERSUM", "sums"), ("TENSOR", "chunks")):
+                got = sum(1 for r in self._records if r.type == kind)
+                if got != record.number(key):
+                    raise StreamError(
+                        "lost", f"CHECKEND says {record.number(key)} {kind} records were sent, "
+                        f"{got} arrived", offset)
         if record.type == "END":
             self._ended = True
 
 
+def _check_whole(what: str, chunks: list[tuple[int, bytes]], size: int, offset: int) -> None:
+    """One chunked payload arrived whole: chunks contiguous, total equal to its size."""
+    position = 0
+    for start, chunk in sorted(chunks):
+        if start != position:
+            raise StreamError("lost", f"{what} has a gap at byte {position}", offset)
+        position += len(chunk)
+    if position != size:
+        raise StreamError("truncated", f"{what} has {position} of {size} bytes", offset)
+
+
+Key = tuple[object, ...]
+
+
+def _chunks(records: list[Record], keys: tuple[str, ...]) -> dict[Key, list[tuple[int, bytes]]]:
+    """Chunks of each payload (named by ``keys``' values): (offset, bytes)."""
+    found: dict[Key, list[tuple[int, bytes]]] = {}
+    for r in records:
+        data = r.fields["hex"]
+        assert isinstance(data, bytes)
+        found.setdefault(tuple(r.fields[k] for k in keys), []).append((r.number("offset"), data))
+    return found
+
+
 def _check_outputs(capture: Capture, offset: int) -> None:
-    """Every output tensor arrived whole: chunks contiguous, total equal to its size."""
-    sizes = {r.number("tensor"): r.number("size") for r in capture.of("OUTPUT")}
-    for tensor, data in capture.outputs().items():
-        chunks = sorted(
-            (r.number("offset"), r.fields["hex"])
-            for r in capture.of("OUTPUT")
-            if r.number("tensor") == tensor
-        )
-        position = 0
-        for start, chunk in chunks:
-            assert isinstance(chunk, bytes)
-            if start != position:
-                raise StreamError("lost", f"output {tensor} has a gap at byte {position}", offset)
-            position += len(chunk)
-        if len(data) != sizes[tensor]:
-            raise StreamError(
-                "truncated", f"output {tensor} has {len(data)} of {sizes[tensor]} bytes", offset
-            )
+    """Every output tensor, dumped layer tensor and engine file arrived whole."""
+    outputs: dict[Key, int] = {(r.number("tensor"),): r.number("size")
+                               for r in capture.of("OUTPUT")}
+    for key, chunks in _chunks(capture.of("OUTPUT"), ("tensor",)).items():
+        _check_whole(f"output {key[0]}", chunks, outputs[key], offset)
+    tensor_keys = ("idx", "role", "tensor")
+    dumped: dict[Key, int] = {tuple(r.fields[k] for k in tensor_keys): r.number("size")
+                              for r in capture.of("TENSOR")}
+    for key, chunks in _chunks(capture.of("TENSOR"), tensor_keys).items():
+        _check_whole("layer {} {} {}".format(*key), chunks, dumped[key], offset)
+    ends: dict[Key, int] = {(r.text("name"),): r.number("size") for r in capture.of("FILEEND")}
+    files = _chunks(capture.of("FILE"), ("name",))
+    for key in files.keys() - ends.keys():
+        raise StreamError("truncated", f"file {key[0]} has no FILEEND", offset)
+    for key, size in ends.items():
+        _check_whole(f"file {key[0]}", files.get(key, []), size, offset)
 
 
 def parse_capture(data: bytes) -> Capture:

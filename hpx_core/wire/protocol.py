@@ -1,4 +1,4 @@
-"""The wire protocol's vocabulary: record types and their fields, version 1.
+"""The wire protocol's vocabulary: record types and their fields, version 2.
 
 This table is the single definition the parser checks records against; docs/wire-protocol.md
 documents it and a test keeps the two (and the firmware emitter) in agreement.
@@ -9,8 +9,8 @@ A record is one line::
 
 ``seq`` counts records from 0 without gaps; ``crc32`` (8 lowercase hex digits, CRC-32/IEEE as
 zlib computes it) covers every byte before `` *``. Values are decimal integers (``int``),
-``0x`` + 8 hex digits (``hex32``), hex byte strings (``bytes``) or percent-encoded text
-(``text``).
+signed decimal integers (``sint``), ``0x`` + 8 hex digits (``hex32``), hex byte strings
+(``bytes``) or percent-encoded text (``text``).
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ from typing import Literal
 
 import attrs
 
-VERSION = 1
+VERSION = 2
 PREFIX = b"@HPX "
 
-FieldKind = Literal["int", "hex32", "bytes", "text"]
+FieldKind = Literal["int", "sint", "hex32", "bytes", "text"]
 
 
 @attrs.frozen
@@ -131,6 +131,41 @@ RECORDS: dict[str, RecordSpec] = {
             ),
         ),
         RecordSpec(
+            "LAYERSUM",
+            "one output tensor of one layer in the uncounted check pass (--check-layers)",
+            (
+                _f("idx", "int", "layer index"),
+                _f("tensor", "int", "which output of the layer"),
+                _f("dtype", "text", "element type (int8, uint8, int16, int32, float32, ...)"),
+                _f("count", "int", "elements"),
+                _f("crc", "hex32", "CRC-32 of the tensor's bytes"),
+                _f("min", "sint", "smallest element (float32: Q16.16, rounded)"),
+                _f("max", "sint", "largest element (float32: Q16.16, rounded)"),
+                _f("sum", "sint", "sum of the elements (float32: of the Q16.16 values)"),
+            ),
+        ),
+        RecordSpec(
+            "TENSOR",
+            "a chunk of a layer's tensor whose CRC differs from the host's, after its LAYERSUMs",
+            (
+                _f("idx", "int", "layer index"),
+                _f("role", "text", "out (an output) or in (an input, as the layer read it)"),
+                _f("tensor", "int", "which output or input of the layer"),
+                _f("offset", "int", "byte offset of this chunk"),
+                _f("size", "int", "tensor size in bytes"),
+                _f("hex", "bytes", "chunk bytes"),
+            ),
+        ),
+        RecordSpec(
+            "CHECKEND",
+            "after the check pass: what it sent, for a completeness check",
+            (
+                _f("sums", "int", "LAYERSUM records sent"),
+                _f("chunks", "int", "TENSOR records sent"),
+                _f("skipped", "int", "tensors not sent: over the dump limit"),
+            ),
+        ),
+        RecordSpec(
             "OUTPUT",
             "a chunk of an output tensor (after the last inference)",
             (
@@ -146,6 +181,23 @@ RECORDS: dict[str, RecordSpec] = {
             (
                 _f("name", "text", "metric name"),
                 _f("value", "int", "value"),
+            ),
+        ),
+        RecordSpec(
+            "FILE",
+            "a chunk of a file the engine hands to the bundle (e.g. an ETDump)",
+            (
+                _f("name", "text", "file name"),
+                _f("offset", "int", "byte offset of this chunk"),
+                _f("hex", "bytes", "chunk bytes"),
+            ),
+        ),
+        RecordSpec(
+            "FILEEND",
+            "a file is complete",
+            (
+                _f("name", "text", "file name"),
+                _f("size", "int", "file size in bytes"),
             ),
         ),
         RecordSpec(

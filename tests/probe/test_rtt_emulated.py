@@ -27,7 +27,7 @@ from hpx_core.probe.rtt import (
     find_control_block,
     open_up_channel,
 )
-from hpx_core.wire import parse_capture
+from hpx_core.wire import VERSION, parse_capture
 from hpx_core.wire.encode import encode_record
 
 pytestmark = pytest.mark.emulated
@@ -156,7 +156,7 @@ def expected_stream() -> bytes:
         (
             "START",
             {
-                "v": 1,
+                "v": VERSION,
                 "board": "qemu-m55",
                 "engine": "rtt writer",
                 "counter": "none",

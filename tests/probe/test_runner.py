@@ -32,6 +32,7 @@ from hpx_core.probe.pyocd_api import PyocdApi
 from hpx_core.probe.runner import ProbeRunner, ProbeSettings, run_on_probe
 from hpx_core.results import verify_bundle
 from hpx_core.run import run_and_record
+from hpx_core.run.record import ResultParts
 from hpx_core.wire import parse_capture
 from hpx_core.wire.encode import encode_record
 
@@ -180,7 +181,7 @@ def test_complete_capture_through_a_small_ring_becomes_a_bundle(elf: Path, tmp_p
     record = run_and_record(
         ProbeRunner(BOARD, FAST, api=api(desk)), elf, tmp_path, engine="selftest",
         extra={"kernel_checks": []},
-        extra_from=lambda capture: {"layer_records": len(capture.of("LAYER"))},
+        extra_from=lambda capture: ResultParts({"layer_records": len(capture.of("LAYER"))}),
     )
     assert record.execution.stream == stream
     assert record.execution.details["rtt_control_block"] == f"{CB + 24:#010x}"  # up-channel

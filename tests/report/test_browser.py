@@ -12,6 +12,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from check_bundles import checked_bundle
 from PIL import Image, ImageStat
 from selftest_bundles import bundle
 
@@ -86,6 +87,15 @@ def test_the_check_sees_console_errors_and_blank_pages(tmp_path: Path) -> None:
 def test_bundle_report_renders(tmp_path: Path) -> None:
     page = _write(tmp_path, "bundle.html", bundle_report(load_view(bundle())))
     console, variance = _load(page, tmp_path)
+    assert console == []
+    assert variance > 100
+
+
+def test_a_bundle_with_a_divergent_layer_renders_it_marked(tmp_path: Path) -> None:
+    html = bundle_report(load_view(checked_bundle("divergent")))
+    assert 'class="divergent" title="first divergent layer"' in html
+    assert "first divergent layer 1 plus_one" in html
+    console, variance = _load(_write(tmp_path, "checked.html", html), tmp_path)
     assert console == []
     assert variance > 100
 

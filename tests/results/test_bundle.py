@@ -47,6 +47,7 @@ def test_complete_bundle_contents(tmp_path: Path) -> None:
         "manifest.json",
         "provenance.json",
         "summary.json",
+        "trace.json",
     ]
     assert (bundle / "capture.bin").read_bytes() == STREAM
     summary = json.loads((bundle / "summary.json").read_text())
@@ -62,7 +63,7 @@ def test_complete_bundle_contents(tmp_path: Path) -> None:
     manifest = json.loads((bundle / "manifest.json").read_text())
     assert sorted(manifest["files"]) == [n for n in names if n != "manifest.json"]
     check = verify_bundle(bundle)
-    assert check.status == "complete" and len(check.files) == 6
+    assert check.status == "complete" and len(check.files) == 7
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".tmp")]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import zlib
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from hpx_core.wire import StreamError, WireParser, encode_record, parse_capture
 WIRE = Path(__file__).resolve().parents[1] / "fixtures" / "wire"
 STREAM = (WIRE / "selftest-qemu-m55.bin").read_bytes()
 FAULT = (WIRE / "fault-qemu-m55.bin").read_bytes()
+CHECK = (WIRE / "check-qemu-m55.bin").read_bytes()
 LINES = STREAM.splitlines(keepends=True)
 
 
@@ -110,7 +112,7 @@ def test_plain_text_lines_are_kept_apart() -> None:
 
 def test_wrong_version_is_refused() -> None:
     start = parse_capture(STREAM).start
-    newer = encode_record(0, "START", {**start.fields, "v": 2})
+    newer = encode_record(0, "START", {**start.fields, "v": start.number("v") + 1})
     with pytest.raises(StreamError) as caught:
         parse_capture(newer + b"".join(LINES[1:]))
     assert caught.value.problem == "version"
@@ -120,8 +122,6 @@ def test_well_formed_record_with_bad_field_is_malformed() -> None:
     bad = encode_record(5, "LAYERINFO", {"idx": 0, "name": "x", "op": "y"}).replace(
         b"idx=0", b"idx=-1"
     )
-    import zlib
-
     body = bad[: bad.rindex(b" *")]
     bad = body + f" *{zlib.crc32(body):08x}\n".encode()
     with pytest.raises(StreamError) as caught:
@@ -139,6 +139,55 @@ def test_output_with_missing_bytes_is_reported() -> None:
     with pytest.raises(StreamError) as caught:
         parse_capture(b"".join(lines))
     assert caught.value.problem == "truncated"
+
+
+def test_check_pass_records_decode() -> None:
+    """A real check pass: signed statistics, a differing layer in full, a file in chunks."""
+    capture = parse_capture(CHECK)
+    sums = capture.layer_sums()
+    assert sums[(0, 0)].fields["min"] == -16 and sums[(0, 0)].fields["sum"] == -8
+    assert sums[(1, 0)].fields["crc"] == zlib.crc32(bytes([3, 253, 7, 249, 11, 245, 15, 241]))
+    tensors = capture.layer_tensors()
+    assert set(tensors) == {(1, "out", 0), (1, "in", 0)}  # layer 0 matched the host CRC
+    assert tensors[(1, "in", 0)] == bytes(b & 0xFF for b in (2, -4, 6, -8, 10, -12, 14, -16))
+    assert capture.files() == {"numbers.bin": bytes(i & 0xFF for i in range(300))}
+    records = b"".join(encode_record(r.seq, r.type, r.fields) for r in capture.records)
+    assert records == b"".join(x for x in CHECK.splitlines(keepends=True) if x.startswith(b"@"))
+
+
+def _without(stream: bytes, type_: str, nth: int) -> bytes:
+    """The stream with the ``nth`` record of ``type_`` removed and the rest renumbered."""
+    capture = parse_capture(stream)
+    drop = capture.of(type_)[nth].seq
+    kept = [r for r in capture.records if r.seq != drop]
+    return b"".join(encode_record(i, r.type, r.fields) for i, r in enumerate(kept))
+
+
+@pytest.mark.parametrize(("type_", "nth", "problem", "words"), [
+    ("LAYERSUM", 1, "lost", "LAYERSUM records were sent"),
+    ("TENSOR", 0, "lost", "TENSOR records were sent"),
+    ("FILE", 2, "lost", "file numbers.bin has a gap at byte 100"),
+    ("FILE", 5, "truncated", "file numbers.bin has 292 of 300 bytes"),
+    ("FILEEND", 0, "truncated", "file numbers.bin has no FILEEND"),
+])
+def test_check_and_file_records_that_go_missing_are_caught(
+    type_: str, nth: int, problem: str, words: str
+) -> None:
+    with pytest.raises(StreamError) as caught:
+        parse_capture(_without(CHECK, type_, nth))
+    assert caught.value.problem == problem and words in caught.value.message
+
+
+def test_a_signed_field_refuses_what_is_not_a_number() -> None:
+    line = CHECK.splitlines(keepends=True)[14]
+    assert b" LAYERSUM " in line
+    bad = line.replace(b"min=-16", b"min=--16")
+    body = bad[: bad.rindex(b" *")]
+    bad = body + f" *{zlib.crc32(body):08x}\n".encode()
+    lines = CHECK.splitlines(keepends=True)
+    with pytest.raises(StreamError) as caught:
+        parse_capture(b"".join([*lines[:14], bad, *lines[15:]]))
+    assert caught.value.problem == "malformed"
 
 
 @settings(max_examples=300, deadline=None)

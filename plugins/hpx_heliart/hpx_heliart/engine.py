@@ -130,11 +130,13 @@ def _defines(library: HeliaRtLibrary) -> dict[str, str]:
 
 
 def heliart_firmware(model: ModelInfo, config: HeliaRtConfig, sources: SourceSet,
-                     library: HeliaRtLibrary, arena: ArenaPlan) -> FirmwareContribution:
-    """The core's TFLM-family glue for ``model`` + a CMake fragment linking the library."""
+                     library: HeliaRtLibrary, arena: ArenaPlan, *, board: Board | None = None,
+                     check_layers: str = "off") -> FirmwareContribution:
+    """The core's TFLM-family glue for ``model`` + a CMake fragment linking the library (with
+    the layer check, as for ``tflm``)."""
     prepared = model_glue(model, resolver_ops=config.resolver_ops, input=config.input,
                           input_seed=config.input_seed, checkout=sources.path_of("helia-rt"),
-                          arena=arena)
+                          arena=arena, board=board, check_layers=check_layers)
     glue = prepared.glue
     return FirmwareContribution(
         files=glue.files, sources=glue.sources,
@@ -145,4 +147,5 @@ def heliart_firmware(model: ModelInfo, config: HeliaRtConfig, sources: SourceSet
         libraries=[LibraryUse(f"helia-rt {library.backend}", library.key, library.built,
                               library.seconds)],
         facts=attrs.evolve(prepared.facts, library=library.folder.name, library_key=library.key),
+        layer_reference=prepared.reference,
     )

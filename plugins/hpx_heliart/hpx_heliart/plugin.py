@@ -72,7 +72,8 @@ def hpx_generate_firmware(request: FirmwareRequest) -> FirmwareContribution:
     library = heliart_library(request.sources, request.engine.backend, request.board, config,
                               jobs=request.jobs)
     arena = plan_arena(request.arena_size, request.board)
-    return heliart_firmware(request.model, config, request.sources, library, arena)
+    return heliart_firmware(request.model, config, request.sources, library, arena,
+                            board=request.board, check_layers=request.check_layers)
 
 
 @hookimpl

@@ -61,12 +61,17 @@ def tflm_firmware(
     sources: SourceSet,
     library: EngineLibrary,
     arena: ArenaPlan,
+    *,
+    board: Board | None = None,
+    check_layers: str = "off",
 ) -> FirmwareContribution:
     """Model-specific glue + a CMake fragment linking the prebuilt engine library; its facts
-    are the TFLM-family facts with the library named."""
+    are the TFLM-family facts with the library named (and, with the layer check on ``board``,
+    the host reference of every layer)."""
     prepared = model_glue(model, resolver_ops=config.resolver_ops, input=config.input,
                           input_seed=config.input_seed,
-                          checkout=sources.path_of("tflite-micro"), arena=arena)
+                          checkout=sources.path_of("tflite-micro"), arena=arena, board=board,
+                          check_layers=check_layers)
     glue = prepared.glue
     includes = [*public_include_dirs(sources), *(p.as_posix() for p in library.include_dirs)]
     return FirmwareContribution(
@@ -76,6 +81,7 @@ def tflm_firmware(
         buffers=glue.buffers,
         libraries=[LibraryUse(library.name, library.key, library.built, library.seconds)],
         facts=attrs.evolve(prepared.facts, library=library.folder.name, library_key=library.key),
+        layer_reference=prepared.reference,
     )
 
 

@@ -54,7 +54,8 @@ def hpx_generate_firmware(request: FirmwareRequest) -> FirmwareContribution:
                            jobs=request.jobs)
     arena = plan_arena(request.arena_size, request.board)
     config = request.engine.config_as(TflmConfig)
-    return tflm_firmware(request.model, config, request.sources, library, arena)
+    return tflm_firmware(request.model, config, request.sources, library, arena,
+                         board=request.board, check_layers=request.check_layers)
 
 
 @hookimpl
