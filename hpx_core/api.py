@@ -15,6 +15,7 @@ from hpx_core.config.validate import Overrides, ValidatedConfig, validate_config
 from hpx_core.models import ModelInfo
 from hpx_core.models import load_model as analyze
 from hpx_core.pipeline import STAGE_NAMES, ProfileOutcome, profile
+from hpx_core.pipeline import check as check_config
 from hpx_core.pipeline.doctor import DoctorReport, run_doctor
 from hpx_core.plugins import PluginReport, list_plugins
 from hpx_core.plugins import default_registry as registry
@@ -34,6 +35,7 @@ __all__ = [
     "ValidatedConfig",
     "analyze",
     "apply_policy",
+    "check_config",
     "compare",
     "list_plugins",
     "load_policy",

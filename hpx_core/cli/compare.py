@@ -108,8 +108,12 @@ def _policy(outcome: PolicyOutcome) -> None:
 
 @app.command("compare")
 def compare_command(
-    base: Annotated[Path, typer.Argument(help="The base result bundle.")],
-    candidate: Annotated[Path, typer.Argument(help="The candidate result bundle.")],
+    base: Annotated[
+        Path, typer.Argument(help="The base result bundle, or the --output-dir holding it.")
+    ],
+    candidate: Annotated[
+        Path, typer.Argument(help="The candidate result bundle, or the --output-dir holding it.")
+    ],
     top: Annotated[int, typer.Option("--top", help="Layers shown (0: all).")] = 10,
     output_dir: Annotated[
         Path | None,
@@ -150,6 +154,9 @@ def compare_command(
         output_dir=output_dir
     )
     c = result.comparison
+    for given, view in ((base, c.base), (candidate, c.candidate)):
+        if view.path != given:
+            console.print(f"{given}: the bundle {view.path.name}", markup=False)
     console.print(_dimensions(c))
     console.print(_totals(c))
     if c.divergence is not None:

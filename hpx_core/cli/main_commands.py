@@ -113,13 +113,16 @@ def collect_overrides(
 
 @config_app.command("validate")
 def config_validate(file: Path) -> None:
-    """Check a config file, including the engine's own section."""
-    validated = api.validate_config(file)
-    engine = validated.config.engine
+    """Check a config file as `hpx profile` would before its first fetch: the engine's own
+    section, the board, the model, the license and the counters."""
+    outcome = api.check_config(file, None, api.registry())
+    engine = outcome.config.engine
     typer.echo(
         f"{file}: valid ({engine.type}, backend {engine.backend}, "
-        f"board {validated.config.target.board})"
+        f"board {outcome.config.target.board}; checked: {', '.join(outcome.stages)})"
     )
+    for what in outcome.unchecked:
+        typer.echo(f"not checked: {what}")
 
 
 @config_app.command("show")

@@ -2,7 +2,8 @@
 
 :func:`profile` is the one entry point: the CLI, the Python API, every engine's end-to-end
 tests and the benchmarks go through it. ``until`` stops after a named stage (``"build"`` for a
-build-only run); ``on_stage`` hears each stage's name as it starts.
+build-only run); ``on_stage`` hears each stage's name as it starts. :func:`check` runs the
+stages that need no fetch, for ``hpx config validate``.
 """
 
 from __future__ import annotations
@@ -13,15 +14,26 @@ from pathlib import Path
 
 import structlog
 
+from hpx_core.config import ConfigDocument
 from hpx_core.config.validate import Overrides, validate_config
-from hpx_core.errors import UsageError
+from hpx_core.errors import ConfigError, UsageError
 from hpx_core.pipeline.stages import STAGES, read_model
 from hpx_core.pipeline.state import ProfileOutcome, RunState, StageUnavailableError
 from hpx_core.plugins import Registry, default_registry
 
-__all__ = ["STAGE_NAMES", "ProfileOutcome", "StageUnavailableError", "profile", "read_model"]
+__all__ = [
+    "CHECKED_STAGES",
+    "STAGE_NAMES",
+    "ProfileOutcome",
+    "StageUnavailableError",
+    "check",
+    "profile",
+    "read_model",
+]
 
 STAGE_NAMES = tuple(name for name, _ in STAGES)
+CHECKED_STAGES = STAGE_NAMES[: STAGE_NAMES.index("counter plan") + 1]
+"""The stages before the first fetch: what :func:`check` runs."""
 log = structlog.get_logger(__name__)
 
 
@@ -42,6 +54,23 @@ def profile(
         all_overrides["model.path"] = (str(model), "MODEL argument")
     reg = reg or default_registry()
     state = RunState(validate_config(config_file, all_overrides, reg), reg)
+    return _run(state, until, on_stage)
+
+
+def check(config_file: Path, overrides: Overrides | None = None,
+          reg: Registry | None = None) -> ProfileOutcome:
+    """Every check ``profile`` makes before its first fetch (config, model analysis, license,
+    counter plan), with nothing fetched, built or written; a refusal is the same error."""
+    if not ConfigDocument.load(config_file).tree:
+        raise ConfigError(f"{config_file} sets nothing",
+                          "a config names at least its engine or its model (see configs/)")
+    reg = reg or default_registry()
+    validated = validate_config(config_file, overrides, reg)
+    return _run(RunState(validated, reg, checking=True), CHECKED_STAGES[-1], None)
+
+
+def _run(state: RunState, until: str | None, on_stage: Callable[[str], None] | None
+         ) -> ProfileOutcome:
     done: list[str] = []
     seconds: dict[str, float] = {}
     for name, stage in STAGES:

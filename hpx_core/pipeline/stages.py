@@ -31,10 +31,12 @@ from hpx_core.contract import (
 )
 from hpx_core.errors import (
     BuildError,
+    ConfigError,
     HpxError,
     ModelError,
     PluginError,
     RunError,
+    SourceError,
     ToolError,
     UsageError,
 )
@@ -85,7 +87,15 @@ def model_stage(state: RunState) -> None:
     """Read the model and check that the selected engine reads its format."""
     path = state.config.model.path
     if path is None:
+        if state.checking:  # a config meant for `hpx profile MODEL -c FILE`
+            state.unchecked.append("the model (model.path is not set; hpx profile takes MODEL)")
+            return
         raise UsageError("no model given", "pass MODEL to hpx profile, or set model.path")
+    if not Path(path).is_file():
+        raise state.validated.document.error(
+            "model.path", f"model file not found: {path}",
+            "check the path (one written in a config file is relative to that file)",
+        )
     engine = state.validated.engine.descriptor
     own_format = any(f not in CORE_FORMATS for f in engine.model_formats)
     state.model = read_model(path, state.registry, engine.name if own_format else None)
@@ -105,12 +115,31 @@ def license_stage(state: RunState) -> None:
                   all_boards().values())
 
 
+def counter_stage(state: RunState) -> None:
+    """Plan the counters: an emulated board asked for PMU events is refused before any fetch;
+    a PMU board reads its event names from the pinned SDK (a checking run only from the cache)."""
+    board = need(state.board, "board")
+    requested = state.config.profiling.counters
+    offline = state.config.build.offline or state.checking
+    try:
+        state.event_plan = plan_events(board, requested, offline=offline)
+    except SourceError:
+        if not state.checking:
+            raise
+        if requested and board.silicon is not None:
+            state.unchecked.append(
+                f"profiling.counters against {board.name}'s PMU event names: they come from "
+                f"its SDK, not in the cache (hpx sources fetch --board-family "
+                f"{board.silicon.family})")
+    except ConfigError as error:
+        raise state.validated.document.error("profiling.counters", error.message,
+                                             error.hint) from None
+
+
 def sources_stage(state: RunState) -> None:
-    """The counter plan first (an emulated board asked for PMU events is refused before any
-    fetch; a PMU board reads its event names from the SDK), then the engine's sources."""
+    """The engine's sources: its own materialization, or its declared pins from the cache."""
     board = need(state.board, "board")
     offline = state.config.build.offline
-    state.event_plan = plan_events(board, state.config.profiling.counters, offline=offline)
     request = SourcesRequest(state.engine, board, state.registry.catalog, offline)
     answer: SourceSet | None = _hook(state, "hpx_materialize_sources")(request=request)
     if answer is None:  # the engine declared its pins and needs nothing more
@@ -213,6 +242,7 @@ STAGES: tuple[tuple[str, Stage], ...] = (
     ("config", config_stage),
     ("model analysis", model_stage),
     ("license check", license_stage),
+    ("counter plan", counter_stage),
     ("sources", sources_stage),
     ("firmware generation", firmware_stage),
     ("build", build_stage),

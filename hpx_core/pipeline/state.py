@@ -37,10 +37,16 @@ class StageUnavailableError(HpxError):
 
 @attrs.define
 class RunState:
-    """The products of the stages done so far."""
+    """The products of the stages done so far.
+
+    A ``checking`` run (``hpx config validate``) fetches nothing: what it could not check
+    without a fetch or without the command line's MODEL is listed in ``unchecked``.
+    """
 
     validated: ValidatedConfig
     registry: Registry
+    checking: bool = False
+    unchecked: list[str] = attrs.field(factory=list)
     model: ModelInfo | None = None
     board: Board | None = None
     sources: SourceSet | None = None
@@ -84,6 +90,7 @@ class ProfileOutcome:
     placement: PlacementReport | None
     findings: tuple[SymbolFinding, ...]
     record: RunRecord | None
+    unchecked: tuple[str, ...] = ()
 
     @property
     def config(self) -> ProfileConfig:
@@ -106,4 +113,4 @@ class ProfileOutcome:
            ) -> ProfileOutcome:
         return cls(stages, seconds, state.validated, state.model, state.board, state.sources,
                    state.contribution, state.build, state.placement, state.findings,
-                   state.record)
+                   state.record, tuple(state.unchecked))
