@@ -170,6 +170,8 @@ class ModelInfo:
     For a PTE, ``operators`` are the kernel (and delegate) calls of the analyzed plan in
     execution order; ``planned_memory`` holds its non-constant buffer sizes (buffer 0, reserved
     by ExecuTorch, left out); ``sidecar`` is its verified ``.pte.json``, when it has one.
+    ``absent_fields`` names the fields an older converter left empty that some engine's tools
+    read (:mod:`hpx_core.models.tflite_fields`); hpx supplies them in a copy when it must.
     """
 
     format: ModelFormat
@@ -189,6 +191,7 @@ class ModelInfo:
     needs_ns_ops: bool = False
     program: PteProgram | None = None
     sidecar: PteSidecar | None = None
+    absent_fields: tuple[str, ...] = attrs.field(default=(), converter=_strs)
 
     @property
     def total_macs(self) -> int:

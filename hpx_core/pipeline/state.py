@@ -20,6 +20,7 @@ from hpx_core.config.validate import ValidatedConfig
 from hpx_core.contract import EngineSelection, FirmwareContribution, SourceSet, SymbolFinding
 from hpx_core.errors import HpxError, PluginError
 from hpx_core.models import ModelInfo
+from hpx_core.pipeline.model_copy import ModelCopy
 from hpx_core.plugins import Registry
 from hpx_core.probe.passes import EventPlan
 from hpx_core.results import Measurement
@@ -42,6 +43,7 @@ class RunState:
     validated: ValidatedConfig
     registry: Registry
     model: ModelInfo | None = None
+    model_copy: ModelCopy | None = None  # the corrected copy the engine was given, if any
     board: Board | None = None
     sources: SourceSet | None = None
     contribution: FirmwareContribution | None = None
@@ -84,6 +86,7 @@ class ProfileOutcome:
     placement: PlacementReport | None
     findings: tuple[SymbolFinding, ...]
     record: RunRecord | None
+    model_copy: ModelCopy | None = None
 
     @property
     def config(self) -> ProfileConfig:
@@ -106,4 +109,4 @@ class ProfileOutcome:
            ) -> ProfileOutcome:
         return cls(stages, seconds, state.validated, state.model, state.board, state.sources,
                    state.contribution, state.build, state.placement, state.findings,
-                   state.record)
+                   state.record, state.model_copy)

@@ -52,6 +52,7 @@ class BundleInputs:
     run: Mapping[str, Any] | None = None
     provenance: Mapping[str, Any] | None = None
     extra: Mapping[str, Any] | None = None
+    logs: Mapping[str, bytes] | None = None  # file name -> the log's bytes (e.g. run.log)
 
 
 def _measurement_json(m: Measurement) -> dict[str, Any]:
@@ -153,6 +154,8 @@ def _files(inputs: BundleInputs) -> dict[str, bytes]:
     ):
         if part is not None:
             files[name] = _dump(dict(part))
+    for name, data in (inputs.logs or {}).items():
+        files[Path(name).name] = data
     return files
 
 
