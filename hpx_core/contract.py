@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Literal, TypeAlias, TypeVar
 import attrs
 
 from hpx_core.errors import PluginError
+from hpx_core.models.tflite_fields import check_fields
 
 if TYPE_CHECKING:
     from hpx_core.boards.model import Board
@@ -94,7 +95,9 @@ class EngineDescriptor:
     and ``pte`` are read by the core; any other needs ``hpx_read_model``); ``config_class`` the
     frozen attrs class of its ``engine.config`` section; ``pins`` its sources, read from the
     plugin's own package data with :func:`hpx_core.sources.load_pins`. The first backend is the
-    default.
+    default. ``model_fields`` are the model fields its tools require that older converters
+    leave empty (:data:`hpx_core.models.tflite_fields.KNOWN_FIELDS`): when the model lacks one,
+    the engine is given a corrected copy (``FirmwareRequest.model``), never the user's file.
     """
 
     name: str
@@ -103,6 +106,7 @@ class EngineDescriptor:
     summary: str = ""
     backends: tuple[str, ...] = attrs.field(default=(), converter=_strs)
     pins: PinSet | None = None
+    model_fields: tuple[str, ...] = attrs.field(default=(), converter=check_fields)
 
 
 @attrs.frozen
@@ -193,11 +197,14 @@ class SourceSet:
 class FirmwareRequest:
     """For ``hpx_generate_firmware``: the model, the board, the sources and how to build.
 
-    ``scratch`` is a folder private to this run for the engine's intermediate files (a
-    compiler's output, say); ``arena_size`` is ``model.arena_size`` from the config (None: the
-    engine's own default). ``check_layers`` is ``profiling.check_layers`` (``off``, ``first``,
-    ``all``): when not ``off`` an engine that can implements ``hpx_engine_check()`` and answers
-    a :class:`LayerReference`.
+    ``model`` is the user's model, or hpx's corrected copy of it when it lacked a field the
+    engine declared in ``model_fields``. ``scratch`` is a folder private to this run for the
+    engine's intermediate files (a compiler's output, say); ``log`` is the run's log file, where
+    a tool the engine runs in-process writes (:func:`hpx_core.enginelib.tool_output_to`);
+    ``arena_size`` is ``model.arena_size`` from the config (None: the engine's own default).
+    ``check_layers`` is ``profiling.check_layers`` (``off``, ``first``, ``all``): when not
+    ``off`` an engine that can implements ``hpx_engine_check()`` and answers a
+    :class:`LayerReference`.
     """
 
     engine: EngineSelection
@@ -207,6 +214,7 @@ class FirmwareRequest:
     toolchain: str
     jobs: int
     scratch: Path
+    log: Path
     arena_size: int | None = None
     check_layers: str = "off"
 

@@ -97,7 +97,11 @@ def hpx_generate_firmware(request: FirmwareRequest) -> FirmwareContribution:
     The glue implements the harness's engine interface (``hpx_engine.h``: load the model,
     describe layers, refill inputs, run one inference, report outputs) and adds the engine's
     libraries through a CMake fragment. The harness, the wire protocol and the counter backends
-    belong to the core. Put what ``hpx_result_extras`` will need into ``facts``.
+    belong to the core. Put what ``hpx_result_extras`` will need into ``facts``. Compile
+    ``request.model`` (a corrected copy when the model lacked one of the descriptor's
+    ``model_fields``); run an in-process tool inside
+    ``hpx_core.enginelib.tool_output_to(request.log, ...)`` so nothing it prints reaches the
+    user's terminal, and raise its failure as one HpxError whose hint names the log.
     """
 
 

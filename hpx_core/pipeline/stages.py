@@ -41,6 +41,7 @@ from hpx_core.errors import (
     UsageError,
 )
 from hpx_core.models import CORE_FORMATS, ModelInfo, detect_format, load_model
+from hpx_core.pipeline.model_copy import model_for_engine
 from hpx_core.pipeline.state import RunState, StageUnavailableError, need
 from hpx_core.plugins import Registry
 from hpx_core.probe.passes import plan_events, run_extra_passes
@@ -53,6 +54,8 @@ from hpx_core.sources import check_may_run, materialize
 from hpx_core.wire import Capture
 
 RUN_TIMEOUT = 600.0
+RUN_LOG = "run.log"
+"""The run's log in the work folder: what engine tools printed; kept in the bundle."""
 
 
 def config_stage(state: RunState) -> None:
@@ -149,15 +152,21 @@ def sources_stage(state: RunState) -> None:
 
 
 def firmware_stage(state: RunState) -> None:
+    """The engine's glue for the model (a corrected copy when it lacks a field the engine
+    needs); the run's log starts empty here."""
     board, model = need(state.board, "board"), need(state.model, "model")
     work = work_dir(state)
+    needed = state.validated.engine.descriptor.model_fields
+    engine_model, state.model_copy = model_for_engine(model, needed, work / "model")
     request = FirmwareRequest(
-        engine=state.engine, board=board, model=model, sources=need(state.sources, "sources"),
-        toolchain=state.config.target.toolchain, jobs=state.config.build.jobs or 2,
-        scratch=work / "scratch", arena_size=state.config.model.arena_size,
+        engine=state.engine, board=board, model=engine_model,
+        sources=need(state.sources, "sources"), toolchain=state.config.target.toolchain,
+        jobs=state.config.build.jobs or 2, scratch=work / "scratch", log=work / RUN_LOG,
+        arena_size=state.config.model.arena_size,
         check_layers=state.config.profiling.check_layers,
     )
     request.scratch.mkdir(parents=True, exist_ok=True)
+    request.log.unlink(missing_ok=True)
     contribution = _required(state, "hpx_generate_firmware", request)
     profiling = state.config.profiling
     settings = HarnessSettings(
@@ -225,7 +234,7 @@ def run_stage(state: RunState) -> None:
             extra=_run_extra(state), extra_from=lambda capture: _extras(state, capture),
             explain=lambda capture, code, stage: _explain(state, capture, code, stage),
             event_names=plan.names, merge_with=others,
-            planned_events=[e for p in plan.counters.passes for e in p],
+            planned_events=[e for p in plan.counters.passes for e in p], logs=_logs(state),
         )
     except (NoProbeError, ToolError) as error:
         if board.emulated:
@@ -324,6 +333,7 @@ def _provenance(state: RunState) -> dict[str, Any]:
     if sources is None:
         return {}
     owners = state.registry.catalog.declared_by
+    copy = {"model_copy": state.model_copy.provenance()} if state.model_copy else {}
     return {
         "sources": sources.provenance,
         "repositories": [
@@ -331,7 +341,12 @@ def _provenance(state: RunState) -> dict[str, Any]:
              "declared_by": owners.get(r.name, "unknown")}
             for r in sources.repos
         ],
-    }
+    } | copy
+
+
+def _logs(state: RunState) -> dict[str, bytes]:
+    log = work_dir(state) / RUN_LOG
+    return {RUN_LOG: log.read_bytes()} if log.is_file() and log.stat().st_size else {}
 
 
 def _plain(value: Any) -> Any:

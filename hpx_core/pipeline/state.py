@@ -20,6 +20,7 @@ from hpx_core.config.validate import ValidatedConfig
 from hpx_core.contract import EngineSelection, FirmwareContribution, SourceSet, SymbolFinding
 from hpx_core.errors import HpxError, PluginError
 from hpx_core.models import ModelInfo
+from hpx_core.pipeline.model_copy import ModelCopy
 from hpx_core.plugins import Registry
 from hpx_core.probe.passes import EventPlan
 from hpx_core.results import Measurement
@@ -48,6 +49,7 @@ class RunState:
     checking: bool = False
     unchecked: list[str] = attrs.field(factory=list)
     model: ModelInfo | None = None
+    model_copy: ModelCopy | None = None  # the corrected copy the engine was given, if any
     board: Board | None = None
     sources: SourceSet | None = None
     contribution: FirmwareContribution | None = None
@@ -91,6 +93,7 @@ class ProfileOutcome:
     findings: tuple[SymbolFinding, ...]
     record: RunRecord | None
     unchecked: tuple[str, ...] = ()
+    model_copy: ModelCopy | None = None
 
     @property
     def config(self) -> ProfileConfig:
@@ -113,4 +116,4 @@ class ProfileOutcome:
            ) -> ProfileOutcome:
         return cls(stages, seconds, state.validated, state.model, state.board, state.sources,
                    state.contribution, state.build, state.placement, state.findings,
-                   state.record, tuple(state.unchecked))
+                   state.record, tuple(state.unchecked), state.model_copy)

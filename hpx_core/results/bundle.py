@@ -57,6 +57,7 @@ class BundleInputs:
     extra: Mapping[str, Any] | None = None
     files: Mapping[str, bytes] = attrs.field(factory=dict)  # the engine's files, by name
     layer_check: LayerCheck | None = None
+    logs: Mapping[str, bytes] | None = None  # file name -> the log's bytes (e.g. run.log)
 
 
 def _measurement_json(m: Measurement) -> dict[str, Any]:
@@ -165,6 +166,8 @@ def _files(inputs: BundleInputs) -> dict[str, bytes]:
     ):
         if part is not None:
             files[name] = _dump(dict(part))
+    for name, data in (inputs.logs or {}).items():
+        files[Path(name).name] = data
     return files
 
 

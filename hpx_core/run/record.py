@@ -147,20 +147,21 @@ def run_and_record(
     event_names: Mapping[int, str] | None = None,
     merge_with: Sequence[Measurement] = (),
     planned_events: Sequence[str] = (),
+    logs: Mapping[str, bytes] | None = None,
 ) -> RunRecord:
     """Run ``elf``, write a bundle under ``results_dir`` and return the record.
 
     ``extra_from`` derives engine facts (outputs checked against a host reference), files and
     the layer check from the checked capture; ``explain`` words an error the firmware
     reported; ``merge_with`` holds the measurements of other PMU event passes, merged by layer
-    identity. On any failure a
-    ``failed`` bundle is written first and the raised error's hint names it.
+    identity; ``logs`` (file name -> text) are kept in the bundle. On any failure a ``failed``
+    bundle is written first and the raised error's hint names it.
     """
     board = runner.board
     base = BundleInputs(
         status="failed", board=board.name, engine=engine, counter_units=board.counter_units(),
         model_sha256=model_sha256, toolchain=toolchain, config=config, build=build,
-        provenance=provenance(None, provenance_extra), extra=extra,
+        provenance=provenance(None, provenance_extra), extra=extra, logs=logs,
     )
     try:
         run = runner.execute(elf)

@@ -18,6 +18,7 @@ from hpx_core.contract import (
     SymbolFinding,
     SymbolsRequest,
 )
+from hpx_core.models.tflite_fields import CONTROL_FLOW_CODE
 from hpx_core.tflm_family import FamilyFacts, family_extra, plan_arena
 from hpx_heliart.config import ENV, HeliaRtConfig
 from hpx_heliart.engine import (
@@ -42,6 +43,8 @@ def hpx_engines() -> list[EngineDescriptor]:
             summary="Ambiq heliaRT (Ambiq Apollo SDK License: Ambiq CPUs only)",
             backends=BACKENDS,
             pins=PINS,
+            # heliaRT, like TFLM, plans control-flow subgraphs' memory from builtin_code alone
+            model_fields=(CONTROL_FLOW_CODE,),
         )
     ]
 

@@ -16,6 +16,7 @@ from hpx_core.contract import (
     SymbolFinding,
     SymbolsRequest,
 )
+from hpx_core.models.tflite_fields import CONTROL_FLOW_CODE
 from hpx_core.tflm_family import FamilyFacts, family_extra, plan_arena
 from hpx_tflm.config import TflmConfig
 from hpx_tflm.engine import BACKENDS, ENGINE, PINS, tflm_firmware, tflm_library, tflm_sources
@@ -32,6 +33,8 @@ def hpx_engines() -> list[EngineDescriptor]:
             summary="upstream TensorFlow Lite Micro (Apache-2.0)",
             backends=BACKENDS,
             pins=PINS,
+            # TFLM plans control-flow subgraphs' memory from builtin_code alone
+            model_fields=(CONTROL_FLOW_CODE,),
         )
     ]
 

@@ -206,7 +206,8 @@ def test_the_hooks_take_tier1_from_sources_to_named_layers() -> None:
     sources = plugin.hpx_materialize_sources(SourcesRequest(engine, board, CATALOG))
     contribution = plugin.hpx_generate_firmware(FirmwareRequest(
         engine=engine, board=board, model=model, sources=sources,
-        toolchain="arm-none-eabi-gcc", jobs=2, scratch=WORK / "hooks-scratch"))
+        toolchain="arm-none-eabi-gcc", jobs=2, scratch=WORK / "hooks-scratch",
+        log=WORK / "hooks-run.log"))
     project = render_project(WORK / "hooks", board, contribution,
                              HarnessSettings(engine="executorch", iterations=2, warmup=1))
     built = build_project(project, get_toolchain("arm-none-eabi-gcc"))
