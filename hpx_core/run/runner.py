@@ -37,11 +37,20 @@ class Execution:
 
 
 class StreamStoppedError(RunError):
-    """The stream ended early (a timeout or a silent target); ``partial`` is what came."""
+    """The stream ended early (a timeout, a silent target, a lost link, or the user stopped
+    the run: ``interrupted``); ``partial`` is what came."""
 
-    def __init__(self, message: str, hint: str, partial: bytes) -> None:
+    def __init__(self, message: str, hint: str, partial: bytes, *,
+                 interrupted: bool = False) -> None:
         super().__init__(message, hint)
         self.partial = partial
+        self.interrupted = interrupted
+
+
+class RunInterruptedError(RunError):
+    """The user stopped the run (Ctrl-C, SIGTERM); its failed bundle was kept."""
+
+    exit_code = 130
 
 
 class Runner(Protocol):

@@ -1,0 +1,146 @@
+"""The farm runner: firmware runs on a labgrid place, through the same interface as locally.
+
+An emulated board runs under QEMU on the place's exporter host (its ``NetworkService``); a
+silicon board is flashed and read over RTT through the place's debug probe (its ``HpxProbe``)
+by hpx's own probe runner, whose pyOCD calls run on the exporter host. ``hold()`` keeps the
+place for several runs (the pipeline holds it across PMU passes); ``execute`` alone holds it
+for one run. Every execution records the place, its exporter and host.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from hpx_core.boards import Board
+from hpx_core.config.schema import FarmSection
+from hpx_core.contract import Json
+from hpx_core.farm.client import FarmClient, PlaceState, Resource, coordinator_address, farm_client
+from hpx_core.farm.lease import Lease, Notify
+from hpx_core.farm.places import check_fits, resource_for
+from hpx_core.farm.remote_qemu import RemoteQemu
+from hpx_core.probe.probes import ProbeLinkError
+from hpx_core.probe.runner import ProbeRunner, ProbeSettings
+from hpx_core.run.runner import Execution, StreamStoppedError
+
+
+def _quiet(message: str) -> None:
+    """The default listener: the lease already logs what it says."""
+
+
+@attrs.define
+class _Held:
+    """What a held place offers for the runs: its lease, resource and labgrid target."""
+
+    lease: Lease
+    state: PlaceState
+    resource: Resource
+    target: Any
+    qemu: RemoteQemu | None = None
+    probe: Any = None  # the active HpxPyOCDDriver
+
+
+@attrs.define
+class PlaceRunner:
+    """Runs firmware for ``board`` on the labgrid place ``place``."""
+
+    board: Board
+    place: str
+    farm: FarmSection = attrs.field(factory=FarmSection)
+    timeout: float = 600.0
+    notify: Notify = _quiet
+    probe_settings: ProbeSettings = attrs.field(factory=ProbeSettings)
+    _held: _Held | None = attrs.field(default=None, init=False)
+
+    @property
+    def address(self) -> str:
+        return coordinator_address(self.farm.coordinator)
+
+    def client(self) -> FarmClient:
+        return farm_client(self.address)
+
+    def check(self) -> None:
+        """The coordinator answers, the place exists and is for this board."""
+        state = Lease(self.client(), self.place, self.board, wait=0).current()
+        check_fits(state, self.board)
+
+    @contextmanager
+    def hold(self) -> Iterator[PlaceState]:
+        """Hold the place (waiting while it is busy) until the block ends, however it ends."""
+        if self._held is not None:
+            yield self._held.state
+            return
+        from labgrid import Target
+
+        lease = Lease(self.client(), self.place, self.board, wait=self.farm.wait,
+                      notify=self.notify)
+        with lease as state:
+            resource = resource_for(state, self.board)
+            target = Target(self.place)
+            try:
+                self._held = self._connect(_Held(lease, state, resource, target))
+                self.notify(f"running on place {self.place} (exporter {resource.exporter}, "
+                            f"host {resource.host})")
+                yield state
+            finally:
+                self._held = None
+                target.cleanup()
+
+    def _connect(self, held: _Held) -> _Held:
+        from labgrid import target_factory
+
+        from hpx_core.farm import probe_driver  # registers HpxProbe with labgrid
+
+        entry = held.resource
+        made = target_factory.make_resource(held.target, entry.cls, entry.name,
+                                            dict(entry.params))
+        made.extra = dict(entry.extra)
+        if self.board.runner == "qemu":
+            held.qemu = RemoteQemu.connect(held.target, entry.params, self.place,
+                                           self.farm.ssh_key)
+        else:
+            assert self.board.silicon is not None
+            held.probe = probe_driver.activate_probe(held.target, self.place,
+                                                     self.board.silicon.pyocd_target)
+        return held
+
+    def execute(self, elf: Path) -> Execution:
+        if self._held is None:
+            with self.hold():
+                return self.execute(elf)
+        held = self._held
+        if held.qemu is not None:
+            run = held.qemu.execute(self.board, elf, timeout=self.timeout,
+                                    trouble=held.lease.trouble)
+        else:
+            run = self._execute_on_probe(held, elf)
+        return _with_place(run, self._record(held))
+
+    def _execute_on_probe(self, held: _Held, elf: Path) -> Execution:
+        settings = attrs.evolve(self.probe_settings, timeout=self.timeout,
+                                packs=tuple(held.resource.params.get("packs") or ()))
+        try:
+            api = held.probe.api(guard=held.lease.trouble)
+            runner = ProbeRunner(self.board, settings, str(held.resource.params["unique_id"]),
+                                 api)
+            return runner.execute(elf)
+        except ProbeLinkError as error:  # before the stream began (the stream keeps its own)
+            raise StreamStoppedError(error.message, error.hint, b"") from None
+
+    def _record(self, held: _Held) -> dict[str, Json]:
+        entry = held.resource
+        return {
+            "name": self.place, "coordinator": self.address, "held_by": held.lease.client.identity,
+            "exporter": entry.exporter, "host": entry.host, "resource": entry.path,
+            "tags": dict(held.state.tags),
+        }
+
+
+def _with_place(run: Execution, place: dict[str, Json]) -> Execution:
+    return attrs.evolve(run, details={**run.details, "place": place},
+                        identity={**run.identity, "place": place})
+
