@@ -30,7 +30,8 @@ Notify = Callable[[str], None]
 REMIND_EVERY = 30.0
 
 
-def _log_note(message: str) -> None:
+def log_note(message: str) -> None:
+    """Where a farm's notes go when nobody listens: the log, as warnings."""
     log.warning("farm", note=message)
 
 
@@ -42,7 +43,7 @@ class Lease:
     """``with Lease(...) as state:`` holds the place; :meth:`trouble` says when it is lost."""
 
     def __init__(self, client: FarmClient, place: str, board: Board, *, wait: float,
-                 notify: Notify = _log_note, poll: float = 0.5) -> None:
+                 notify: Notify = log_note, poll: float = 0.5) -> None:
         self.client = client
         self.place = place
         self.board = board

@@ -20,16 +20,12 @@ from hpx_core.boards import Board
 from hpx_core.config.schema import FarmSection
 from hpx_core.contract import Json
 from hpx_core.farm.client import FarmClient, PlaceState, Resource, coordinator_address, farm_client
-from hpx_core.farm.lease import Lease, Notify
+from hpx_core.farm.lease import Lease, Notify, log_note
 from hpx_core.farm.places import check_fits, resource_for
 from hpx_core.farm.remote_qemu import RemoteQemu
 from hpx_core.probe.probes import ProbeLinkError
 from hpx_core.probe.runner import ProbeRunner, ProbeSettings
 from hpx_core.run.runner import Execution, StreamStoppedError
-
-
-def _quiet(message: str) -> None:
-    """The default listener: the lease already logs what it says."""
 
 
 @attrs.define
@@ -52,7 +48,7 @@ class PlaceRunner:
     place: str
     farm: FarmSection = attrs.field(factory=FarmSection)
     timeout: float = 600.0
-    notify: Notify = _quiet
+    notify: Notify = log_note
     probe_settings: ProbeSettings = attrs.field(factory=ProbeSettings)
     _held: _Held | None = attrs.field(default=None, init=False)
 

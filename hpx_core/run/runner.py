@@ -8,7 +8,8 @@ chooses a runner for a board.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Protocol
 
@@ -67,3 +68,10 @@ class Runner(Protocol):
         """Raise :class:`~hpx_core.errors.HpxError` when a run could not start now."""
 
     def execute(self, elf: Path) -> Execution: ...
+
+
+def held(runner: Runner) -> AbstractContextManager[object]:
+    """Keep what ``runner`` needs for several runs (a board farm's place) until the block
+    ends; local runners need nothing kept."""
+    hold: Callable[[], AbstractContextManager[object]] | None = getattr(runner, "hold", None)
+    return hold() if hold is not None else nullcontext()

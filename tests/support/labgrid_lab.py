@@ -231,7 +231,7 @@ class Lab:
 
     def leftovers(self) -> list[str]:
         """Processes that still name this lab's folder (``ps``), for the module's last check."""
-        listing = subprocess.run(["ps", "-eo", "pid,args"], capture_output=True, text=True,
+        listing = subprocess.run(["ps", "-ww", "-eo", "pid,args"], capture_output=True, text=True,
                                  check=True).stdout
         return [line for line in listing.splitlines()
                 if str(self.root) in line and str(os.getpid()) != line.split()[0]]
