@@ -99,7 +99,7 @@ class Lease:
 
     def _wait_for_allocation(self) -> None:
         started = time.monotonic()
-        reminded = 0.0
+        reminded: float | None = None  # when the user last heard about the wait
         while True:
             state, places = self._poll_reservation()
             if state in ("allocated", "acquired") and self.place in places:
@@ -117,11 +117,14 @@ class Lease:
                 raise FarmError(f"place {self.place} is still busy ({holder}) after "
                                 f"{self.wait:g} s", "wait longer (--wait, farm.wait) or ask "
                                 "its holder; `hpx places` shows who holds each place")
-            if reminded == 0.0 or waited - reminded >= REMIND_EVERY:
-                left = self.wait - waited
+            if reminded is None:
                 self.notify(f"place {self.place} is busy ({holder}); waiting up to "
-                            f"{left:.0f} s for it (--no-wait fails at once)")
-                reminded = max(waited, 1e-9)
+                            f"{self.wait:g} s for it (--no-wait fails at once)")
+                reminded = waited
+            elif waited - reminded >= REMIND_EVERY:
+                self.notify(f"still waiting for place {self.place} ({holder}); "
+                            f"{self.wait - waited:.0f} s left")
+                reminded = waited
             time.sleep(self.poll)
 
     def _holder(self) -> str:
@@ -163,6 +166,13 @@ class Lease:
         from labgrid.remote.generated import labgrid_coordinator_pb2 as pb
 
         try:
+            if not self.client.connected:
+                if self.acquired:
+                    self.notify(f"could not release place {self.place}: lost the labgrid "
+                                f"coordinator at {self.client.address} (a restarted coordinator "
+                                "holds no place)")
+                self.acquired, self.token = False, None
+                return
             if self.acquired:
                 self.acquired = False
                 self._quietly("ReleasePlace", pb.ReleasePlaceRequest(placename=self.place),

@@ -83,8 +83,11 @@ def _row(state: PlaceState, boards: dict[str, Board]) -> PlaceRow:
     tag = state.tags.get(BOARD_TAG)
     board = boards.get(tag) if tag else None
     try:
+        if tag is None:
+            raise FarmError(f"place {state.name} has no {BOARD_TAG} tag", "")
         if board is None:
-            raise FarmError(f"no board {tag!r} in hpx" if tag else "no board tag", "")
+            raise FarmError(f"place {state.name} is for board {tag}, which hpx does not know",
+                            "")
         check_fits(state, board)
         if state.lost:
             raise FarmError(f"exporter gone ({', '.join(state.lost)})", "")

@@ -62,7 +62,7 @@ class AgentLink:
         self._checked = now
         cause = self.guard()
         if cause is not None:
-            raise ProbeLinkError(cause, "the partial capture is in the failed bundle")
+            raise ProbeLinkError(cause, "the run on the far probe was stopped")
 
 
 @attrs.frozen

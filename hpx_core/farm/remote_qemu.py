@@ -152,8 +152,8 @@ class RemoteQemu:
             raise StreamStoppedError(INTERRUPTED, "the far QEMU was stopped", ended.stdout,
                                      interrupted=True)
         if ended.stopped is not None:
-            raise StreamStoppedError(ended.stopped, "the far QEMU was stopped; the partial "
-                                     "capture is in the failed bundle", ended.stdout)
+            raise StreamStoppedError(ended.stopped, "the far QEMU was stopped",
+                                     ended.stdout)
         if marker is None:
             tail = stderr.decode(errors="replace").strip()[-300:]
             raise StreamStoppedError(

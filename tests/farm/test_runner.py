@@ -182,7 +182,7 @@ def test_a_busy_place_is_waited_for_and_then_used(farm: Farm) -> None:
                 proc.wait(10)
     assert "did not finish within 25 s" in farm.output("holder")
     waited = farm.output("waiter")
-    assert "place qemu-a is busy (held by " in waited and "waiting up to 120 s" in waited
+    assert "place qemu-a is busy (held by " in waited and "waiting up to 120 s for it" in waited
     assert waited.index("waiting up to") < waited.index("running on place qemu-a")
     first, second = bundle_in(farm.root / "busy-holder"), bundle_in(farm.root / "busy-waiter")
     assert json.loads((first / "summary.json").read_text())["status"] == "failed"

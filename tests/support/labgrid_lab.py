@@ -189,6 +189,11 @@ class Lab:
     def kill_exporter(self, name: str) -> None:
         stop(self.exporters.pop(name), signal.SIGKILL)
 
+    def kill_coordinator(self) -> None:
+        """The coordinator dies; its exporters then end by themselves (status 100)."""
+        if self.coordinator is not None:
+            stop(self.coordinator, signal.SIGKILL)
+
     def client(self, *args: str, check: bool = True,
                env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
         """``labgrid-client -x ADDRESS ARGS`` (the commands docs/board-farm.md shows)."""
