@@ -6,7 +6,8 @@ labgrid's target factory:
 
 - ``HpxProbe``: ``host`` (the exporter host, usually ``{{ hostname }}`` in the exporter YAML),
   ``unique_id`` (the probe's pyOCD unique ID), ``python`` (the command on that host that runs a
-  Python with pyOCD; default ``python3``), ``packs`` (CMSIS packs there). The exporter offers
+  Python with pyOCD; default ``python3``), ``pack`` (the part's CMSIS pack there; labgrid
+  carries only single values, no lists). The exporter offers
   it as it is (labgrid exports classes it does not know as plain resources): the exporter host
   needs no hpx.
 - ``HpxPyOCDDriver``: starts labgrid's agent on the host over ssh (labgrid's own connection to
@@ -50,7 +51,8 @@ class HpxProbe(NetworkResource):  # type: ignore[misc]
 
     unique_id: str = attr.ib(validator=attr.validators.instance_of(str))
     python: str = attr.ib(default="python3", validator=attr.validators.instance_of(str))
-    packs: list[str] = attr.ib(default=attr.Factory(list), converter=list)
+    pack: str | None = attr.ib(
+        default=None, validator=attr.validators.optional(attr.validators.instance_of(str)))
 
 
 class ExporterAgent(AgentWrapper):  # type: ignore[misc]
@@ -154,8 +156,8 @@ class HpxPyOCDDriver(Driver, BootstrapProtocol, ResetProtocol):  # type: ignore[
         options: dict[str, Any] = {}
         if self.pyocd_target:
             options["target_override"] = self.pyocd_target
-        if self.probe.packs:
-            options["pack"] = list(self.probe.packs)
+        if self.probe.pack:
+            options["pack"] = [self.probe.pack]
         session = self.api().connect_helper.session_with_chosen_probe(
             blocking=False, unique_id=self.probe.unique_id, auto_open=True, options=options)
         try:

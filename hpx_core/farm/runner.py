@@ -117,8 +117,9 @@ class PlaceRunner:
         return _with_place(run, self._record(held))
 
     def _execute_on_probe(self, held: _Held, elf: Path) -> Execution:
+        pack = held.resource.params.get("pack")
         settings = attrs.evolve(self.probe_settings, timeout=self.timeout,
-                                packs=tuple(held.resource.params.get("packs") or ()))
+                                packs=(pack,) if pack else ())
         try:
             api = held.probe.api(guard=held.lease.trouble)
             runner = ProbeRunner(self.board, settings, str(held.resource.params["unique_id"]),

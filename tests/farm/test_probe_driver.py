@@ -35,6 +35,7 @@ from hpx_core.wire import parse_capture
 
 SUPPORT = Path(__file__).resolve().parents[1] / "support"
 UID = "00123456780"
+PACK = "/opt/packs/AmbiqMicro.Apollo_DFP.1.4.1.pack"  # a path on the exporter host
 
 
 @attrs.frozen
@@ -53,7 +54,7 @@ class ProbeLab:
         self.bench.write_text(json.dumps({
             "probes": [[UID, "Apollo510 EVB J-Link"]],
             "ram": [[r.origin, r.length] for r in BOARD.memory],
-            "known_targets": [BOARD.silicon.pyocd_target],  # type: ignore[union-attr]
+            "known_targets": [],  # the part is known through the pack the place names
             "firmware": {"stream": str(stream), "cb_address": CB, "buffer_address": RING,
                          **firmware},
             "log": str(self.log),
@@ -74,7 +75,7 @@ def exporter_yaml(bench: Path) -> str:
     python = (f"env HPX_FAKE_PYOCD_BENCH={bench} "
               f"PYTHONPATH={SUPPORT / 'remote_pyocd'}:{SUPPORT} {sys.executable}")
     return (f'evb-1:\n  HpxProbe:\n    host: "{{{{ hostname }}}}"\n    unique_id: "{UID}"\n'
-            f'    python: "{python}"\n'
+            f'    python: "{python}"\n    pack: {PACK}\n'
             f'evb-2:\n  HpxProbe:\n    host: "{{{{ hostname }}}}"\n    unique_id: "{UID}"\n'
             f'    python: "{sys.executable} -S"\n')
 
@@ -138,7 +139,7 @@ def test_the_driver_flashes_and_resets_over_labgrids_driver_interface(
     sessions = seen["sessions"]
     assert isinstance(sessions, list) and len(sessions) == 2
     assert all(s["opened"] and s["closed"] and s["probe"] == UID for s in sessions)
-    assert sessions[0]["options"] == {"target_override": "ap510nfa_cbr"}
+    assert sessions[0]["options"] == {"target_override": "ap510nfa_cbr", "pack": [PACK]}
     target.cleanup()
 
 
@@ -161,6 +162,8 @@ def test_a_run_on_a_probe_place_captures_rtt_there_and_records_the_place(
     assert provenance["place"]["held_by"] == farm_client(probe_lab.lab.address).identity
     seen = probe_lab.seen()
     assert seen["flashed"] == [[elf.name, "elf"]] and seen["resets"] == 1
+    assert seen["sessions"] == [{"probe": UID, "opened": True, "closed": True, "options": {
+        "target_override": "ap510nfa_cbr", "pack": [PACK]}}]
     assert farm_client(probe_lab.lab.address).places()["evb-1"].holder is None
 
 
