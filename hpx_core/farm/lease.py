@@ -22,7 +22,7 @@ import structlog
 from hpx_core.boards import Board
 from hpx_core.errors import FarmError
 from hpx_core.farm.client import FarmClient, PlaceState
-from hpx_core.farm.places import BOARD_TAG, check_fits, resource_for
+from hpx_core.farm.places import BOARD_TAG, check_fits, current_place, resource_for
 
 log = structlog.get_logger(__name__)
 
@@ -71,13 +71,7 @@ class Lease:
 
     def current(self) -> PlaceState:
         """The place as the coordinator knows it now."""
-        places = self.client.places()
-        if self.place not in places:
-            known = ", ".join(sorted(places)) or "none"
-            raise FarmError(f"the coordinator at {self.client.address} has no place "
-                            f"{self.place}", f"places there: {known} (`hpx places` shows "
-                            "those hpx can use)")
-        return places[self.place]
+        return current_place(self.client, self.place)
 
     def _reserve(self) -> None:
         from labgrid.remote.generated import labgrid_coordinator_pb2 as pb

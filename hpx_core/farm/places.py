@@ -20,6 +20,16 @@ BOARD_TAG = "board"
 RESOURCE_FOR_RUNNER = {"qemu": "NetworkService", "probe": "HpxProbe"}
 
 
+def current_place(client: FarmClient, name: str) -> PlaceState:
+    """The place ``name`` as the coordinator knows it now, or an error listing the places."""
+    places = client.places()
+    if name not in places:
+        known = ", ".join(sorted(places)) or "none"
+        raise FarmError(f"the coordinator at {client.address} has no place {name}",
+                        f"places there: {known} (`hpx places` shows those hpx can use)")
+    return places[name]
+
+
 def needed_resource(board: Board) -> str:
     """The resource class a place must offer to run ``board``."""
     try:

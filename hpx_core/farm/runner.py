@@ -19,11 +19,13 @@ import attrs
 from hpx_core.boards import Board
 from hpx_core.config.schema import FarmSection
 from hpx_core.contract import Json
+from hpx_core.errors import FarmError
 from hpx_core.farm.client import FarmClient, PlaceState, Resource, coordinator_address, farm_client
 from hpx_core.farm.lease import Lease, Notify, log_note
-from hpx_core.farm.places import check_fits, resource_for
+from hpx_core.farm.places import check_fits, current_place, resource_for
 from hpx_core.farm.remote_qemu import RemoteQemu
-from hpx_core.probe.probes import ProbeLinkError
+from hpx_core.probe.probes import ProbeLinkError, list_probes
+from hpx_core.probe.pyocd_api import PyocdApi
 from hpx_core.probe.runner import ProbeRunner, ProbeSettings
 from hpx_core.run.runner import Execution, StreamStoppedError
 
@@ -61,8 +63,7 @@ class PlaceRunner:
 
     def check(self) -> None:
         """The coordinator answers, the place exists and is for this board."""
-        state = Lease(self.client(), self.place, self.board, wait=0).current()
-        check_fits(state, self.board)
+        check_fits(current_place(self.client(), self.place), self.board)
 
     @contextmanager
     def hold(self) -> Iterator[PlaceState]:
@@ -120,13 +121,22 @@ class PlaceRunner:
         pack = held.resource.params.get("pack")
         settings = attrs.evolve(self.probe_settings, timeout=self.timeout,
                                 packs=(pack,) if pack else ())
+        unique_id = str(held.resource.params["unique_id"])
         try:
             api = held.probe.api(guard=held.lease.trouble)
-            runner = ProbeRunner(self.board, settings, str(held.resource.params["unique_id"]),
-                                 api)
-            return runner.execute(elf)
+            self._check_attached(api, unique_id, held.resource)
+            return ProbeRunner(self.board, settings, unique_id, api).execute(elf)
         except ProbeLinkError as error:  # before the stream began (the stream keeps its own)
             raise StreamStoppedError(error.message, error.hint, b"") from None
+
+    def _check_attached(self, api: PyocdApi, unique_id: str, resource: Resource) -> None:
+        """The place's probe is there (else the lab's words, not the desk's ``--probe``)."""
+        attached = list_probes(api)
+        if not any(p.unique_id == unique_id for p in attached):
+            listing = ", ".join(f"{p.unique_id} ({p.description})" for p in attached)
+            raise FarmError(f"place {self.place}: probe {unique_id} is not attached to "
+                            f"{resource.host}", f"attached there: {listing or 'none'}; check "
+                            "its USB cable, or the HpxProbe's unique_id (`pyocd list` there)")
 
     def _record(self, held: _Held) -> dict[str, Json]:
         entry = held.resource

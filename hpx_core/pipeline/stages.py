@@ -53,11 +53,15 @@ RUN_TIMEOUT = 600.0
 
 
 def config_stage(state: RunState) -> None:
-    """The config was validated before the pipeline started; resolve the board it names."""
+    """The config was validated before the pipeline started; resolve the board it names, and
+    check a board farm's place before anything is built for it."""
     try:
         state.board = get_board(state.config.target.board)
     except HpxError as error:
         raise state.validated.document.error("target.board", error.message, error.hint) from None
+    target = state.config.target
+    if target.place is not None:
+        runner_for(state.board, place=target.place, farm=state.config.farm).check()
 
 
 def read_model(path: Path, registry: Registry, engine: str | None = None) -> ModelInfo:

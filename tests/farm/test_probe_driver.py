@@ -77,7 +77,9 @@ def exporter_yaml(bench: Path) -> str:
     return (f'evb-1:\n  HpxProbe:\n    host: "{{{{ hostname }}}}"\n    unique_id: "{UID}"\n'
             f'    python: "{python}"\n    pack: {PACK}\n'
             f'evb-2:\n  HpxProbe:\n    host: "{{{{ hostname }}}}"\n    unique_id: "{UID}"\n'
-            f'    python: "{sys.executable} -S"\n')
+            f'    python: "{sys.executable} -S"\n'
+            f'evb-3:\n  HpxProbe:\n    host: "{{{{ hostname }}}}"\n    unique_id: "99"\n'
+            f'    python: "{python}"\n')
 
 
 @pytest.fixture(scope="module")
@@ -92,8 +94,8 @@ def probe_lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ProbeLab]:
             ssh.start()
             lab.start()
             lab.start_exporter("bench", exporter_yaml(bench))
-            lab.wait_for_resources("bench", ["evb-1", "evb-2"])
-            for n in (1, 2):
+            lab.wait_for_resources("bench", ["evb-1", "evb-2", "evb-3"])
+            for n in (1, 2, 3):
                 lab.add_place(f"evb-{n}", {"board": BOARD.name}, f"bench/evb-{n}/HpxProbe")
             made = ProbeLab(lab, bench, root / "agent.json")
             made.describe()
@@ -193,6 +195,18 @@ def test_an_exporter_host_without_pyocd_is_named(probe_lab: ProbeLab, elf: Path,
     assert "No module named 'pyocd'" in caught.value.message
     assert "install pyocd there" in caught.value.hint
     assert farm_client(probe_lab.lab.address).places()["evb-2"].holder is None
+
+
+def test_a_probe_missing_on_the_exporter_host_is_named(probe_lab: ProbeLab, elf: Path,
+                                                       tmp_path: Path) -> None:
+    probe_lab.describe()
+    runner = runner_for(BOARD, place="evb-3", farm=probe_lab.farm, timeout=30.0)
+    with pytest.raises(FarmError) as caught:
+        run_and_record(runner, elf, tmp_path, engine="selftest")
+    assert caught.value.message == "place evb-3: probe 99 is not attached to 127.0.0.1"
+    assert caught.value.hint.startswith(f"attached there: {UID} (Apollo510 EVB J-Link);")
+    assert probe_lab.seen()["flashed"] == []
+    assert farm_client(probe_lab.lab.address).places()["evb-3"].holder is None
 
 
 def test_an_exporter_lost_mid_run_stops_the_capture(probe_lab: ProbeLab, elf: Path,

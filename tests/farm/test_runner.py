@@ -156,6 +156,16 @@ def test_profile_on_a_place_end_to_end(farm: Farm) -> None:
     assert isinstance(place, dict) and place["exporter"] == "lab2"
 
 
+def test_a_place_is_checked_before_anything_is_built(farm: Farm) -> None:
+    refused = farm.hpx("profile", str(KERNELS), "--engine", "kernelbench", "--board",
+                       "qemu-m55", "--output-dir", str(farm.root / "never" / "results"),
+                       "--place", "qemu-c")
+    assert refused.returncode == 1
+    assert f"error: the coordinator at {farm.lab.address} has no place qemu-c" in refused.stderr
+    assert "places there: qemu-a, qemu-b" in refused.stderr
+    assert not (farm.root / "never").exists()  # no sources, no work folder, no bundle
+
+
 def test_a_busy_place_is_waited_for_and_then_used(farm: Farm) -> None:
     hang, _ = fixture_build("hang_engine")
     selftest, _ = selftest_build("qemu-m55")
