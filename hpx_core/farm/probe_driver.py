@@ -113,7 +113,13 @@ class HpxPyOCDDriver(Driver, BootstrapProtocol, ResetProtocol):  # type: ignore[
 
     def on_activate(self) -> None:
         python = shlex.split(self.probe.python)
-        agent = ExporterAgent(self.probe.wrap_command([*python, "-u", "-c", _BOOT]))
+        try:  # opens labgrid's ssh connection to the host
+            command = self.probe.wrap_command([*python, "-u", "-c", _BOOT])
+        except Exception as error:  # labgrid's ExecutionError and friends
+            raise FarmError(f"cannot reach {self.probe.host} over ssh ({error})",
+                            "hpx reaches probe hosts with your ssh setup, as labgrid does: "
+                            f"check that `ssh {self.probe.host} true` works") from None
+        agent = ExporterAgent(command)
         try:
             agent.load(AGENT_MODULE, path=str(Path(__file__).parent))
             AgentLink(agent, AGENT_MODULE, self.where)("version")

@@ -79,7 +79,8 @@ def exporter_yaml(bench: Path) -> str:
             f'evb-2:\n  HpxProbe:\n    host: "{{{{ hostname }}}}"\n    unique_id: "{UID}"\n'
             f'    python: "{sys.executable} -S"\n'
             f'evb-3:\n  HpxProbe:\n    host: "{{{{ hostname }}}}"\n    unique_id: "99"\n'
-            f'    python: "{python}"\n')
+            f'    python: "{python}"\n'
+            f'evb-4:\n  HpxProbe:\n    host: nowhere.invalid\n    unique_id: "{UID}"\n')
 
 
 @pytest.fixture(scope="module")
@@ -94,8 +95,8 @@ def probe_lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ProbeLab]:
             ssh.start()
             lab.start()
             lab.start_exporter("bench", exporter_yaml(bench))
-            lab.wait_for_resources("bench", ["evb-1", "evb-2", "evb-3"])
-            for n in (1, 2, 3):
+            lab.wait_for_resources("bench", ["evb-1", "evb-2", "evb-3", "evb-4"])
+            for n in (1, 2, 3, 4):
                 lab.add_place(f"evb-{n}", {"board": BOARD.name}, f"bench/evb-{n}/HpxProbe")
             made = ProbeLab(lab, bench, root / "agent.json")
             made.describe()
@@ -195,6 +196,16 @@ def test_an_exporter_host_without_pyocd_is_named(probe_lab: ProbeLab, elf: Path,
     assert "No module named 'pyocd'" in caught.value.message
     assert "install pyocd there" in caught.value.hint
     assert farm_client(probe_lab.lab.address).places()["evb-2"].holder is None
+
+
+def test_a_probe_host_ssh_cannot_reach_is_named(probe_lab: ProbeLab, elf: Path,
+                                                tmp_path: Path) -> None:
+    runner = runner_for(BOARD, place="evb-4", farm=probe_lab.farm, timeout=30.0)
+    with pytest.raises(FarmError) as caught:
+        run_and_record(runner, elf, tmp_path, engine="selftest")
+    assert caught.value.message.startswith("place evb-4: cannot reach nowhere.invalid over ssh")
+    assert "`ssh nowhere.invalid true`" in caught.value.hint
+    assert farm_client(probe_lab.lab.address).places()["evb-4"].holder is None
 
 
 def test_a_probe_missing_on_the_exporter_host_is_named(probe_lab: ProbeLab, elf: Path,
