@@ -22,7 +22,13 @@ import structlog
 from hpx_core.boards import Board
 from hpx_core.errors import FarmError
 from hpx_core.farm.client import FarmClient, PlaceState
-from hpx_core.farm.places import BOARD_TAG, check_fits, current_place, resource_for
+from hpx_core.farm.places import (
+    BOARD_TAG,
+    PlaceChoice,
+    check_fits,
+    current_place,
+    resource_for,
+)
 
 log = structlog.get_logger(__name__)
 
@@ -40,29 +46,35 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
 
 
 class Lease:
-    """``with Lease(...) as state:`` holds the place; :meth:`trouble` says when it is lost."""
+    """``with Lease(...) as state:`` holds a place; :meth:`trouble` says when it is lost.
 
-    def __init__(self, client: FarmClient, place: str, board: Board, *, wait: float,
-                 notify: Notify = log_note, poll: float = 0.5) -> None:
+    ``place`` names one place or is a :class:`PlaceChoice` of any place for the board; once
+    held, :attr:`place` is the name of the place labgrid allocated.
+    """
+
+    def __init__(self, client: FarmClient, place: str | PlaceChoice, board: Board, *,
+                 wait: float, notify: Notify = log_note, poll: float = 0.5) -> None:
         self.client = client
-        self.place = place
+        self.choice = place if isinstance(place, PlaceChoice) else PlaceChoice(place)
+        self.place = self.choice.name or ""
         self.board = board
         self.wait = wait
         self.notify = notify
         self.poll = poll
-        self.token: str | None = None
+        self.tokens: dict[str, str] = {}  # place -> its labgrid reservation
         self.acquired = False
         self._previous_sigterm: Any = None
 
     # entering ---------------------------------------------------------------------------------
     def __enter__(self) -> PlaceState:
-        check_fits(self.current(), self.board)
+        candidates = self.choice.candidates(self.client, self.board)  # refusals come first
         self._trap_sigterm()
         try:
-            self._reserve()
+            self._reserve([c.name for c in candidates])
             self._wait_for_allocation()
             self._acquire()
             state = self.current()
+            check_fits(state, self.board)
             resource_for(state, self.board)  # no resources: its exporter is not connected
         except BaseException:
             self._end()
@@ -70,62 +82,75 @@ class Lease:
         return state
 
     def current(self) -> PlaceState:
-        """The place as the coordinator knows it now."""
+        """The held (or named) place as the coordinator knows it now."""
         return current_place(self.client, self.place)
 
-    def _reserve(self) -> None:
+    def _reserve(self, places: list[str]) -> None:
+        """One reservation per place hpx could use (labgrid filters cannot say "one of"; a
+        board filter alone could be given a place without the resource that runs it)."""
         from labgrid.remote.generated import labgrid_coordinator_pb2 as pb
 
-        tags = {"name": self.place, BOARD_TAG: self.board.name}
-        request = pb.CreateReservationRequest(
-            filters={"main": pb.Reservation.Filter(filter=tags)}, prio=0.0)
-        self.token = self.client.rpc("CreateReservation", request).reservation.token
+        for place in places:
+            tags = {"name": place, BOARD_TAG: self.board.name}
+            request = pb.CreateReservationRequest(
+                filters={"main": pb.Reservation.Filter(filter=tags)}, prio=0.0)
+            self.tokens[place] = self.client.rpc("CreateReservation", request).reservation.token
 
-    def _poll_reservation(self) -> tuple[str, list[str]]:
-        """The reservation's state (waiting, allocated, acquired, ...) and its places."""
+    def _allocated(self) -> str | None:
+        """The first place labgrid allocated to one of the reservations, if any."""
         from labgrid.remote.common import Reservation
         from labgrid.remote.generated import labgrid_coordinator_pb2 as pb
 
-        answer = self.client.rpc("PollReservation", pb.PollReservationRequest(token=self.token))
-        reservation = Reservation.from_pb2(answer.reservation)
-        places = [p for group in reservation.allocations.values() for p in group]
-        return str(reservation.state.name), places
+        for place, token in self.tokens.items():
+            answer = self.client.rpc("PollReservation", pb.PollReservationRequest(token=token))
+            reservation = Reservation.from_pb2(answer.reservation)
+            state = reservation.state.name
+            if state in ("allocated", "acquired"):
+                return place
+            if state in ("invalid", "expired"):
+                raise FarmError(f"labgrid's reservation for place {place} became {state}",
+                                "run again")
+        return None
 
     def _wait_for_allocation(self) -> None:
         started = time.monotonic()
         reminded: float | None = None  # when the user last heard about the wait
-        while True:
-            state, places = self._poll_reservation()
-            if state in ("allocated", "acquired") and self.place in places:
-                return
-            if state in ("invalid", "expired"):
-                raise FarmError(f"labgrid's reservation for place {self.place} became {state}",
-                                "run again")
+        wanted = self.choice.describe(self.board)
+        while (place := self._allocated()) is None:
             waited = time.monotonic() - started
-            holder = self._holder()
+            holders = self._holders()
             if self.wait <= 0:
-                raise FarmError(f"place {self.place} is busy ({holder})",
-                                "run without --no-wait to wait for it; `hpx places` shows "
-                                "who holds each place")
+                raise FarmError(f"{wanted} is busy ({holders})", "run without --no-wait to "
+                                "wait; `hpx places` shows who holds each place")
             if waited >= self.wait:
-                raise FarmError(f"place {self.place} is still busy ({holder}) after "
-                                f"{self.wait:g} s", "wait longer (--wait, farm.wait) or ask "
-                                "its holder; `hpx places` shows who holds each place")
+                raise FarmError(f"{wanted} is still busy ({holders}) after {self.wait:g} s",
+                                "wait longer (--wait, farm.wait) or ask its holder; "
+                                "`hpx places` shows who holds each place")
             if reminded is None:
-                self.notify(f"place {self.place} is busy ({holder}); waiting up to "
-                            f"{self.wait:g} s for it (--no-wait fails at once)")
+                self.notify(f"{wanted} is busy ({holders}); waiting up to {self.wait:g} s "
+                            "for it (--no-wait fails at once)")
                 reminded = waited
             elif waited - reminded >= REMIND_EVERY:
-                self.notify(f"still waiting for place {self.place} ({holder}); "
+                self.notify(f"still waiting for {wanted} ({holders}); "
                             f"{self.wait - waited:.0f} s left")
                 reminded = waited
             time.sleep(self.poll)
+        self.place = place
+        for other in [p for p in self.tokens if p != place]:  # free the others for others
+            self._cancel(self.tokens.pop(other))
 
-    def _holder(self) -> str:
-        state = self.current()
-        if state.holder:
-            return f"held by {state.holder}"
-        return "reserved for someone else" if state.reservation else "queued"
+    def _holders(self) -> str:
+        """Who has the wanted places: ``held by host/user`` (for several places, each named)."""
+        states = self.choice.candidates(self.client, self.board)
+
+        def holder(state: PlaceState) -> str:
+            if state.holder:
+                return f"held by {state.holder}"
+            return "reserved for someone else" if state.reservation else "queued"
+
+        if self.choice.name is not None:
+            return holder(states[0])
+        return "; ".join(f"{s.name} {holder(s)}" for s in states)
 
     def _acquire(self) -> None:
         from labgrid.remote.generated import labgrid_coordinator_pb2 as pb
@@ -165,20 +190,25 @@ class Lease:
                     self.notify(f"could not release place {self.place}: lost the labgrid "
                                 f"coordinator at {self.client.address} (a restarted coordinator "
                                 "holds no place)")
-                self.acquired, self.token = False, None
+                self.acquired = False
+                self.tokens.clear()
                 return
             if self.acquired:
                 self.acquired = False
                 self._quietly("ReleasePlace", pb.ReleasePlaceRequest(placename=self.place),
                               f"could not release place {self.place}",
                               f"free it: labgrid-client -p {self.place} release")
-            if self.token is not None:
-                token, self.token = self.token, None
-                self._quietly("CancelReservation", pb.CancelReservationRequest(token=token),
-                              f"could not cancel labgrid reservation {token}",
-                              "it expires by itself within a minute")
+            while self.tokens:
+                self._cancel(self.tokens.popitem()[1])
         finally:
             self._restore_sigterm()
+
+    def _cancel(self, token: str) -> None:
+        from labgrid.remote.generated import labgrid_coordinator_pb2 as pb
+
+        self._quietly("CancelReservation", pb.CancelReservationRequest(token=token),
+                      f"could not cancel labgrid reservation {token}",
+                      "it expires by itself within a minute")
 
     def _quietly(self, method: str, request: Any, what: str, hint: str) -> None:
         try:

@@ -8,6 +8,7 @@ word; hpx checks them before it reserves anything.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from fnmatch import fnmatchcase
 
 import attrs
@@ -17,6 +18,7 @@ from hpx_core.errors import FarmError
 from hpx_core.farm.client import FarmClient, PlaceState, Resource
 
 BOARD_TAG = "board"
+ANY = "any"
 RESOURCE_FOR_RUNNER = {"qemu": "NetworkService", "probe": "HpxProbe"}
 
 
@@ -122,3 +124,53 @@ def places_for(client: FarmClient, board: Board) -> tuple[PlaceState, ...]:
     """Every place that could run ``board`` now (free or held), with its tags: what a
     scheduler spreads runs over."""
     return tuple(row.state for row in list_places(client, board.name))
+
+
+@attrs.frozen
+class PlaceChoice:
+    """The place a run asks for: one by ``name``, or (``name`` None) any place for the board
+    whose tags include ``tags``; labgrid's reservations then pick a free one."""
+
+    name: str | None
+    tags: Mapping[str, str] = attrs.field(factory=dict)
+
+    @classmethod
+    def parse(cls, text: str) -> PlaceChoice:
+        """``NAME``, ``any``, or ``KEY=VALUE[,KEY=VALUE...]`` (any place with those tags)."""
+        if text == ANY:
+            return cls(None)
+        if "=" not in text:
+            return cls(text)
+        pairs = [item.partition("=") for item in text.split(",")]
+        if any(not key or not sep or not value for key, sep, value in pairs):
+            raise FarmError(f"place {text!r} is neither a name nor KEY=VALUE,...",
+                            "e.g. --place evb-510, --place any, --place owner=ml-team")
+        return cls(None, {key.strip(): value.strip() for key, _, value in pairs})
+
+    def _with(self) -> str:
+        tags = " ".join(f"{k}={v}" for k, v in sorted(self.tags.items()))
+        return f" with {tags}" if tags else ""
+
+    def describe(self, board: Board) -> str:
+        if self.name is not None:
+            return f"place {self.name}"
+        return f"every place for {board.name}{self._with()}"
+
+    def filter(self, board: Board) -> dict[str, str]:
+        """The reservation filter: the place's implicit ``name`` tag, or the tags; the board."""
+        base = {"name": self.name} if self.name is not None else dict(self.tags)
+        return base | {BOARD_TAG: board.name}
+
+    def candidates(self, client: FarmClient, board: Board) -> tuple[PlaceState, ...]:
+        """The places this choice may get: the named one (checked), or every usable place for
+        ``board`` with the tags; a FarmError when there is none."""
+        if self.name is not None:
+            state = current_place(client, self.name)
+            check_fits(state, board)
+            return (state,)
+        found = tuple(p for p in places_for(client, board)
+                      if all(p.tags.get(k) == v for k, v in self.tags.items()))
+        if not found:
+            raise FarmError(f"no place hpx could use is for {board.name}{self._with()}",
+                            f"`hpx places --all --board {board.name}` shows the places and why")
+        return found

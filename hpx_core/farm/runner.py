@@ -22,7 +22,7 @@ from hpx_core.contract import Json
 from hpx_core.errors import FarmError
 from hpx_core.farm.client import FarmClient, PlaceState, Resource, coordinator_address, farm_client
 from hpx_core.farm.lease import Lease, Notify, log_note
-from hpx_core.farm.places import check_fits, current_place, resource_for
+from hpx_core.farm.places import PlaceChoice, resource_for
 from hpx_core.farm.remote_qemu import RemoteQemu
 from hpx_core.probe.probes import ProbeLinkError, list_probes
 from hpx_core.probe.pyocd_api import PyocdApi
@@ -44,7 +44,8 @@ class _Held:
 
 @attrs.define
 class PlaceRunner:
-    """Runs firmware for ``board`` on the labgrid place ``place``."""
+    """Runs firmware for ``board`` on the labgrid place ``place`` (a name, ``any``, or
+    ``KEY=VALUE,...``: a free place for the board with those tags, chosen by labgrid)."""
 
     board: Board
     place: str
@@ -62,8 +63,9 @@ class PlaceRunner:
         return farm_client(self.address)
 
     def check(self) -> None:
-        """The coordinator answers, the place exists and is for this board."""
-        check_fits(current_place(self.client(), self.place), self.board)
+        """The coordinator answers; the place exists and is for this board (``any``: some
+        place is)."""
+        PlaceChoice.parse(self.place).candidates(self.client(), self.board)
 
     @contextmanager
     def hold(self) -> Iterator[PlaceState]:
@@ -73,14 +75,14 @@ class PlaceRunner:
             return
         from labgrid import Target
 
-        lease = Lease(self.client(), self.place, self.board, wait=self.farm.wait,
-                      notify=self.notify)
+        lease = Lease(self.client(), PlaceChoice.parse(self.place), self.board,
+                      wait=self.farm.wait, notify=self.notify)
         with lease as state:
             resource = resource_for(state, self.board)
-            target = Target(self.place)
+            target = Target(state.name)
             try:
                 self._held = self._connect(_Held(lease, state, resource, target))
-                self.notify(f"running on place {self.place} (exporter {resource.exporter}, "
+                self.notify(f"running on place {state.name} (exporter {resource.exporter}, "
                             f"host {resource.host})")
                 yield state
             finally:
@@ -97,11 +99,11 @@ class PlaceRunner:
                                             dict(entry.params))
         made.extra = dict(entry.extra)
         if self.board.runner == "qemu":
-            held.qemu = RemoteQemu.connect(held.target, entry.params, self.place,
+            held.qemu = RemoteQemu.connect(held.target, entry.params, held.state.name,
                                            self.farm.ssh_key)
         else:
             assert self.board.silicon is not None
-            held.probe = probe_driver.activate_probe(held.target, self.place,
+            held.probe = probe_driver.activate_probe(held.target, held.state.name,
                                                      self.board.silicon.pyocd_target)
         return held
 
@@ -124,26 +126,27 @@ class PlaceRunner:
         unique_id = str(held.resource.params["unique_id"])
         try:
             api = held.probe.api(guard=held.lease.trouble)
-            self._check_attached(api, unique_id, held.resource)
+            self._check_attached(api, unique_id, held)
             return ProbeRunner(self.board, settings, unique_id, api).execute(elf)
         except ProbeLinkError as error:  # before the stream began (the stream keeps its own)
             raise StreamStoppedError(error.message, error.hint, b"") from None
 
-    def _check_attached(self, api: PyocdApi, unique_id: str, resource: Resource) -> None:
+    def _check_attached(self, api: PyocdApi, unique_id: str, held: _Held) -> None:
         """The place's probe is there (else the lab's words, not the desk's ``--probe``)."""
         attached = list_probes(api)
         if not any(p.unique_id == unique_id for p in attached):
             listing = ", ".join(f"{p.unique_id} ({p.description})" for p in attached)
-            raise FarmError(f"place {self.place}: probe {unique_id} is not attached to "
-                            f"{resource.host}", f"attached there: {listing or 'none'}; check "
-                            "its USB cable, or the HpxProbe's unique_id (`pyocd list` there)")
+            raise FarmError(f"place {held.state.name}: probe {unique_id} is not attached to "
+                            f"{held.resource.host}", f"attached there: {listing or 'none'}; "
+                            "check its USB cable, or the HpxProbe's unique_id (`pyocd list` "
+                            "there)")
 
     def _record(self, held: _Held) -> dict[str, Json]:
         entry = held.resource
         return {
-            "name": self.place, "coordinator": self.address, "held_by": held.lease.client.identity,
-            "exporter": entry.exporter, "host": entry.host, "resource": entry.path,
-            "tags": dict(held.state.tags),
+            "name": held.state.name, "coordinator": self.address,
+            "held_by": held.lease.client.identity, "exporter": entry.exporter,
+            "host": entry.host, "resource": entry.path, "tags": dict(held.state.tags),
         }
 
 

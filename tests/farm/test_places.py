@@ -27,7 +27,7 @@ from hpx_core.config.schema import FarmSection
 from hpx_core.errors import FarmError
 from hpx_core.farm.client import close_clients, farm_client
 from hpx_core.farm.lease import Lease
-from hpx_core.farm.places import places_for
+from hpx_core.farm.places import PlaceChoice, places_for
 from hpx_core.run import runner_for
 
 ALICE = {"LG_USERNAME": "alice", "LG_HOSTNAME": "ci-7"}
@@ -177,6 +177,43 @@ def test_a_busy_place_fails_at_once_or_after_the_wait(places_lab: PlacesLab) -> 
     assert notes == ["place qemu-2 is busy (held by ci-7/alice); waiting up to 1.5 s for it "
                      "(--no-wait fails at once)"]
     assert reservations(places_lab).strip() == ""  # the queued reservation was cancelled
+
+
+def test_any_place_for_the_board_is_the_free_one(places_lab: PlacesLab) -> None:
+    client = farm_client(places_lab.lab.address)
+    with Lease(client, PlaceChoice.parse("any"), QEMU, wait=5.0) as state:
+        assert state.name == "qemu-1"  # qemu-2 is alice's
+        with pytest.raises(FarmError) as caught, Lease(client, PlaceChoice.parse("any"), QEMU,
+                                                       wait=0):
+            pass
+    assert caught.value.message == (f"every place for qemu-m55 is busy (qemu-1 held by "
+                                    f"{client.identity}; qemu-2 held by ci-7/alice)")
+    assert client.places()["qemu-1"].holder is None
+    assert reservations(places_lab).strip() == ""
+
+
+@pytest.mark.parametrize(("text", "choice"), [
+    ("evb-1", PlaceChoice("evb-1")),
+    ("any", PlaceChoice(None)),
+    ("owner=ml-team", PlaceChoice(None, {"owner": "ml-team"})),
+    ("owner=ml-team, rack=2", PlaceChoice(None, {"owner": "ml-team", "rack": "2"})),
+])
+def test_a_place_is_a_name_any_or_tags(text: str, choice: PlaceChoice) -> None:
+    assert PlaceChoice.parse(text) == choice
+
+
+def test_a_place_of_tags_must_be_key_value_pairs() -> None:
+    with pytest.raises(FarmError, match="neither a name nor KEY=VALUE"):
+        PlaceChoice.parse("owner=ml-team,rack")
+
+
+def test_tags_choose_among_the_places_for_the_board(places_lab: PlacesLab) -> None:
+    client = farm_client(places_lab.lab.address)
+    found = PlaceChoice.parse("owner=ml-team").candidates(client, QEMU)
+    assert [p.name for p in found] == ["qemu-1", "qemu-2"]
+    with pytest.raises(FarmError) as caught:
+        PlaceChoice.parse("owner=hw-team").candidates(client, QEMU)
+    assert caught.value.message == "no place hpx could use is for qemu-m55 with owner=hw-team"
 
 
 def test_ctrl_c_while_waiting_cancels_the_reservation(places_lab: PlacesLab) -> None:

@@ -201,6 +201,38 @@ def test_a_busy_place_is_waited_for_and_then_used(farm: Farm) -> None:
     assert farm.holder("qemu-a") is None
 
 
+def test_any_place_spreads_runs_over_the_places_one_run_each(farm: Farm) -> None:
+    hang, _ = fixture_build("hang_engine")
+    selftest, _ = selftest_build("qemu-m55")
+    runs = [farm.start_hpx(f"any-{n}", "run", "--work-dir", str(hang.root), "--results-dir",
+                           str(farm.root / f"any-{n}"), "--timeout", "20", "--place", "any",
+                           "--ssh-key", str(farm.ssh.client_key)) for n in (1, 2)]
+    try:
+        farm.until("both places are held at once",
+                   lambda: all(farm.holder(p) is not None for p in EXPORTERS.values()))
+        full = farm.hpx("run", "--work-dir", str(selftest.root), "--place", "any",
+                        "--no-wait", "--ssh-key", str(farm.ssh.client_key))
+        assert [proc.wait(90) for proc in runs] == [1, 1]  # the hanging firmware timed out
+    finally:
+        for proc in runs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait(10)
+    assert full.returncode == 1
+    assert "error: every place for qemu-m55 is busy (qemu-a held by " in full.stderr
+    assert "; qemu-b held by " in full.stderr
+    places = {run_json(bundle_in(farm.root / f"any-{n}"))["place"]["name"]  # type: ignore[index]
+              for n in (1, 2)}
+    assert places == {"qemu-a", "qemu-b"}
+    tagged = farm.hpx("run", "--work-dir", str(selftest.root), "--results-dir",
+                      str(farm.root / "tagged"), "--place", "lab=loopback", "--ssh-key",
+                      str(farm.ssh.client_key))
+    assert tagged.returncode == 0, tagged.stdout + tagged.stderr
+    none = farm.hpx("run", "--work-dir", str(selftest.root), "--place", "lab=elsewhere")
+    assert none.returncode == 1
+    assert "error: no place hpx could use is for qemu-m55 with lab=elsewhere" in none.stderr
+
+
 def test_ctrl_c_mid_run_releases_the_place_and_keeps_a_failed_bundle(farm: Farm) -> None:
     hang, _ = fixture_build("hang_engine")
     out = farm.root / "interrupted"
