@@ -1,4 +1,5 @@
-"""`hpx run`: run a built project on its board (QEMU or the probe) and write a result bundle."""
+"""`hpx run`: run a built project on its board (QEMU, the probe, or a board farm's place) and
+write a result bundle."""
 
 from __future__ import annotations
 
@@ -6,11 +7,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated
 
+import attrs
 import typer
 
 from hpx_core.build import load_project
 from hpx_core.build.fingerprint import read_stamp
 from hpx_core.cli.app import app, console
+from hpx_core.cli.main_commands import NoWaitOption, PlaceOption, SshKeyOption, WaitOption, note
+from hpx_core.config.schema import FarmSection
 from hpx_core.errors import BuildError
 from hpx_core.run import RunRecord, run_and_record, runner_for
 
@@ -28,13 +32,23 @@ def run(
     pack: Annotated[
         list[Path] | None, typer.Option("--pack", help="CMSIS pack for pyocd; repeatable.")
     ] = None,
+    place: PlaceOption = None,
+    wait: WaitOption = None,
+    no_wait: NoWaitOption = False,
+    ssh_key: SshKeyOption = None,
 ) -> None:
     """Run the firmware built in WORK_DIR; a bundle is written whether it succeeds or not."""
     project = load_project(work_dir)
     stamp = read_stamp(project.root / "hpx-build.json")
     if not project.elf.is_file() or not stamp:
         raise BuildError(f"{work_dir} has not been built", f"run `hpx build --work-dir {work_dir}`")
-    runner = runner_for(project.board, timeout=timeout, probe=probe, packs=pack or [])
+    farm = FarmSection(ssh_key=ssh_key)  # the coordinator: LG_COORDINATOR
+    if no_wait:
+        farm = attrs.evolve(farm, wait=0.0)
+    elif wait is not None:
+        farm = attrs.evolve(farm, wait=wait)
+    runner = runner_for(project.board, timeout=timeout, probe=probe, packs=pack or [],
+                        place=place, farm=farm, notify=note)
     record = run_and_record(
         runner,
         project.elf,
@@ -57,6 +71,9 @@ def print_record(board: str, record: RunRecord) -> None:
     probe = details.get("probe")
     where = (f"{details.get('pyocd_target')} via {probe.get('unique_id')}"
              if isinstance(probe, Mapping) else board)
+    place = details.get("place")
+    if isinstance(place, Mapping):
+        where += f" on place {place.get('name')} (exporter {place.get('exporter')})"
     console.print(
         f"{where}: whole inference {m.whole_median:,} {m.units} "
         f"(calibrated pair {m.calibration}); {len(m.layers)} layers; {m.validity}"

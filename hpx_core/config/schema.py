@@ -44,11 +44,12 @@ class EngineSection:
 
 @attrs.frozen
 class TargetSection:
-    """Where the firmware runs and what builds it."""
+    """Where the firmware runs and what builds it; ``place`` runs it on a board farm's place."""
 
     board: str = "qemu-m55"
     toolchain: Toolchain = "arm-none-eabi-gcc"
     probe: str | None = None
+    place: str | None = None
 
 
 @attrs.frozen
@@ -81,6 +82,20 @@ class BuildSection:
 
 
 @attrs.frozen
+class FarmSection:
+    """The labgrid board farm behind ``target.place``.
+
+    ``coordinator`` falls back to labgrid's ``LG_COORDINATOR``; ``wait`` is how long a busy
+    place is waited for (0: fail at once); ``ssh_key`` logs in to places that run QEMU on
+    their exporter host (else ssh's default keys and agent).
+    """
+
+    coordinator: str | None = None
+    wait: float = attrs.field(default=600.0, validator=at_least(0))
+    ssh_key: Path | None = None
+
+
+@attrs.frozen
 class ProfileConfig:
     """A whole, validated profile configuration."""
 
@@ -90,3 +105,4 @@ class ProfileConfig:
     profiling: ProfilingSection = ProfilingSection()
     output: OutputSection = OutputSection()
     build: BuildSection = BuildSection()
+    farm: FarmSection = FarmSection()

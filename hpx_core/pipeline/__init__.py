@@ -2,8 +2,9 @@
 
 :func:`profile` is the one entry point: the CLI, the Python API, every engine's end-to-end
 tests and the benchmarks go through it. ``until`` stops after a named stage (``"build"`` for a
-build-only run); ``on_stage`` hears each stage's name as it starts. :func:`check` runs the
-stages that need no fetch, for ``hpx config validate``.
+build-only run); ``on_stage`` hears each stage's name as it starts, ``on_note`` what the user
+should know on the way (a board farm's place is busy and the run waits for it). :func:`check`
+runs the stages that need no fetch, for ``hpx config validate``.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ def profile(
     on_stage: Callable[[str], None] | None = None,
     *,
     until: str | None = None,
+    on_note: Callable[[str], None] | None = None,
 ) -> ProfileOutcome:
     """Run every stage in order (or up to and including ``until``)."""
     if until is not None and until not in STAGE_NAMES:
@@ -53,7 +55,7 @@ def profile(
     if model is not None:
         all_overrides["model.path"] = (str(model), "MODEL argument")
     reg = reg or default_registry()
-    state = RunState(validate_config(config_file, all_overrides, reg), reg)
+    state = RunState(validate_config(config_file, all_overrides, reg), reg, notify=on_note)
     return _run(state, until, on_stage)
 
 

@@ -50,6 +50,7 @@ from hpx_core.results import Measurement
 from hpx_core.results.layer_check import check_layers
 from hpx_core.run.choose import runner_for
 from hpx_core.run.record import ResultParts, run_and_record
+from hpx_core.run.runner import held
 from hpx_core.sources import check_may_run, materialize
 from hpx_core.wire import Capture
 
@@ -59,11 +60,15 @@ RUN_LOG = "run.log"
 
 
 def config_stage(state: RunState) -> None:
-    """The config was validated before the pipeline started; resolve the board it names."""
+    """The config was validated before the pipeline started; resolve the board it names, and
+    check a board farm's place before anything is built for it."""
     try:
         state.board = get_board(state.config.target.board)
     except HpxError as error:
         raise state.validated.document.error("target.board", error.message, error.hint) from None
+    target = state.config.target
+    if target.place is not None:
+        runner_for(state.board, place=target.place, farm=state.config.farm).check()
 
 
 def read_model(path: Path, registry: Registry, engine: str | None = None) -> ModelInfo:
@@ -219,23 +224,27 @@ def run_stage(state: RunState) -> None:
     """Run through the board's runner, every PMU pass, and write the bundle."""
     board, built = need(state.board, "board"), need(state.build, "build")
     plan = need(state.event_plan, "counter plan")
-    runner = runner_for(board, timeout=RUN_TIMEOUT, probe=state.config.target.probe)
+    target = state.config.target
+    runner = runner_for(board, timeout=RUN_TIMEOUT, probe=target.probe, place=target.place,
+                        farm=state.config.farm, notify=state.notify)
     others: list[Measurement] = []
     try:
         runner.check()  # no probe: stop before building the other passes' images
-        if len(plan.counters.passes) > 1:
-            others = run_extra_passes(need(state.project, "project"), plan,
-                                      toolchain=state.config.target.toolchain, runner=runner)
-        state.record = run_and_record(
-            runner, built.elf, state.config.output.dir, engine=state.engine.name,
-            toolchain=f"{built.toolchain} {built.toolchain_version}",
-            model_sha256=need(state.model, "model").sha256, config=config_json(state),
-            build=build_info(built), provenance_extra=_provenance(state),
-            extra=_run_extra(state), extra_from=lambda capture: _extras(state, capture),
-            explain=lambda capture, code, stage: _explain(state, capture, code, stage),
-            event_names=plan.names, merge_with=others,
-            planned_events=[e for p in plan.counters.passes for e in p], logs=_logs(state),
-        )
+        with held(runner):  # a farm's place: held across the passes, released however it ends
+            if len(plan.counters.passes) > 1:
+                others = run_extra_passes(need(state.project, "project"), plan,
+                                          toolchain=target.toolchain, runner=runner)
+            state.record = run_and_record(
+                runner, built.elf, state.config.output.dir, engine=state.engine.name,
+                toolchain=f"{built.toolchain} {built.toolchain_version}",
+                model_sha256=need(state.model, "model").sha256, config=config_json(state),
+                build=build_info(built), provenance_extra=_provenance(state),
+                extra=_run_extra(state), extra_from=lambda capture: _extras(state, capture),
+                explain=lambda capture, code, stage: _explain(state, capture, code, stage),
+                event_names=plan.names, merge_with=others,
+                planned_events=[e for p in plan.counters.passes for e in p],
+                logs=_logs(state),
+            )
     except (NoProbeError, ToolError) as error:
         if board.emulated:
             raise

@@ -7,6 +7,7 @@ answer the pipeline returns.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
@@ -59,6 +60,7 @@ class RunState:
     event_plan: EventPlan | None = None
     findings: tuple[SymbolFinding, ...] = ()
     record: RunRecord | None = None
+    notify: Callable[[str], None] | None = None  # hears notes meant for the user (a busy place)
 
     @property
     def config(self) -> ProfileConfig:
