@@ -17,7 +17,14 @@ from hpx_core.build import BuildResult, Project
 from hpx_core.build.placement import PlacementReport
 from hpx_core.config import ProfileConfig
 from hpx_core.config.validate import ValidatedConfig
-from hpx_core.contract import EngineSelection, FirmwareContribution, SourceSet, SymbolFinding
+from hpx_core.contract import (
+    EngineSelection,
+    FirmwareContribution,
+    MemoryLayout,
+    MemoryNeeds,
+    SourceSet,
+    SymbolFinding,
+)
 from hpx_core.errors import HpxError, PluginError
 from hpx_core.models import ModelInfo
 from hpx_core.plugins import Registry
@@ -43,6 +50,8 @@ class RunState:
     registry: Registry
     model: ModelInfo | None = None
     board: Board | None = None
+    needs: MemoryNeeds | None = None
+    layout: MemoryLayout | None = None
     sources: SourceSet | None = None
     contribution: FirmwareContribution | None = None
     project: Project | None = None
@@ -78,6 +87,7 @@ class ProfileOutcome:
     validated: ValidatedConfig
     model: ModelInfo | None
     board: Board | None
+    layout: MemoryLayout | None
     sources: SourceSet | None
     contribution: FirmwareContribution | None
     build: BuildResult | None
@@ -104,6 +114,6 @@ class ProfileOutcome:
     @classmethod
     def of(cls, state: RunState, stages: tuple[str, ...], seconds: dict[str, float]
            ) -> ProfileOutcome:
-        return cls(stages, seconds, state.validated, state.model, state.board, state.sources,
-                   state.contribution, state.build, state.placement, state.findings,
-                   state.record)
+        return cls(stages, seconds, state.validated, state.model, state.board, state.layout,
+                   state.sources, state.contribution, state.build, state.placement,
+                   state.findings, state.record)

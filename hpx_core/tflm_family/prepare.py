@@ -12,6 +12,7 @@ from pathlib import Path
 
 import attrs
 
+from hpx_core.contract import MemoryLayout
 from hpx_core.models import ModelInfo
 from hpx_core.tflm_family.arena import ArenaPlan
 from hpx_core.tflm_family.glue import FamilyGlue, family_glue
@@ -60,13 +61,16 @@ def model_glue(
     input_seed: int,
     checkout: Path,
     arena: ArenaPlan,
+    layout: MemoryLayout | None = None,
 ) -> ModelGlue:
-    """Glue for ``model`` against the TFLM tree at ``checkout`` (its resolver's methods)."""
+    """Glue for ``model`` against the TFLM tree at ``checkout`` (its resolver's methods), the
+    model and arena where ``layout`` placed them."""
     model_data = Path(model.path).read_bytes()
     ops = select_ops(model, resolver_ops)
     spec = InputSpec.parse(input, input_seed)
     inputs = input_bytes(spec, model)
-    glue = family_glue(model, model_data, ops, methods_from_checkout(checkout), inputs, arena)
+    glue = family_glue(model, model_data, ops, methods_from_checkout(checkout), inputs, arena,
+                       layout)
     expected = host_outputs(model_data, inputs, model)
     facts = FamilyFacts(spec.describe(), ops, arena, glue.layer_names, expected)
     return ModelGlue(glue, facts)

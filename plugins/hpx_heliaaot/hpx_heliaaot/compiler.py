@@ -109,11 +109,13 @@ def _operators(context: Any) -> list[Operator]:
 
 
 def compile_model(model: Path, out_dir: Path, *, prefix: str, module_name: str,
-                  platform: str) -> AotModule:
-    """Compile ``model`` into ``out_dir/<module_name>`` (written in a temporary folder first)."""
+                  platform: str, tensor_rules: list[dict[str, Any]] | None = None) -> AotModule:
+    """Compile ``model`` into ``out_dir/<module_name>`` (written in a temporary folder first);
+    ``tensor_rules`` are heliaAOT ``memory.tensors`` rules (where tensors go)."""
     from helia_aot import AotConverter  # type: ignore[import-untyped]
     from helia_aot.cli.defines import (
         ConvertArgs,
+        MemoryArgs,
         ModelArgs,
         ModuleArgs,
         PlatformArgs,
@@ -126,7 +128,8 @@ def compile_model(model: Path, out_dir: Path, *, prefix: str, module_name: str,
         args = ConvertArgs(
             model=ModelArgs(path=model),
             module=ModuleArgs(path=temp, type=MODULE_TYPE, name=module_name, prefix=prefix),
-            platform=PlatformArgs(name=platform), verbose=0)
+            platform=PlatformArgs(name=platform),
+            memory=MemoryArgs(tensors=tensor_rules or []), verbose=0)
         try:
             context: Any = AotConverter(args).convert()
         except Exception as exc:  # the compiler's refusal, in its words

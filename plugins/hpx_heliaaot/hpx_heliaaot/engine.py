@@ -16,13 +16,14 @@ import attrs
 import jinja2
 
 from hpx_core.boards import Board, all_boards
-from hpx_core.contract import FirmwareContribution, LibraryUse, SourceSet
+from hpx_core.contract import FirmwareContribution, LibraryUse, MemoryLayout, SourceSet
 from hpx_core.models import ModelInfo
 from hpx_core.sources import PinSet, check_may_run, load_pins, materialize
 from hpx_core.tflm_family import InputSpec, host_outputs, input_bytes
 from hpx_heliaaot.compiler import AotModule, check_platform, compile_model
 from hpx_heliaaot.config import HeliaAotConfig
 from hpx_heliaaot.kernels import KernelLibrary, ensure_kernels
+from hpx_heliaaot.memory import tensor_rules
 from hpx_heliaaot.versions import check_pair
 
 ENGINE = "helia-aot"
@@ -107,11 +108,13 @@ def _cmake(module_name: str, kernels: KernelLibrary) -> str:
 
 
 def aot_firmware(model: ModelInfo, config: HeliaAotConfig, board: Board, kernels: KernelLibrary,
-                 work_dir: Path) -> FirmwareContribution:
-    """Compile ``model`` with heliaAOT and wrap it in the harness's engine interface."""
+                 work_dir: Path, layout: MemoryLayout | None = None) -> FirmwareContribution:
+    """Compile ``model`` with heliaAOT (tensors where ``layout`` says the user placed them)
+    and wrap it in the harness's engine interface."""
     platform = check_platform(board, config.platform)
     module = compile_model(Path(model.path), work_dir / "aot-out", prefix=config.prefix,
-                           module_name=config.module_name, platform=platform)
+                           module_name=config.module_name, platform=platform,
+                           tensor_rules=tensor_rules(layout))
     spec = InputSpec.parse(config.input, config.input_seed)
     inputs = input_bytes(spec, model)
     facts = AotFacts(

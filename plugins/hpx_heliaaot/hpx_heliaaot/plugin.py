@@ -18,6 +18,8 @@ from hpx_core.contract import (
     EngineDescriptor,
     FirmwareContribution,
     FirmwareRequest,
+    MemoryNeeds,
+    MemoryRequest,
     ResultExtras,
     ResultsRequest,
     SourceSet,
@@ -28,6 +30,7 @@ from hpx_core.contract import (
 from hpx_core.tflm_family import output_checks
 from hpx_heliaaot.config import ENV, HeliaAotConfig
 from hpx_heliaaot.engine import ENGINE, PINS, AotFacts, aot_firmware, aot_kernels, aot_sources
+from hpx_heliaaot.memory import aot_needs
 from hpx_heliaaot.symbols import verify_symbols
 from hpx_heliaaot.versions import require_helia_aot
 
@@ -59,10 +62,17 @@ def hpx_materialize_sources(request: SourcesRequest) -> SourceSet:
 
 
 @hookimpl
+def hpx_plan_memory(request: MemoryRequest) -> MemoryNeeds:
+    """What the user placed; heliaAOT's own plan places the rest."""
+    return aot_needs(request)
+
+
+@hookimpl
 def hpx_generate_firmware(request: FirmwareRequest) -> FirmwareContribution:
     kernels = aot_kernels(request.sources, request.board, jobs=request.jobs)
     config = request.engine.config_as(HeliaAotConfig)
-    return aot_firmware(request.model, config, request.board, kernels, request.scratch)
+    return aot_firmware(request.model, config, request.board, kernels, request.scratch,
+                        request.layout)
 
 
 @hookimpl

@@ -303,7 +303,7 @@ def test_the_refused_channels_last_mean_really_fails_inside_execute() -> None:
     """Bypass check_runnable once to confirm, on the runtime itself, what the check claims."""
     board = get_board("qemu-m55")
     model = load_model(TIER1 / "tier1mean_cl_arm.pte")
-    settings = resolve(ExecutorchConfig(), "arm", model, board)
+    settings = resolve(ExecutorchConfig(), "arm", model)
     runtime = executorch_runtime(executorch_sources(CATALOG, "arm", board, ExecutorchConfig()),
                                  settings, board)
     glue = executorch_glue(model, Prepared(settings, layer_table(model), "1.3.0"), runtime)
@@ -326,7 +326,7 @@ def test_the_refused_151_program_really_fails_inside_execute() -> None:
     model = load_model(STOCK_151 / "tier1.pte")
     config = ExecutorchConfig(portable_ops=("aten::clamp.out", "aten::leaky_relu.out",
                                             "aten::sub.out"))
-    settings = resolve(config, "arm", model, board)
+    settings = resolve(config, "arm", model)
     runtime = executorch_runtime(executorch_sources(CATALOG, "arm", board, config), settings,
                                  board)
     glue = executorch_glue(model, Prepared(settings, layer_table(model), "1.3.0"), runtime)
