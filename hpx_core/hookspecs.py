@@ -31,6 +31,8 @@ if TYPE_CHECKING:
         FirmwareRequest,
         ManifestRequest,
         MatchManifest,
+        MemoryNeeds,
+        MemoryRequest,
         ModelRequest,
         ResultExtras,
         ResultsRequest,
@@ -87,6 +89,21 @@ def hpx_materialize_sources(request: SourcesRequest) -> SourceSet:
     backend. Implement it to honour overrides (a ``source_path`` in the engine's config) or to
     check versions: call :func:`hpx_core.sources.materialize` with ``request.catalog``. The
     license gate has already run; never fetch anything that is not declared.
+    """
+
+
+@hookspec(firstresult=True)
+def hpx_plan_memory(request: MemoryRequest) -> MemoryNeeds:
+    """Declare the large buffers the glue will define and how much code the engine links.
+
+    Optional; called after the license check, before any source is fetched. Answer a
+    :class:`~hpx_core.contract.BufferNeed` per buffer (the model, arenas, I/O: sizes from the
+    model and the config, the config key that places it and the use word the user gave there)
+    and a :class:`~hpx_core.contract.CodeSize`. The core places every buffer in a region of the
+    board's memory map (the user's choice, else the first preference that leaves room), refuses
+    a plan that cannot fit, and hands the plan back as ``FirmwareRequest.layout``: put
+    ``layout.attribute(name)`` on each buffer's definition. Without this hook nothing is
+    placed and only the linker finds what does not fit.
     """
 
 

@@ -14,7 +14,8 @@ import attrs
 
 from hpx_core.config.checks import at_least
 
-MemoryLocation = Literal["tcm", "sram"]
+MemoryLocation = Literal["code", "flash", "itcm", "tcm", "data", "sram", "psram"]
+"""A memory by the use word of its regions in the board's memory map (``hpx boards``)."""
 Toolchain = Literal["arm-none-eabi-gcc", "atfe", "armclang"]
 LayerFormat = Literal["csv", "json"]
 CheckLayers = Literal["off", "first", "all"]
@@ -22,9 +23,14 @@ CheckLayers = Literal["off", "first", "all"]
 
 @attrs.frozen
 class ModelSection:
-    """The model file and where its tensor arena lives."""
+    """The model file, where it lives on the board, and its tensor arena (size and place).
+
+    Unset locations are chosen by hpx: the board's defaults when they fit, else the first
+    memory with room; a location that cannot hold the buffer is refused before any build.
+    """
 
     path: Path | None = None
+    location: MemoryLocation | None = None
     arena_size: int | None = attrs.field(default=None, validator=at_least(1))
     arena_location: MemoryLocation | None = None
 

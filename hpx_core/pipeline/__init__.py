@@ -33,7 +33,7 @@ __all__ = [
 ]
 
 STAGE_NAMES = tuple(name for name, _ in STAGES)
-CHECKED_STAGES = STAGE_NAMES[: STAGE_NAMES.index("counter plan") + 1]
+CHECKED_STAGES = STAGE_NAMES[: STAGE_NAMES.index("memory plan") + 1]
 """The stages before the first fetch: what :func:`check` runs."""
 log = structlog.get_logger(__name__)
 
@@ -62,7 +62,8 @@ def profile(
 def check(config_file: Path, overrides: Overrides | None = None,
           reg: Registry | None = None) -> ProfileOutcome:
     """Every check ``profile`` makes before its first fetch (config, model analysis, license,
-    counter plan), with nothing fetched, built or written; a refusal is the same error."""
+    counter plan, memory plan), with nothing fetched, built or written; a refusal is the same
+    error."""
     if not ConfigDocument.load(config_file).tree:
         raise ConfigError(f"{config_file} sets nothing",
                           "a config names at least its engine or its model (see configs/)")

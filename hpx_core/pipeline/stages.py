@@ -15,6 +15,7 @@ import attrs
 
 from hpx_core.boards import all_boards, get_board
 from hpx_core.build import HarnessSettings, build_info, build_project, get_toolchain, render_project
+from hpx_core.build.builder import RegionOverflowError
 from hpx_core.build.elfinfo import symbol_inventory
 from hpx_core.build.placement import check_elf, check_plan
 from hpx_core.config import walk_values
@@ -41,6 +42,7 @@ from hpx_core.errors import (
     UsageError,
 )
 from hpx_core.models import CORE_FORMATS, ModelInfo, detect_format, load_model
+from hpx_core.pipeline.memory import memory_stage, overflow_sentence, replan_after_overflow
 from hpx_core.pipeline.model_copy import model_for_engine
 from hpx_core.pipeline.state import RunState, StageUnavailableError, need
 from hpx_core.plugins import Registry
@@ -168,7 +170,7 @@ def firmware_stage(state: RunState) -> None:
         sources=need(state.sources, "sources"), toolchain=state.config.target.toolchain,
         jobs=state.config.build.jobs or 2, scratch=work / "scratch", log=work / RUN_LOG,
         arena_size=state.config.model.arena_size,
-        check_layers=state.config.profiling.check_layers,
+        check_layers=state.config.profiling.check_layers, layout=state.layout,
     )
     request.scratch.mkdir(parents=True, exist_ok=True)
     request.log.unlink(missing_ok=True)
@@ -186,6 +188,20 @@ def firmware_stage(state: RunState) -> None:
 
 
 def build_stage(state: RunState) -> None:
+    """Build the firmware; a region the linker finds full under a plan hpx chose is planned
+    again with the code's real size and built once more."""
+    try:
+        _build(state)
+    except RegionOverflowError as overflow:
+        replan_after_overflow(state, overflow)  # raises unless the plan changed
+        firmware_stage(state)
+        try:
+            _build(state)
+        except RegionOverflowError as again:  # a third plan is not tried
+            raise overflow_sentence(state, again) from None
+
+
+def _build(state: RunState) -> None:
     board = need(state.board, "board")
     state.build = build_project(
         need(state.project, "project"),
@@ -261,6 +277,7 @@ STAGES: tuple[tuple[str, Stage], ...] = (
     ("model analysis", model_stage),
     ("license check", license_stage),
     ("counter plan", counter_stage),
+    ("memory plan", memory_stage),
     ("sources", sources_stage),
     ("firmware generation", firmware_stage),
     ("build", build_stage),

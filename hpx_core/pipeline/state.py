@@ -18,7 +18,14 @@ from hpx_core.build import BuildResult, Project
 from hpx_core.build.placement import PlacementReport
 from hpx_core.config import ProfileConfig
 from hpx_core.config.validate import ValidatedConfig
-from hpx_core.contract import EngineSelection, FirmwareContribution, SourceSet, SymbolFinding
+from hpx_core.contract import (
+    EngineSelection,
+    FirmwareContribution,
+    MemoryLayout,
+    MemoryNeeds,
+    SourceSet,
+    SymbolFinding,
+)
 from hpx_core.errors import HpxError, PluginError
 from hpx_core.models import ModelInfo
 from hpx_core.pipeline.model_copy import ModelCopy
@@ -52,6 +59,8 @@ class RunState:
     model: ModelInfo | None = None
     model_copy: ModelCopy | None = None  # the corrected copy the engine was given, if any
     board: Board | None = None
+    needs: MemoryNeeds | None = None
+    layout: MemoryLayout | None = None
     sources: SourceSet | None = None
     contribution: FirmwareContribution | None = None
     project: Project | None = None
@@ -88,6 +97,7 @@ class ProfileOutcome:
     validated: ValidatedConfig
     model: ModelInfo | None
     board: Board | None
+    layout: MemoryLayout | None
     sources: SourceSet | None
     contribution: FirmwareContribution | None
     build: BuildResult | None
@@ -116,6 +126,6 @@ class ProfileOutcome:
     @classmethod
     def of(cls, state: RunState, stages: tuple[str, ...], seconds: dict[str, float]
            ) -> ProfileOutcome:
-        return cls(stages, seconds, state.validated, state.model, state.board, state.sources,
-                   state.contribution, state.build, state.placement, state.findings,
-                   state.record, tuple(state.unchecked), state.model_copy)
+        return cls(stages, seconds, state.validated, state.model, state.board, state.layout,
+                   state.sources, state.contribution, state.build, state.placement,
+                   state.findings, state.record, tuple(state.unchecked), state.model_copy)

@@ -19,7 +19,8 @@ BOARD = attrs.evolve(
     _QEMU,
     kind="silicon",
     runner="probe",
-    memory=(attrs.evolve(_QEMU.memory[0], use="flash"), _QEMU.memory[1]),
+    memory=(attrs.evolve(_QEMU.regions_for("code")[0], use="flash"),
+            _QEMU.regions_for("data")[0]),
     silicon=SiliconSpec("apollo", "apollo510", "-", "ap510nfa_cbr", "rtt", 4),
 )
 SRAM = BOARD.memory[1]

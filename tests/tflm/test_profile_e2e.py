@@ -27,7 +27,6 @@ pytestmark = [
 MODELS = Path(__file__).resolve().parents[2] / "examples/models/mlperf_tiny"
 MODEL_FILES = ["kws_ref_model.tflite", "vww_96_int8.tflite", "pretrainedResnet_quant.tflite",
                "ad01_int8.tflite"]
-JITTER = 8
 CONFIGS = [("reference", "qemu-m55"), ("cmsis_nn", "qemu-m55"), ("reference", "qemu-m4")]
 
 
@@ -43,10 +42,9 @@ def _check(outcome: ProfileOutcome, model_path: Path) -> None:
     assert [layer.index for layer in m.layers] == list(range(len(model.operators)))
     assert [layer.op for layer in m.layers] == [op.name for op in model.operators]
     assert all(layer.median > 0 and layer.calls == 1 for layer in m.layers)
-    # Emulated counts repeat up to tick rounding and whether a SysTick wrap (its ~5-instruction
-    # handler) falls inside the interval: never more than JITTER instructions apart.
-    assert all(layer.spread <= JITTER for layer in m.layers), [x.counts for x in m.layers]
-    assert max(m.whole) - min(m.whole) <= JITTER, f"whole-inference counts vary: {m.whole}"
+    # Emulated counts are exact instructions: every iteration gives the same number.
+    assert all(layer.spread == 0 for layer in m.layers), [x.counts for x in m.layers]
+    assert len(set(m.whole)) == 1, f"whole-inference counts vary: {m.whole}"
     assert m.layer_sum <= m.whole_median
     assert m.whole_median - m.layer_sum <= 0.02 * m.whole_median
     extra = extra_of(outcome)

@@ -112,21 +112,31 @@ def _operators(context: Any) -> list[Operator]:
     return found
 
 
-def _convert(model: Path, temp: Path, *, prefix: str, module_name: str, platform: str) -> Any:
+def _convert(model: Path, temp: Path, *, prefix: str, module_name: str, platform: str,
+             tensor_rules: list[dict[str, Any]]) -> Any:
     from helia_aot import AotConverter  # type: ignore[import-untyped]
-    from helia_aot.cli.defines import ConvertArgs, ModelArgs, ModuleArgs, PlatformArgs
+    from helia_aot.cli.defines import (
+        ConvertArgs,
+        MemoryArgs,
+        ModelArgs,
+        ModuleArgs,
+        PlatformArgs,
+    )
 
     args = ConvertArgs(
         model=ModelArgs(path=model),
         module=ModuleArgs(path=temp, type=MODULE_TYPE, name=module_name, prefix=prefix),
-        platform=PlatformArgs(name=platform), verbose=0)
+        platform=PlatformArgs(name=platform), memory=MemoryArgs(tensors=tensor_rules),
+        verbose=0)
     return AotConverter(args).convert()
 
 
 def compile_model(model: Path, out_dir: Path, *, prefix: str, module_name: str,
-                  platform: str, log: Path) -> AotModule:
+                  platform: str, log: Path,
+                  tensor_rules: list[dict[str, Any]] | None = None) -> AotModule:
     """Compile ``model`` into ``out_dir/<module_name>`` (written in a temporary folder first);
-    the compiler's output goes to ``log``."""
+    the compiler's output goes to ``log``; ``tensor_rules`` are heliaAOT ``memory.tensors``
+    rules (where tensors go)."""
     version = str(require_helia_aot())
     out_dir.mkdir(parents=True, exist_ok=True)
     temp = Path(tempfile.mkdtemp(prefix=".aot-", dir=out_dir))
@@ -134,7 +144,7 @@ def compile_model(model: Path, out_dir: Path, *, prefix: str, module_name: str,
         try:
             with tool_output_to(log, f"heliaAOT {version} compiling {model}"):
                 context = _convert(model, temp, prefix=prefix, module_name=module_name,
-                                   platform=platform)
+                                   platform=platform, tensor_rules=tensor_rules or [])
         except Exception as exc:  # the compiler's refusal, in its words (the rest is in log)
             raise refusal(exc, model.name, version, log) from None
         final = out_dir / module_name

@@ -18,13 +18,14 @@ import attrs
 import jinja2
 
 from hpx_core.boards import Board, all_boards
-from hpx_core.contract import FirmwareContribution, LibraryUse, SourceSet
+from hpx_core.contract import FirmwareContribution, LibraryUse, MemoryLayout, SourceSet
 from hpx_core.models import ModelInfo
 from hpx_core.sources import PinSet, check_may_run, load_pins, materialize
 from hpx_core.tflm_family import InputSpec, host_outputs, input_bytes
 from hpx_heliaaot.compiler import AotModule, check_platform, compile_model
 from hpx_heliaaot.config import HeliaAotConfig
 from hpx_heliaaot.kernels import KernelLibrary, ensure_kernels
+from hpx_heliaaot.memory import tensor_rules
 from hpx_heliaaot.versions import check_pair
 
 ENGINE = "helia-aot"
@@ -109,11 +110,13 @@ def _cmake(module_name: str, kernels: KernelLibrary) -> str:
 
 
 def aot_module(model: ModelInfo, config: HeliaAotConfig, board: Board, work_dir: Path,
-               log: Path) -> AotModule:
-    """Compile ``model`` with heliaAOT for the board's platform; its output goes to ``log``."""
+               log: Path, layout: MemoryLayout | None = None) -> AotModule:
+    """Compile ``model`` with heliaAOT for the board's platform (tensors where ``layout`` says
+    the user placed them); its output goes to ``log``."""
     platform = check_platform(board, config.platform)
     return compile_model(Path(model.path), work_dir / "aot-out", prefix=config.prefix,
-                         module_name=config.module_name, platform=platform, log=log)
+                         module_name=config.module_name, platform=platform, log=log,
+                         tensor_rules=tensor_rules(layout))
 
 
 def aot_firmware(model: ModelInfo, config: HeliaAotConfig, module: AotModule,

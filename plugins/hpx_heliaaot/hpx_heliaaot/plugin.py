@@ -18,6 +18,8 @@ from hpx_core.contract import (
     EngineDescriptor,
     FirmwareContribution,
     FirmwareRequest,
+    MemoryNeeds,
+    MemoryRequest,
     ResultExtras,
     ResultsRequest,
     SourceSet,
@@ -37,6 +39,7 @@ from hpx_heliaaot.engine import (
     aot_module,
     aot_sources,
 )
+from hpx_heliaaot.memory import aot_needs
 from hpx_heliaaot.symbols import verify_symbols
 from hpx_heliaaot.versions import require_helia_aot
 
@@ -69,9 +72,16 @@ def hpx_materialize_sources(request: SourcesRequest) -> SourceSet:
 
 
 @hookimpl
+def hpx_plan_memory(request: MemoryRequest) -> MemoryNeeds:
+    """What the user placed; heliaAOT's own plan places the rest."""
+    return aot_needs(request)
+
+
+@hookimpl
 def hpx_generate_firmware(request: FirmwareRequest) -> FirmwareContribution:
     config = request.engine.config_as(HeliaAotConfig)
-    module = aot_module(request.model, config, request.board, request.scratch, request.log)
+    module = aot_module(request.model, config, request.board, request.scratch, request.log,
+                        request.layout)
     kernels = aot_kernels(request.sources, request.board, jobs=request.jobs)
     return aot_firmware(request.model, config, module, kernels)
 
