@@ -22,6 +22,9 @@ log = structlog.get_logger(__name__)
 
 def memory_stage(state: RunState) -> None:
     """Ask the engine what it will place (optional hook) and place it on the board."""
+    if state.model is None and state.checking:  # no model to place yet (hpx profile MODEL)
+        state.unchecked.append("the memory plan (it places the model)")
+        return
     board, model = need(state.board, "board"), need(state.model, "model")
     section = state.config.model
     request = MemoryRequest(state.engine, board, model, arena_size=section.arena_size,
