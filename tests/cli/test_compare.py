@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from selftest_bundles import bundle
+from tampered_bundles import copy_bundle, write_manifest
 
 from hpx_core.cli import main
 
@@ -128,3 +129,18 @@ def test_a_file_no_engine_reads_is_refused(
     assert code != 0 and "neither a match manifest nor an export manifest" in err
     code, _, err = _run(capsys, "compare", base, cand, "--model", "tier1")
     assert code != 0 and "--model needs --manifest" in err
+
+
+@pytest.mark.parametrize(
+    ("files", "says"),
+    [(["summary.json"], "files: ['summary.json'] is not of type 'object'"),
+     ({"summary.json": "abc"}, "files.summary.json: 'abc' is not of type 'object'")],
+    ids=["files-list", "entry-string"],
+)
+def test_a_manifest_of_the_wrong_shape_is_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, files: object, says: str
+) -> None:
+    copy = copy_bundle(bundle(variant="slower"), tmp_path)
+    write_manifest(copy, files)
+    code, _, err = _run(capsys, "compare", bundle(), copy)
+    assert code == 1 and says in err and "Traceback" not in err
