@@ -17,7 +17,7 @@ from cattrs.errors import BaseValidationError
 from ruamel.yaml.comments import CommentedMap
 
 from hpx_core.config.convert import ConfigPath, first_error, make_converter
-from hpx_core.config.safe_yaml import read_yaml
+from hpx_core.config.safe_yaml import parse_yaml, read_yaml
 from hpx_core.config.suggest import did_you_mean
 from hpx_core.errors import ConfigError, Location
 
@@ -38,7 +38,15 @@ class ConfigDocument:
         """Read ``file`` (or start empty), keeping line and column of every key and value."""
         if file is None:
             return cls(None, CommentedMap())
-        tree = read_yaml(file)
+        return cls._of(file, read_yaml(file))
+
+    @classmethod
+    def parse(cls, data: bytes, file: Path) -> ConfigDocument:
+        """As :meth:`load`, from the bytes of ``file`` already in memory."""
+        return cls._of(file, parse_yaml(data, file))
+
+    @classmethod
+    def _of(cls, file: Path, tree: dict[str, Any]) -> ConfigDocument:
         document = cls(file, tree)
         document._record_origins(tree, ())
         return document

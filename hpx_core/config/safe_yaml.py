@@ -19,6 +19,7 @@ from ruamel.yaml.constructor import ConstructorError, RoundTripConstructor
 from ruamel.yaml.error import MarkedYAMLError, StreamMark, YAMLError
 from ruamel.yaml.events import AliasEvent
 from ruamel.yaml.nodes import CollectionNode, MappingNode, Node
+from ruamel.yaml.reader import ReaderError
 from ruamel.yaml.scanner import RoundTripScanner
 
 from hpx_core.errors import ConfigError, Location
@@ -62,6 +63,7 @@ class _BoundedComposer(Composer):
 
     def __init__(self, loader: Any = None) -> None:
         super().__init__(loader)
+        self.warn_double_anchors = False  # YAML allows redefining an anchor; no console noise
         self._charged = 0
         self._sizes: dict[int, int] = {}
         self._alias_mark: StreamMark | None = None
@@ -128,6 +130,12 @@ def _decode(data: bytes, file: Path) -> str:
         ) from None
 
 
+def _position(file: Path, text: str, index: int) -> Location:
+    """The line and column of character ``index`` of ``text``."""
+    line = text.count("\n", 0, index) + 1
+    return Location(file, line, index - (text.rfind("\n", 0, index) + 1) + 1)
+
+
 def _located(file: Path, mark: StreamMark | None) -> Location | None:
     return Location(file, mark.line + 1, mark.column + 1) if mark is not None else None
 
@@ -139,6 +147,11 @@ def read_yaml(file: Path) -> dict[str, Any]:
             data = stream.read(MAX_BYTES + 1)
     except OSError as error:
         raise ConfigError(f"cannot read {file}: {error.strerror}", "check the path") from None
+    return parse_yaml(data, file)
+
+
+def parse_yaml(data: bytes, file: Path) -> dict[str, Any]:
+    """The top-level mapping of ``data`` (the bytes of ``file``), as :func:`read_yaml`."""
     if len(data) > MAX_BYTES:
         raise ConfigError(f"{file} is larger than {MAX_BYTES // 1024} KiB", _LIMIT_HINT)
     text = _decode(data, file)
@@ -152,10 +165,17 @@ def read_yaml(file: Path) -> dict[str, Any]:
         where = _located(file, error.problem_mark)
         raise ConfigError(str(error.problem), _LIMIT_HINT, where) from None
     except MarkedYAMLError as error:
-        where = _located(file, error.problem_mark)
-        raise ConfigError(f"invalid YAML: {error.problem}", "fix the syntax", where) from None
+        where = _located(file, error.problem_mark or error.context_mark)
+        problem = " ".join(str(error.problem or error.context or "a syntax error").split())
+        raise ConfigError(f"invalid YAML: {problem}", "fix the syntax", where) from None
+    except ReaderError as error:
+        where = _position(file, text, error.position)
+        character = f"U+{error.character:04X}" if isinstance(error.character, int) else "a byte"
+        raise ConfigError(f"invalid YAML: {character} is not allowed in YAML text ({error.reason})",
+                          "remove control characters from the file", where) from None
     except YAMLError as error:
-        raise ConfigError(f"invalid YAML: {error}", "fix the syntax") from None
+        first = str(error).splitlines()[0] if str(error) else type(error).__name__
+        raise ConfigError(f"invalid YAML: {first}", "fix the syntax") from None
     if tree is None:
         return CommentedMap()
     if not isinstance(tree, CommentedMap):

@@ -113,3 +113,9 @@ def test_aliases_within_the_budget_keep_positions_and_suggestions(write_yaml: Wr
     assert error.location is not None and (error.location.line, error.location.column) == (4, 3)
     config, _ = load_config(write_yaml("profiling:\n  iterations: &n 3\n  warmup: *n\n", "ok.yaml"))
     assert (config.profiling.iterations, config.profiling.warmup) == (3, 3)
+
+
+def test_a_control_character_is_one_located_line(write_yaml: WriteYaml) -> None:
+    error = _refused(write_yaml("target:\n  board: qemu\x04m55\n"))
+    assert "U+0004 is not allowed" in error.message
+    assert error.location is not None and (error.location.line, error.location.column) == (2, 14)
