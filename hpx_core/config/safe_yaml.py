@@ -101,7 +101,7 @@ class _CheckedConstructor(RoundTripConstructor):
     def construct_non_recursive_object(self, node: Any, tag: str | None = None) -> Any:
         try:
             return super().construct_non_recursive_object(node, tag)
-        except (ValueError, OverflowError) as error:
+        except (ValueError, OverflowError, TypeError) as error:  # TypeError: [a]: as a key
             reason = str(error).split(";")[0]
             raise ConstructorError(
                 problem=f"cannot read this value ({reason})", problem_mark=node.start_mark
@@ -176,6 +176,9 @@ def parse_yaml(data: bytes, file: Path) -> dict[str, Any]:
     except YAMLError as error:
         first = str(error).splitlines()[0] if str(error) else type(error).__name__
         raise ConfigError(f"invalid YAML: {first}", "fix the syntax") from None
+    except (ValueError, OverflowError, TypeError) as error:  # a top-level key ruamel cannot use
+        raise ConfigError(f"invalid YAML: cannot read a value ({str(error).split(';')[0]})",
+                          "fix the syntax", Location(file, 1, 1)) from None
     if tree is None:
         return CommentedMap()
     if not isinstance(tree, CommentedMap):
