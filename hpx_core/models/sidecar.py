@@ -80,9 +80,10 @@ def parse_sidecar(data: bytes, path: Path, pte_name: str, pte_sha256: str) -> Pt
     """The sidecar in ``data`` (read from ``path``), verified to describe ``pte_sha256``."""
     try:
         doc = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (ValueError, RecursionError) as exc:  # also numbers and nesting Python refuses
         raise ConfigError(
-            f"unreadable PTE sidecar {path}: {exc}", hint=f"{_REEXPORT}, or delete the sidecar"
+            f"unreadable PTE sidecar {path}: {str(exc).split(';')[0]}",
+            hint=f"{_REEXPORT}, or delete the sidecar",
         ) from None
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
         found = doc.get("schema") if isinstance(doc, dict) else type(doc).__name__
