@@ -44,26 +44,32 @@ def _root(path: Path) -> Path:
         raise ResultsError(f"{path} is not a result bundle ({error})", _FOREIGN) from None
 
 
+def _lexical_problem(name: str) -> str | None:
+    """Why ``name``, as written, cannot be a file of the bundle (None if it can)."""
+    posix, windows = PurePosixPath(name), PureWindowsPath(name)
+    if posix.is_absolute() or windows.is_absolute():
+        return "is an absolute path"
+    if ".." in posix.parts or ".." in windows.parts:
+        return "climbs out of the bundle"
+    if "\0" in name or name in ("", ".") or posix.parts[0] == MANIFEST:
+        return "is not a file of the bundle"
+    return None
+
+
 def _inside(root: Path, name: str) -> Path:
     """The file ``name`` reaches, or ResultsError if it is not a file of this bundle."""
-    pure = PurePosixPath(name)
-    if pure.is_absolute() or PureWindowsPath(name).is_absolute():
-        problem = "is an absolute path"
-    elif ".." in pure.parts or ".." in PureWindowsPath(name).parts:
-        problem = "climbs out of the bundle"
-    elif "\0" in name or name in ("", ".") or pure.parts[0] == MANIFEST:
-        problem = "is not a file of the bundle"
-    else:
+    problem = _lexical_problem(name)
+    if problem is None:
         try:
             resolved = (root / name).resolve()
-        except (OSError, RuntimeError) as error:
-            resolved, problem = root, f"cannot be resolved ({error})"
+        except (OSError, RuntimeError) as error:  # RuntimeError: a link loop
+            problem = f"cannot be resolved ({error})"
         else:
-            problem = "" if resolved.is_relative_to(root) and resolved != root else (
-                "resolves outside the bundle")
-        if not problem:
-            return root / name
-    raise ResultsError(f"bundle {root}: the manifest's {name!r} {problem}", _FOREIGN)
+            if resolved == root or not resolved.is_relative_to(root):
+                problem = "resolves outside the bundle"
+    if problem is not None:
+        raise ResultsError(f"bundle {root}: the manifest's {name!r} {problem}", _FOREIGN)
+    return root / name
 
 
 def _json(data: bytes, name: str, context: str, hint: str = _CHANGED) -> Any:
@@ -100,19 +106,23 @@ def _manifest(path: Path, root: Path) -> dict[str, Any]:
 
 def _compare(file: Path, expected: Mapping[str, Any], keep: bool) -> tuple[str | None, bytes]:
     """What differs from the manifest entry (None if nothing), and the bytes when ``keep``."""
-    if not file.is_file():
-        return "is missing", b""
-    if file.stat().st_size != expected["size"] or (keep and expected["size"] > MAX_JSON_BYTES):
-        return "was modified (sha256 or size differ from the manifest)", b""
-    digest, kept = hashlib.sha256(), bytearray()
-    with file.open("rb") as stream:
-        while chunk := stream.read(1 << 20):
-            digest.update(chunk)
-            if keep:
-                kept += chunk
-    if digest.hexdigest() != expected["sha256"]:
-        return "was modified (sha256 or size differ from the manifest)", b""
-    return None, bytes(kept)
+    modified = "was modified (sha256 or size differ from the manifest)"
+    try:
+        if not file.is_file():
+            return "is missing", b""
+        if file.stat().st_size != expected["size"]:
+            return modified, b""
+        if keep and expected["size"] > MAX_JSON_BYTES:
+            return f"is larger than the {MAX_JSON_BYTES >> 20} MiB hpx reads", b""
+        digest, kept = hashlib.sha256(), bytearray()
+        with file.open("rb") as stream:
+            while chunk := stream.read(1 << 20):
+                digest.update(chunk)
+                if keep:
+                    kept += chunk
+    except OSError as error:
+        return f"cannot be read ({error.strerror})", b""
+    return (None, bytes(kept)) if digest.hexdigest() == expected["sha256"] else (modified, b"")
 
 
 def verify_bundle(path: Path) -> BundleCheck:
