@@ -96,9 +96,14 @@ def main() -> int:
     parser.add_argument("--input-seconds", type=int, default=10, help="per-input time limit")
     parser.add_argument("--target-seconds", type=int, default=3600, help="per-target limit")
     args = parser.parse_args()
-    results = [run_target(name, args.runs, args.input_seconds, args.target_seconds)
-               for name in args.targets]  # fmt: skip
-    print(f"\n{'target':<10}{'executions':>12}{'seconds':>9}  findings")
+    header = f"{'target':<10}{'executions':>12}{'seconds':>9}  findings"
+    results = []
+    for name in args.targets:
+        results.append(run_target(name, args.runs, args.input_seconds, args.target_seconds))
+        r = results[-1]
+        print(f"{r['target']:<10}{r['executions']:>12}{r['seconds']:>9}  {r['findings']}",
+              flush=True)
+    print(f"\n{header}")
     for r in results:
         print(f"{r['target']:<10}{r['executions']:>12}{r['seconds']:>9}  {r['findings']}")
     return 1 if any(r["findings"] != "none" or r["exit"] != "0" for r in results) else 0
