@@ -95,16 +95,24 @@ class _BoundedScanner(RoundTripScanner):
         super().fetch_flow_collection_start(TokenClass, to_push)
 
 
+_UNREADABLE = (ValueError, OverflowError, TypeError, IndexError)
+"""What ruamel and Python raise on a value they cannot build: a 5,000-digit integer, month 13,
+``-_`` taken for an integer (IndexError), a list inside a mapping key (TypeError)."""
+_KINDS = {"int": "an integer", "float": "a number", "timestamp": "a date", "bool": "a boolean"}
+
+
 class _CheckedConstructor(RoundTripConstructor):
-    """Turns Python's refusals of a value (a 5,000-digit integer, month 13) into YAML errors."""
+    """Turns Python's refusals of a value into located YAML errors."""
 
     def construct_non_recursive_object(self, node: Any, tag: str | None = None) -> Any:
         try:
             return super().construct_non_recursive_object(node, tag)
-        except (ValueError, OverflowError, TypeError) as error:  # TypeError: [a]: as a key
+        except _UNREADABLE as error:
+            kind = _KINDS.get(str(node.tag).rsplit(":", 1)[-1], "a value")
+            shown = f"{node.value!r} " if isinstance(node.value, str) else ""
             reason = str(error).split(";")[0]
             raise ConstructorError(
-                problem=f"cannot read this value ({reason})", problem_mark=node.start_mark
+                problem=f"cannot read {shown}as {kind} ({reason})", problem_mark=node.start_mark
             ) from None
 
 
@@ -176,7 +184,7 @@ def parse_yaml(data: bytes, file: Path) -> dict[str, Any]:
     except YAMLError as error:
         first = str(error).splitlines()[0] if str(error) else type(error).__name__
         raise ConfigError(f"invalid YAML: {first}", "fix the syntax") from None
-    except (ValueError, OverflowError, TypeError) as error:  # a top-level key ruamel cannot use
+    except _UNREADABLE as error:  # a value of the top-level mapping, built after composing
         raise ConfigError(f"invalid YAML: cannot read a value ({str(error).split(';')[0]})",
                           "fix the syntax", Location(file, 1, 1)) from None
     if tree is None:

@@ -89,8 +89,11 @@ def test_a_file_over_the_size_cap_is_refused_before_parsing(tmp_path: Path) -> N
         ("engine:\n  config:\n    built: 2024-13-45\n", (3, 12)),
         ("engine:\n  config: {? {a: [1]} : x}\n", (2, 11)),
         ("? {a: [1]}\n: x\n", (1, 1)),
+        ("profiling:\n  warmup: -_\n", (2, 11)),
+        ("engine:\n  config: {mask: 0x_}\n", (2, 18)),
     ],
-    ids=["5000-digit-int", "impossible-date", "list-in-a-key", "list-in-a-top-level-key"],
+    ids=["5000-digit-int", "impossible-date", "list-in-a-key", "list-in-a-top-level-key",
+         "sign-and-underscore", "hex-prefix-and-underscore"],
 )
 def test_values_python_cannot_convert_are_located(
     write_yaml: WriteYaml, text: str, where: tuple[int, int]
