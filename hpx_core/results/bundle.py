@@ -3,7 +3,8 @@
 A bundle is a folder. It is assembled in a temporary sibling folder and renamed into place, so
 a reader never sees half a bundle; failed runs get a bundle too (status ``failed`` with the
 error). Every bundle has ``trace.json``, its counts as a Chrome trace (:mod:`.trace`).
-``manifest.json`` is written last and lists the SHA-256 and size of every other file.
+``manifest.json`` is written last and lists the SHA-256 and size of every other file;
+:mod:`hpx_core.results.verify` checks a bundle against it.
 """
 
 from __future__ import annotations
@@ -21,13 +22,13 @@ from typing import Any, Literal
 
 import attrs
 
-from hpx_core.errors import HpxError, ResultsError
+from hpx_core.errors import HpxError
+from hpx_core.results.bundle_schema import BUNDLE_SCHEMA
 from hpx_core.results.layer_check import LayerCheck
 from hpx_core.results.measure import Measurement
 from hpx_core.results.trace import trace_json
+from hpx_core.results.verify import MANIFEST
 
-MANIFEST = "manifest.json"
-BUNDLE_SCHEMA = 1
 Status = Literal["complete", "failed"]
 EMULATED_UNITS = "instructions (emulated)"
 EMULATED_CAVEAT = (
@@ -210,42 +211,3 @@ def write_bundle(results_dir: Path, inputs: BundleInputs, name: str | None = Non
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return final
-
-
-@attrs.frozen
-class BundleCheck:
-    """A bundle that matched its manifest."""
-
-    path: Path
-    status: str
-    files: tuple[str, ...]
-
-
-def verify_bundle(path: Path) -> BundleCheck:
-    """Check every file against the manifest; ResultsError names each difference."""
-    manifest_path = path / MANIFEST
-    try:
-        manifest = json.loads(manifest_path.read_text("utf-8"))
-        listed: dict[str, dict[str, Any]] = manifest["files"]
-    except (OSError, ValueError, KeyError, TypeError) as error:
-        raise ResultsError(
-            f"{path} is not a result bundle: {MANIFEST} is missing or unreadable ({error})",
-            "point at a folder written by hpx",
-        ) from None
-    problems = []
-    present = {p.name for p in path.iterdir() if p.name != MANIFEST}
-    for rel, expected in sorted(listed.items()):
-        file = path / rel
-        if not file.is_file():
-            problems.append(f"{rel} is missing")
-            continue
-        actual = _entry(file)
-        if actual["size"] != expected.get("size") or actual["sha256"] != expected.get("sha256"):
-            problems.append(f"{rel} was modified (sha256 or size differ from the manifest)")
-    problems += [f"{rel} is not in the manifest" for rel in sorted(present - set(listed))]
-    if problems:
-        raise ResultsError(
-            f"bundle {path} fails verification: " + "; ".join(problems),
-            "the bundle was changed after hpx wrote it; re-run to get a trusted one",
-        )
-    return BundleCheck(path, str(manifest.get("status", "")), tuple(sorted(listed)))
