@@ -37,6 +37,6 @@ def test_the_firmware_gets_the_arena_the_plan_placed(tmp_path: Path) -> None:
     request = _request("qemu-m55", arena_location="tcm")
     layout = plan_layout(request.board, family_needs(request, CODE))
     firmware = FirmwareRequest(ENGINE, request.board, request.model, SourceSet(()), "gcc", 1,
-                               tmp_path, layout=layout)
+                               tmp_path, tmp_path / "run.log", layout=layout)
     plan = planned_arena(firmware)
     assert (plan.size, plan.source) == (256 * 1024, "probe")
