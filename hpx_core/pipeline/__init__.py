@@ -2,7 +2,8 @@
 
 :func:`profile` is the one entry point: the CLI, the Python API, every engine's end-to-end
 tests and the benchmarks go through it. ``until`` stops after a named stage (``"build"`` for a
-build-only run); ``on_stage`` hears each stage's name as it starts.
+build-only run); ``on_stage`` hears each stage's name as it starts. The locks a run takes (its
+work folder's) are held until it returns.
 """
 
 from __future__ import annotations
@@ -44,14 +45,19 @@ def profile(
     state = RunState(validate_config(config_file, all_overrides, reg), reg)
     done: list[str] = []
     seconds: dict[str, float] = {}
-    for name, stage in STAGES:
-        if on_stage:
-            on_stage(name)
-        log.info("stage", name=name)
-        started = time.monotonic()
-        stage(state)
-        seconds[name] = time.monotonic() - started
-        done.append(name)
-        if name == until:
-            break
+    with state.resources:
+        for name, stage in STAGES:
+            if on_stage:
+                on_stage(name)
+            log.info("stage", name=name)
+            started = time.monotonic()
+            try:
+                stage(state)
+            except StageUnavailableError as stopped:
+                stopped.outcome = ProfileOutcome.of(state, tuple(done), seconds)
+                raise
+            seconds[name] = time.monotonic() - started
+            done.append(name)
+            if name == until:
+                break
     return ProfileOutcome.of(state, tuple(done), seconds)

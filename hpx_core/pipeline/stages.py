@@ -17,7 +17,6 @@ from hpx_core.boards import all_boards, get_board
 from hpx_core.build import HarnessSettings, build_info, build_project, get_toolchain, render_project
 from hpx_core.build.elfinfo import symbol_inventory
 from hpx_core.build.placement import check_elf, check_plan
-from hpx_core.config import walk_values
 from hpx_core.contract import (
     ErrorRequest,
     Explanation,
@@ -38,7 +37,9 @@ from hpx_core.errors import (
     UsageError,
 )
 from hpx_core.models import CORE_FORMATS, ModelInfo, detect_format, load_model
+from hpx_core.pipeline.facts import config_json, source_provenance
 from hpx_core.pipeline.state import RunState, StageUnavailableError, need
+from hpx_core.pipeline.workdir import claim_work_folder
 from hpx_core.plugins import Registry
 from hpx_core.probe.passes import plan_events, run_extra_passes
 from hpx_core.probe.probes import NoProbeError
@@ -119,7 +120,7 @@ def sources_stage(state: RunState) -> None:
 
 def firmware_stage(state: RunState) -> None:
     board, model = need(state.board, "board"), need(state.model, "model")
-    work = work_dir(state)
+    work = claim_work_folder(state)
     request = FirmwareRequest(
         engine=state.engine, board=board, model=model, sources=need(state.sources, "sources"),
         toolchain=state.config.target.toolchain, jobs=state.config.build.jobs or 2,
@@ -142,7 +143,7 @@ def build_stage(state: RunState) -> None:
     state.build = build_project(
         need(state.project, "project"),
         get_toolchain(state.config.target.toolchain),
-        config=config_json(state),
+        config=config_json(state.validated),
         model_sha256=need(state.model, "model").sha256,
         sources=state.sources,
         jobs=state.config.build.jobs or 2,
@@ -186,8 +187,9 @@ def run_stage(state: RunState) -> None:
         state.record = run_and_record(
             runner, built.elf, state.config.output.dir, engine=state.engine.name,
             toolchain=f"{built.toolchain} {built.toolchain_version}",
-            model_sha256=need(state.model, "model").sha256, config=config_json(state),
-            build=build_info(built), provenance_extra=_provenance(state),
+            model_sha256=need(state.model, "model").sha256, config=config_json(state.validated),
+            build=build_info(built),
+            provenance_extra=source_provenance(state.sources, state.registry.catalog),
             extra=_run_extra(state), extra_from=lambda capture: _extras(state, capture),
             explain=lambda capture, code, stage: _explain(state, capture, code, stage),
             event_names=plan.names, merge_with=others,
@@ -259,45 +261,3 @@ def _run_extra(state: RunState) -> dict[str, Any]:
         extra["counters"] = {"passes": [list(p) for p in plan.counters.passes],
                              "note": plan.counters.note}
     return extra
-
-
-def work_dir(state: RunState) -> Path:
-    """Where the generated project lives: one folder per model, engine, backend and board."""
-    model = need(state.model, "model")
-    engine = state.config.engine
-    board = need(state.board, "board").name
-    name = f"{Path(model.path).stem}-{engine.type}-{engine.backend or 'default'}-{board}"
-    return state.config.output.dir.parent / "hpx-work" / name
-
-
-def config_json(state: RunState) -> dict[str, Any]:
-    """The resolved config with each value's origin, JSON-ready, for the bundle."""
-    values = walk_values(state.config, state.validated.document)
-    return {v.path: {"value": _plain(v.value), "from": v.origin} for v in values} | {
-        "engine.config": _plain(state.validated.engine_values()) or None
-    }
-
-
-def _provenance(state: RunState) -> dict[str, Any]:
-    sources = state.sources
-    if sources is None:
-        return {}
-    owners = state.registry.catalog.declared_by
-    return {
-        "sources": sources.provenance,
-        "repositories": [
-            {"name": r.name, "url": r.url, "commit": r.commit, "license": r.license,
-             "declared_by": owners.get(r.name, "unknown")}
-            for r in sources.repos
-        ],
-    }
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, Path):
-        return str(value)
-    if isinstance(value, tuple | list):
-        return [_plain(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    return value

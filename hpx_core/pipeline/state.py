@@ -7,6 +7,7 @@ answer the pipeline returns.
 
 from __future__ import annotations
 
+from contextlib import ExitStack
 from pathlib import Path
 from typing import TypeVar
 
@@ -30,14 +31,18 @@ T = TypeVar("T")
 
 
 class StageUnavailableError(HpxError):
-    """The pipeline reached a stage it cannot perform here (e.g. no probe for a silicon board)."""
+    """The pipeline reached a stage it cannot perform here (e.g. no probe for a silicon board).
+
+    ``outcome`` is what the run made before it stopped (the checked build, say).
+    """
 
     exit_code = 3
+    outcome: ProfileOutcome | None = None
 
 
 @attrs.define
 class RunState:
-    """The products of the stages done so far."""
+    """The products of the stages done so far; ``resources`` (locks) are held until the end."""
 
     validated: ValidatedConfig
     registry: Registry
@@ -51,6 +56,7 @@ class RunState:
     event_plan: EventPlan | None = None
     findings: tuple[SymbolFinding, ...] = ()
     record: RunRecord | None = None
+    resources: ExitStack = attrs.field(factory=ExitStack)
 
     @property
     def config(self) -> ProfileConfig:
