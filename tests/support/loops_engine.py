@@ -25,13 +25,19 @@ def loops_registry() -> Registry:
     return load_registry(entries=[EntryPoint("loops", MODULE, ENTRY_POINT_GROUP)])
 
 
-def loops_environment(root: Path) -> dict[str, str]:
-    """Environment variables for an ``hpx`` subprocess that has the loops engine installed."""
+def loops_paths(root: Path) -> tuple[Path, Path]:
+    """The folders that make the loops engine installed: the package and, in ``root``, the
+    ``.dist-info`` declaring its entry point (put both on ``sys.path`` or ``PYTHONPATH``)."""
     dist = root / "hpx_loops_engine-0.1.0.dist-info"
     dist.mkdir(parents=True, exist_ok=True)
     (dist / "METADATA").write_text(
         "Metadata-Version: 2.1\nName: hpx-loops-engine\nVersion: 0.1.0\n", encoding="utf-8")
     (dist / "entry_points.txt").write_text(
         f"[{ENTRY_POINT_GROUP}]\nloops = {MODULE}\n", encoding="utf-8")
-    paths = [str(PACKAGE_ROOT), str(root), os.environ.get("PYTHONPATH", "")]
+    return PACKAGE_ROOT, root
+
+
+def loops_environment(root: Path) -> dict[str, str]:
+    """Environment variables for an ``hpx`` subprocess that has the loops engine installed."""
+    paths = [*map(str, loops_paths(root)), os.environ.get("PYTHONPATH", "")]
     return os.environ | {"PYTHONPATH": os.pathsep.join(p for p in paths if p)}
