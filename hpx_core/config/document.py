@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 import attrs
 from cattrs.errors import BaseValidationError
 from ruamel.yaml import YAML
-from ruamel.yaml.comments import CommentedMap
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 from hpx_core.config.convert import ConfigPath, first_error, make_converter
@@ -101,10 +101,13 @@ class ConfigDocument:
         *parents, leaf = dotted.split(".")
         node: Any = self.tree
         for part in parents:
-            node = node.get(part) if isinstance(node, Mapping) else None
-        if not isinstance(node, CommentedMap) or leaf not in node:
+            node = _child(node, part)
+        if isinstance(node, CommentedSeq) and leaf.isdigit() and int(leaf) < len(node):
+            line, column = node.lc.item(int(leaf))
+        elif isinstance(node, CommentedMap) and leaf in node:
+            line, column = node.lc.key(leaf) if key else node.lc.value(leaf)
+        else:
             return None
-        line, column = node.lc.key(leaf) if key else node.lc.value(leaf)
         return Location(self.file, line + 1, column + 1)
 
     def _check_keys(self, raw: Any, cls: type[Any], prefix: ConfigPath) -> None:
@@ -152,6 +155,15 @@ def _read_yaml(file: Path) -> dict[str, Any]:
         raise ConfigError(f"{file}: the top level must be a mapping", "see examples in configs/")
     tree: dict[str, Any] = data
     return tree
+
+
+def _child(node: Any, part: str) -> Any:
+    """The mapping value or (for a number) the list item ``part`` of ``node``, or None."""
+    if isinstance(node, Mapping):
+        return node.get(part)
+    if isinstance(node, list) and part.isdigit() and int(part) < len(node):
+        return node[int(part)]
+    return None
 
 
 def _plain(value: Any) -> Any:

@@ -20,6 +20,19 @@ def config_json(validated: ValidatedConfig) -> dict[str, Any]:
     }
 
 
+NOT_INPUTS = ("output.", "target.probe", "build.offline", "build.jobs", "build.work_dir")
+"""Settings that do not change a byte of the generated project or the firmware."""
+
+
+def firmware_settings(validated: ValidatedConfig) -> dict[str, Any]:
+    """The resolved values that shape the firmware (not where outputs go, nor build speed)."""
+    resolved = config_json(validated)
+    return {
+        path: entry["value"] for path, entry in resolved.items()
+        if path != "engine.config" and not path.startswith(NOT_INPUTS)
+    } | {"engine.config": resolved["engine.config"]}
+
+
 def source_provenance(sources: SourceSet | None, catalog: PinSet) -> dict[str, Any]:
     """Each repository the firmware was built from: URL, commit, license, who pinned it."""
     if sources is None:

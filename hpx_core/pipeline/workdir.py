@@ -15,23 +15,17 @@ import json
 from pathlib import Path
 
 from hpx_core.locks import hold
-from hpx_core.pipeline.facts import config_json
+from hpx_core.pipeline.facts import firmware_settings
 from hpx_core.pipeline.state import RunState, need
 
 WORK_FOLDER = "hpx-work"
 KEY_LENGTH = 12
-# Settings that do not change a byte of the generated project or the firmware.
-IGNORED = ("output.", "target.probe", "build.offline", "build.jobs", "build.work_dir")
 
 
 def work_key(state: RunState) -> str:
     """SHA-256 (hex) over the model's bytes and every setting that shapes the project."""
-    resolved = config_json(state.validated)
-    values = {
-        path: entry["value"] for path, entry in resolved.items()
-        if path != "engine.config" and not path.startswith(IGNORED)
-    } | {"engine.config": resolved["engine.config"]}
-    document = {"model": need(state.model, "model").sha256, "config": values}
+    document = {"model": need(state.model, "model").sha256,
+                "config": firmware_settings(state.validated)}
     return hashlib.sha256(json.dumps(document, sort_keys=True, default=str).encode()).hexdigest()
 
 

@@ -7,9 +7,10 @@ installed the way pip would make it visible: the package on ``PYTHONPATH`` besid
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
-from importlib.metadata import EntryPoint
+from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 
 from hpx_core.plugins import ENTRY_POINT_GROUP, Registry, load_registry
@@ -18,11 +19,13 @@ PACKAGE_ROOT = Path(__file__).resolve().parents[1] / "fixtures" / "plugins" / "h
 MODULE = "hpx_loops_engine.plugin"
 
 
+@functools.cache
 def loops_registry() -> Registry:
-    """A registry holding the loops engine only."""
+    """A registry holding the installed engines and the loops engine."""
     if str(PACKAGE_ROOT) not in sys.path:
         sys.path.insert(0, str(PACKAGE_ROOT))
-    return load_registry(entries=[EntryPoint("loops", MODULE, ENTRY_POINT_GROUP)])
+    installed = [e for e in entry_points(group=ENTRY_POINT_GROUP) if e.name != "loops"]
+    return load_registry(entries=[*installed, EntryPoint("loops", MODULE, ENTRY_POINT_GROUP)])
 
 
 def loops_paths(root: Path) -> tuple[Path, Path]:
