@@ -124,7 +124,9 @@ def _counts(progress: Progress) -> str:
 
 
 def _progress_table(progress: Progress) -> Table:
-    table = Table("worker", "cell", "stage", title=_counts(progress), title_justify="left")
+    table = Table("worker", title=_counts(progress), title_justify="left")
+    table.add_column("cell", overflow="fold")
+    table.add_column("stage", overflow="fold")
     for worker in progress.workers:
         table.add_row(str(worker.worker + 1), worker.cell or "-", worker.activity)
     return table

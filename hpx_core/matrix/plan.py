@@ -102,8 +102,18 @@ def plan_matrix(loaded: LoadedSpec, registry: Registry, folder: Path) -> MatrixP
         fingerprint = _fingerprint(cell, firmware_settings(validated), registry,
                                    f"{toolchain.name} {toolchain.version}")
         planned.append(PlannedCell(cell, overrides, folder / CELLS / cell.id, fingerprint))
+    _check_unique(loaded, [p.cell.id for p in planned] + [p.cell.id for p in pruned])
     return MatrixPlan(spec.name or loaded.file.stem, loaded.file, folder, dict(spec.labels),
                       tuple(planned), tuple(pruned), excluded)
+
+
+def _check_unique(loaded: LoadedSpec, ids: list[str]) -> None:
+    """Cell ids name folders: two cells may not share one (labels that differ only in
+    characters a folder name cannot hold, say)."""
+    twice = sorted({i for i in ids if ids.count(i) > 1})
+    if twice:
+        raise ConfigError(f"{loaded.file}: several cells would be named {twice[0]!r}",
+                          "give the models (label) or engine config variants distinct names")
 
 
 def _prune_reason(cell: Cell, loaded: LoadedSpec, registry: Registry) -> str | None:

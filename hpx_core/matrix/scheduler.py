@@ -117,9 +117,11 @@ class Scheduler:
                    for i in range(len(self._workers))]
         for thread in threads:
             thread.start()
-        for thread in threads:
-            while thread.is_alive():
-                thread.join(POLL_S)  # short waits keep the main thread free for Ctrl-C
+        try:
+            _join(threads)
+        except KeyboardInterrupt:  # no handler installed (a notebook, say): stop, then finish
+            self._stop.set()
+            _join(threads)
         return [self._results[cell] for cell in self._order if cell in self._results]
 
     def not_started(self) -> list[PlannedCell]:
@@ -191,3 +193,9 @@ class Scheduler:
                 snapshot = Progress(len(self._order), dict(counts), len(self._queue),
                                     tuple(self._workers), self._stop.is_set(), finished)
             self._on_progress(snapshot)
+
+
+def _join(threads: Sequence[threading.Thread]) -> None:
+    for thread in threads:
+        while thread.is_alive():
+            thread.join(POLL_S)  # short waits keep the main thread free for signals

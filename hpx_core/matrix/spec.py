@@ -158,9 +158,8 @@ def _check_axes(spec: MatrixSpec, document: ConfigDocument, registry: Registry) 
             raise document.error(f"toolchains.{i}", f"unknown toolchain {toolchain!r}"
                                  + did_you_mean(toolchain, TOOLCHAINS),
                                  f"known: {', '.join(TOOLCHAINS)}")
-    for i, value in enumerate(spec.labels.values()):
+    for key, value in spec.labels.items():
         if not isinstance(value, str | int | float | bool):
-            key = list(spec.labels)[i]
             raise document.error(f"labels.{key}", "a label is a string or a number")
     _check_rules(spec, document)
 

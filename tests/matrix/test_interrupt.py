@@ -29,11 +29,11 @@ models: [{MODELS / "kws_ref_model.tflite"}, {MODELS / "ad01_int8.tflite"}]
 engines:
   - type: loops
     backends: [plain, nops]
-boards: [qemu-m55, qemu-m4]
+boards: [qemu-m55]
 profile:
   profiling: {{iterations: 3, warmup: 1}}
 """
-CELLS = 8
+CELLS = 4
 
 
 def _hpx(tmp_path: Path, *args: str) -> subprocess.Popen[str]:
