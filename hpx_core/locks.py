@@ -4,7 +4,8 @@ Runs that share a cache (several ``hpx profile`` processes, the cells of ``hpx m
 file locks: an engine library another run is building, a work folder another run is using. A
 waiting run should be visibly waiting, not silently stuck, so :func:`hold` first tries the lock
 and, when it is taken, tells the listener of this thread (set with :func:`listening`) what it
-waits for before it blocks.
+waits for before it blocks, and again when it got it (a matrix cell lends its build slot to
+other cells meanwhile).
 """
 
 from __future__ import annotations
@@ -22,24 +23,37 @@ WAIT_TIMEOUT_S = 6 * 3600.0
 """Longer than any build: a lock held this long belongs to a run that hangs."""
 
 Listener = Callable[[str], None]
-_listener: ContextVar[Listener | None] = ContextVar("hpx_lock_listener", default=None)
+_listeners: ContextVar[tuple[Listener, Listener] | None] = ContextVar(
+    "hpx_lock_listeners", default=None)
+
+
+def _ignore(_what: str) -> None:
+    return None
 
 
 @contextmanager
-def listening(listener: Listener) -> Iterator[None]:
-    """Within this block (in this thread), ``listener`` hears what a lock waits for."""
-    token = _listener.set(listener)
+def listening(on_wait: Listener, on_got: Listener = _ignore) -> Iterator[None]:
+    """Within this block (in this thread), ``on_wait`` hears what a lock waits for and
+    ``on_got`` when the wait is over."""
+    token = _listeners.set((on_wait, on_got))
     try:
         yield
     finally:
-        _listener.reset(token)
+        _listeners.reset(token)
 
 
 def note_waiting(what: str) -> None:
     """Tell this thread's listener, if any, that it now waits for ``what``."""
-    listener = _listener.get()
-    if listener is not None:
-        listener(what)
+    listeners = _listeners.get()
+    if listeners is not None:
+        listeners[0](what)
+
+
+def note_got(what: str) -> None:
+    """Tell this thread's listener, if any, that the wait for ``what`` is over."""
+    listeners = _listeners.get()
+    if listeners is not None:
+        listeners[1](what)
 
 
 @contextmanager
@@ -58,6 +72,11 @@ def hold(path: Path, what: str, timeout: float = WAIT_TIMEOUT_S) -> Iterator[Non
                 f"waited {timeout:.0f} s for {what}, which another run still holds",
                 f"if no other hpx run is going, delete the lock file {path}",
             ) from None
+        try:
+            note_got(what)
+        except BaseException:
+            lock.release()
+            raise
     try:
         yield
     finally:

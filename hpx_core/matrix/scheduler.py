@@ -5,9 +5,9 @@ back what the last one held: a build slot for firmware generation and the build,
 the board itself for the run (:mod:`.resources`). Engine libraries: the first cell of a library
 group goes through firmware generation (where its engine builds or finds the library) before the
 group's other cells start, so they find it made instead of queueing on its lock; should they
-meet a lock anyway (another process building it), they say what they wait for
-(:mod:`hpx_core.locks`). Stopping: no new cell starts, a cell waiting for a resource gives up
-(interrupted), and a stage that runs finishes.
+meet a lock anyway (another process building it), they say what they wait for and lend their
+build slot to other cells meanwhile (:mod:`hpx_core.locks`). Stopping: no new cell starts, a
+cell waiting for a resource gives up (interrupted), and a stage that runs finishes.
 """
 
 from __future__ import annotations
@@ -65,24 +65,46 @@ class StageGate:
         self._board = planned.cell.board
         self._resources, self._stop, self._say = resources, stop, say
         self._held: Slots | None = None
+        self._lent: Slots | None = None
+        self._stage = ""
 
     def enter(self, stage: str) -> None:
         """Called as ``stage`` starts: give back the last stage's resource, take this one's."""
+        self._stage = stage
         needed = self._needed(stage)
         if needed is not self._held:
             self.close()
-            if needed is not None and not needed.try_take():
-                self._say(f"waiting for {needed.name} ({stage})")
-                if not needed.take(self._stop):
-                    raise CellInterruptedError(f"the matrix stopped while this cell waited "
-                                               f"for {needed.name}")
-            self._held = needed
+            if needed is not None:
+                self._take(needed, stage)
         self._say(stage)
 
     def close(self) -> None:
         if self._held is not None:
             self._held.give_back()
             self._held = None
+
+    def lend(self, what: str) -> None:
+        """A lock wait began (another process builds ``what``): let other cells use the slot."""
+        self._lent = self._held
+        self._held = None
+        if self._lent is not None:
+            self._lent.give_back()
+        self._say(f"waiting for {what}")
+
+    def take_back(self, _what: str) -> None:
+        """The wait is over: take a slot again before going on."""
+        lent, self._lent = self._lent, None
+        if lent is not None:
+            self._take(lent, self._stage)
+        self._say(self._stage)
+
+    def _take(self, needed: Slots, stage: str) -> None:
+        if not needed.try_take():
+            self._say(f"waiting for {needed.name} ({stage})")
+            if not needed.take(self._stop):
+                raise CellInterruptedError(f"the matrix stopped while this cell waited "
+                                           f"for {needed.name}")
+        self._held = needed
 
     def _needed(self, stage: str) -> Slots | None:
         if stage in BUILD_STAGES:
@@ -143,11 +165,8 @@ class Scheduler:
                     self._library_made(group)
                 gate.enter(stage)
 
-            def waiting(what: str, say: Callable[[str], None] = say) -> None:
-                say(f"waiting for {what}")
-
             try:
-                with listening(waiting):
+                with listening(gate.lend, gate.take_back):
                     result = self._run_one(planned, on_stage, self._stop.is_set)
             finally:
                 gate.close()

@@ -8,6 +8,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from filelock import FileLock
+
+from hpx_core.locks import hold
 from hpx_core.matrix import Cell, CellResult, PlannedCell, Progress
 from hpx_core.matrix.cell import CellInterruptedError
 from hpx_core.matrix.resources import OnePerBoard, Resources, Slots
@@ -109,3 +112,33 @@ def test_cells_done_before_are_not_run_again() -> None:
                         done=done).run()
     assert [r.resumed for r in results] == [False, True, False]
     assert {c for _, c, _ in recorder.events} == {cells[0].cell.id, cells[2].cell.id}
+
+
+def test_a_cell_waiting_on_another_process_lends_its_build_slot(tmp_path: Path) -> None:
+    lock_file = tmp_path / ".demo.lock"
+    other_process = FileLock(str(lock_file), thread_local=False)
+    other_process.acquire()  # another hpx process is building the library
+    cells = [_cell("m0", "plain"), _cell("m1", "nops")]
+    order: list[str] = []
+    heard: list[str] = []
+
+    def run_one(planned: PlannedCell, on_stage: Callable[[str], None],
+                stopping: Callable[[], bool]) -> CellResult:
+        for stage in STAGE_NAMES:
+            on_stage(stage)
+            if stage == "firmware generation" and planned.cell.model.name == "m0":
+                with hold(lock_file, "engine library demo"):
+                    pass
+        order.append(planned.cell.id)
+        return CellResult(planned, "complete")
+
+    def on_progress(progress: Progress) -> None:
+        heard.extend(w.activity for w in progress.workers)
+        if progress.just_finished is not None and other_process.is_locked:
+            other_process.release()  # the other process is done once m1 is
+
+    results = Scheduler(cells, run_one, _resources(builds=1), workers=2,
+                        stop=threading.Event(), on_progress=on_progress).run()
+    assert [r.status for r in results] == ["complete", "complete"]
+    assert order == [cells[1].cell.id, cells[0].cell.id]
+    assert "waiting for engine library demo" in heard
