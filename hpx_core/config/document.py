@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 import attrs
 from cattrs.errors import BaseValidationError
-from ruamel.yaml.comments import CommentedMap
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from hpx_core.config.convert import ConfigPath, first_error, make_converter
 from hpx_core.config.safe_yaml import parse_yaml, read_yaml
@@ -108,10 +108,13 @@ class ConfigDocument:
         *parents, leaf = dotted.split(".")
         node: Any = self.tree
         for part in parents:
-            node = node.get(part) if isinstance(node, Mapping) else None
-        if not isinstance(node, CommentedMap) or leaf not in node:
+            node = _child(node, part)
+        if isinstance(node, CommentedSeq) and leaf.isdigit() and int(leaf) < len(node):
+            line, column = node.lc.item(int(leaf))
+        elif isinstance(node, CommentedMap) and leaf in node:
+            line, column = node.lc.key(leaf) if key else node.lc.value(leaf)
+        else:
             return None
-        line, column = node.lc.key(leaf) if key else node.lc.value(leaf)
         return Location(self.file, line + 1, column + 1)
 
     def _check_keys(self, raw: Any, cls: type[Any], prefix: ConfigPath) -> None:
@@ -138,6 +141,15 @@ class ConfigDocument:
             location = self.locate(_dotted(path), key=True)
             self.origins[_dotted(path)] = str(location)
             self._record_origins(node[key], path)
+
+
+def _child(node: Any, part: str) -> Any:
+    """The mapping value or (for a number) the list item ``part`` of ``node``, or None."""
+    if isinstance(node, Mapping):
+        return node.get(part)
+    if isinstance(node, list) and part.isdigit() and int(part) < len(node):
+        return node[int(part)]
+    return None
 
 
 def _plain(value: Any) -> Any:

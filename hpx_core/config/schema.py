@@ -81,10 +81,13 @@ class OutputSection:
 
 @attrs.frozen
 class BuildSection:
-    """Build behaviour: offline uses the source cache only."""
+    """Build behaviour: offline uses the source cache only; generated projects live in
+    ``work_dir`` (default: ``hpx-work`` beside the output folder), one folder per set of inputs.
+    """
 
     offline: bool = False
     jobs: int | None = attrs.field(default=None, validator=at_least(1))
+    work_dir: Path | None = None
 
 
 @attrs.frozen

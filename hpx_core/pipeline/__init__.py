@@ -4,7 +4,8 @@
 tests and the benchmarks go through it. ``until`` stops after a named stage (``"build"`` for a
 build-only run); ``on_stage`` hears each stage's name as it starts, ``on_note`` what the user
 should know on the way (a board farm's place is busy and the run waits for it). :func:`check`
-runs the stages that need no fetch, for ``hpx config validate``.
+runs the stages that need no fetch, for ``hpx config validate``. The locks a run takes (its
+work folder's) are held until it returns.
 """
 
 from __future__ import annotations
@@ -76,14 +77,19 @@ def _run(state: RunState, until: str | None, on_stage: Callable[[str], None] | N
          ) -> ProfileOutcome:
     done: list[str] = []
     seconds: dict[str, float] = {}
-    for name, stage in STAGES:
-        if on_stage:
-            on_stage(name)
-        log.info("stage", name=name)
-        started = time.monotonic()
-        stage(state)
-        seconds[name] = time.monotonic() - started
-        done.append(name)
-        if name == until:
-            break
+    with state.resources:
+        for name, stage in STAGES:
+            if on_stage:
+                on_stage(name)
+            log.info("stage", name=name)
+            started = time.monotonic()
+            try:
+                stage(state)
+            except StageUnavailableError as stopped:
+                stopped.outcome = ProfileOutcome.of(state, tuple(done), seconds)
+                raise
+            seconds[name] = time.monotonic() - started
+            done.append(name)
+            if name == until:
+                break
     return ProfileOutcome.of(state, tuple(done), seconds)

@@ -18,7 +18,6 @@ from hpx_core.build import HarnessSettings, build_info, build_project, get_toolc
 from hpx_core.build.builder import RegionOverflowError
 from hpx_core.build.elfinfo import symbol_inventory
 from hpx_core.build.placement import check_elf, check_plan
-from hpx_core.config import walk_values
 from hpx_core.contract import (
     ErrorRequest,
     Explanation,
@@ -42,9 +41,11 @@ from hpx_core.errors import (
     UsageError,
 )
 from hpx_core.models import CORE_FORMATS, ModelInfo, detect_format, load_model
+from hpx_core.pipeline.facts import config_json, source_provenance
 from hpx_core.pipeline.memory import memory_stage, overflow_sentence, replan_after_overflow
 from hpx_core.pipeline.model_copy import model_for_engine
 from hpx_core.pipeline.state import RunState, StageUnavailableError, need
+from hpx_core.pipeline.workdir import claim_work_folder
 from hpx_core.plugins import Registry
 from hpx_core.probe.passes import plan_events, run_extra_passes
 from hpx_core.probe.probes import NoProbeError
@@ -162,7 +163,8 @@ def firmware_stage(state: RunState) -> None:
     """The engine's glue for the model (a corrected copy when it lacks a field the engine
     needs); the run's log starts empty here."""
     board, model = need(state.board, "board"), need(state.model, "model")
-    work = work_dir(state)
+    work = claim_work_folder(state)
+    state.work_folder = work
     needed = state.validated.engine.descriptor.model_fields
     engine_model, state.model_copy = model_for_engine(model, needed, work / "model")
     request = FirmwareRequest(
@@ -206,7 +208,7 @@ def _build(state: RunState) -> None:
     state.build = build_project(
         need(state.project, "project"),
         get_toolchain(state.config.target.toolchain),
-        config=config_json(state),
+        config=config_json(state.validated),
         model_sha256=need(state.model, "model").sha256,
         sources=state.sources,
         jobs=state.config.build.jobs or 2,
@@ -253,8 +255,9 @@ def run_stage(state: RunState) -> None:
             state.record = run_and_record(
                 runner, built.elf, state.config.output.dir, engine=state.engine.name,
                 toolchain=f"{built.toolchain} {built.toolchain_version}",
-                model_sha256=need(state.model, "model").sha256, config=config_json(state),
-                build=build_info(built), provenance_extra=_provenance(state),
+                model_sha256=need(state.model, "model").sha256,
+                config=config_json(state.validated), build=build_info(built),
+                provenance_extra=_provenance(state),
                 extra=_run_extra(state), extra_from=lambda capture: _extras(state, capture),
                 explain=lambda capture, code, stage: _explain(state, capture, code, stage),
                 event_names=plan.names, merge_with=others,
@@ -337,49 +340,14 @@ def _run_extra(state: RunState) -> dict[str, Any]:
     return extra
 
 
-def work_dir(state: RunState) -> Path:
-    """Where the generated project lives: one folder per model, engine, backend and board."""
-    model = need(state.model, "model")
-    engine = state.config.engine
-    board = need(state.board, "board").name
-    name = f"{Path(model.path).stem}-{engine.type}-{engine.backend or 'default'}-{board}"
-    return state.config.output.dir.parent / "hpx-work" / name
-
-
-def config_json(state: RunState) -> dict[str, Any]:
-    """The resolved config with each value's origin, JSON-ready, for the bundle."""
-    values = walk_values(state.config, state.validated.document)
-    return {v.path: {"value": _plain(v.value), "from": v.origin} for v in values} | {
-        "engine.config": _plain(state.validated.engine_values()) or None
-    }
-
-
 def _provenance(state: RunState) -> dict[str, Any]:
-    sources = state.sources
-    if sources is None:
-        return {}
-    owners = state.registry.catalog.declared_by
+    """Where the sources came from, and the corrected model copy the engine was given."""
     copy = {"model_copy": state.model_copy.provenance()} if state.model_copy else {}
-    return {
-        "sources": sources.provenance,
-        "repositories": [
-            {"name": r.name, "url": r.url, "commit": r.commit, "license": r.license,
-             "declared_by": owners.get(r.name, "unknown")}
-            for r in sources.repos
-        ],
-    } | copy
+    return source_provenance(state.sources, state.registry.catalog) | copy
 
 
 def _logs(state: RunState) -> dict[str, bytes]:
-    log = work_dir(state) / RUN_LOG
+    if state.work_folder is None:
+        return {}
+    log = state.work_folder / RUN_LOG
     return {RUN_LOG: log.read_bytes()} if log.is_file() and log.stat().st_size else {}
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, Path):
-        return str(value)
-    if isinstance(value, tuple | list):
-        return [_plain(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    return value

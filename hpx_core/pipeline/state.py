@@ -8,6 +8,7 @@ answer the pipeline returns.
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import ExitStack
 from pathlib import Path
 from typing import TypeVar
 
@@ -39,14 +40,18 @@ T = TypeVar("T")
 
 
 class StageUnavailableError(HpxError):
-    """The pipeline reached a stage it cannot perform here (e.g. no probe for a silicon board)."""
+    """The pipeline reached a stage it cannot perform here (e.g. no probe for a silicon board).
+
+    ``outcome`` is what the run made before it stopped (the checked build, say).
+    """
 
     exit_code = 3
+    outcome: ProfileOutcome | None = None
 
 
 @attrs.define
 class RunState:
-    """The products of the stages done so far.
+    """The products of the stages done so far; ``resources`` (locks) are held until the end.
 
     A ``checking`` run (``hpx config validate``) fetches nothing: what it could not check
     without a fetch or without the command line's MODEL is listed in ``unchecked``.
@@ -70,6 +75,8 @@ class RunState:
     findings: tuple[SymbolFinding, ...] = ()
     record: RunRecord | None = None
     notify: Callable[[str], None] | None = None  # hears notes meant for the user (a busy place)
+    resources: ExitStack = attrs.field(factory=ExitStack)
+    work_folder: Path | None = None  # claimed (and locked) by the firmware stage
 
     @property
     def config(self) -> ProfileConfig:

@@ -144,7 +144,7 @@ def _layers_csv(m: Measurement) -> str:
     return out.getvalue()
 
 
-def _dump(data: Any) -> bytes:
+def dump_json(data: Any) -> bytes:
     return (json.dumps(data, indent=2, sort_keys=True, default=str) + "\n").encode()
 
 
@@ -152,9 +152,10 @@ def _files(inputs: BundleInputs) -> dict[str, bytes]:
     files = {name: data for name, data in inputs.files.items() if _plain_name(name)}
     if inputs.layer_check is not None:
         files |= inputs.layer_check.files()
-    files["summary.json"] = _dump(_summary(inputs))
-    files["trace.json"] = _dump(trace_json(inputs.measurement, f"{inputs.board} {inputs.engine}",
-                                           inputs.counter_units))
+    files["summary.json"] = dump_json(_summary(inputs))
+    files["trace.json"] = dump_json(trace_json(inputs.measurement,
+                                               f"{inputs.board} {inputs.engine}",
+                                               inputs.counter_units))
     if inputs.measurement:
         files["layers.csv"] = _layers_csv(inputs.measurement).encode()
     if inputs.capture is not None:
@@ -166,7 +167,7 @@ def _files(inputs: BundleInputs) -> dict[str, bytes]:
         ("provenance.json", inputs.provenance),
     ):
         if part is not None:
-            files[name] = _dump(dict(part))
+            files[name] = dump_json(dict(part))
     for name, data in (inputs.logs or {}).items():
         files[Path(name).name] = data
     return files
@@ -185,12 +186,18 @@ def _entry(path: Path) -> dict[str, Any]:
 
 def write_bundle(results_dir: Path, inputs: BundleInputs, name: str | None = None) -> Path:
     """Write a bundle under ``results_dir`` atomically and return its folder."""
-    results_dir.mkdir(parents=True, exist_ok=True)
     name = (
         name
         or f"{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}-{inputs.board}-"
         f"{inputs.engine}-{inputs.status}"
     )
+    return write_folder(results_dir, name, _files(inputs), inputs.status)
+
+
+def write_folder(results_dir: Path, name: str, files: Mapping[str, bytes], status: str) -> Path:
+    """``files`` and their manifest as a new folder ``name`` (``name-2``, ... if taken) under
+    ``results_dir``: assembled in a temporary sibling and renamed into place."""
+    results_dir.mkdir(parents=True, exist_ok=True)
     final = results_dir / name
     suffix = 1
     while final.exists():
@@ -198,14 +205,14 @@ def write_bundle(results_dir: Path, inputs: BundleInputs, name: str | None = Non
         final = results_dir / f"{name}-{suffix}"
     tmp = Path(tempfile.mkdtemp(prefix=".tmp-bundle-", dir=results_dir))
     try:
-        for rel, data in _files(inputs).items():
+        for rel, data in files.items():
             (tmp / rel).write_bytes(data)
         manifest = {
             "schema": BUNDLE_SCHEMA,
-            "status": inputs.status,
+            "status": status,
             "files": {p.name: _entry(p) for p in sorted(tmp.iterdir())},
         }
-        (tmp / MANIFEST).write_bytes(_dump(manifest))
+        (tmp / MANIFEST).write_bytes(dump_json(manifest))
         tmp.rename(final)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -1,4 +1,4 @@
-"""The shape of every JSON file in a result bundle (schema 1), as JSON Schema.
+"""The shape of every JSON file in a result bundle or a build bundle (schema 1), as JSON Schema.
 
 A bundle is data from outside the process: a user may hand hpx any folder. Each JSON file is
 checked against its schema before a single value is used, so a wrong shape ends in one line
@@ -14,7 +14,8 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
 BUNDLE_SCHEMA = 1
-STATUSES = ["complete", "failed"]
+RESULT_STATUSES = ["complete", "failed"]
+STATUSES = [*RESULT_STATUSES, "built"]  # "built": a build bundle (hpx build MODEL)
 
 _TEXT = {"type": "string"}
 _INT = {"type": "integer"}
@@ -48,28 +49,44 @@ _MEASUREMENT = _record(
 )  # fmt: skip
 _NULLABLE_TEXT = {"type": ["string", "null"]}
 
+_RESULT_SUMMARY = _record(
+    ["schema", "status", "identity", "validity", "issues", "measurement"],
+    {"schema": {"const": BUNDLE_SCHEMA}, "status": {"enum": RESULT_STATUSES},
+     "identity": _record(["board", "engine"], {
+         "board": _TEXT, "engine": _TEXT, "model_sha256": _NULLABLE_TEXT,
+         "toolchain": _NULLABLE_TEXT, "counter_units": _TEXT}),
+     "validity": {"enum": ["valid", "degraded", "invalid"]},
+     "issues": {"type": "array", "items": _TEXT},
+     "error": _record(["type", "message"], {"type": _TEXT, "message": _TEXT, "hint": _TEXT},
+                      ["object", "null"]),
+     "measurement": _MEASUREMENT, "caveat": _TEXT, "extra": _OBJECT},
+)  # fmt: skip
+_BUILD_SUMMARY = _record(
+    ["schema", "status", "kind", "identity", "elf", "work_dir"],
+    {"schema": {"const": BUNDLE_SCHEMA}, "status": {"const": "built"}, "kind": {"const": "build"},
+     "identity": _record(["board", "engine"], {
+         "board": _TEXT, "engine": _TEXT, "backend": _NULLABLE_TEXT,
+         "model_sha256": _NULLABLE_TEXT, "toolchain": _NULLABLE_TEXT}),
+     "elf": _TEXT, "work_dir": _TEXT, "note": _NULLABLE_TEXT},
+)  # fmt: skip
+
 SCHEMAS: dict[str, Any] = {
     "manifest.json": _record(
         ["schema", "status", "files"],
         {"schema": {"const": BUNDLE_SCHEMA}, "status": {"enum": STATUSES},
          "files": {"type": "object", "additionalProperties": _ENTRY}},
     ),
-    "summary.json": _record(
-        ["schema", "status", "identity", "validity", "issues", "measurement"],
-        {"schema": {"const": BUNDLE_SCHEMA}, "status": {"enum": STATUSES},
-         "identity": _record(["board", "engine"], {
-             "board": _TEXT, "engine": _TEXT, "model_sha256": _NULLABLE_TEXT,
-             "toolchain": _NULLABLE_TEXT, "counter_units": _TEXT}),
-         "validity": {"enum": ["valid", "degraded", "invalid"]},
-         "issues": {"type": "array", "items": _TEXT},
-         "error": _record(["type", "message"], {"type": _TEXT, "message": _TEXT, "hint": _TEXT},
-                          ["object", "null"]),
-         "measurement": _MEASUREMENT, "caveat": _TEXT, "extra": _OBJECT},
-    ),
+    "summary.json": {
+        "if": {"required": ["kind"], "properties": {"kind": {"const": "build"}}},
+        "then": _BUILD_SUMMARY,
+        "else": _RESULT_SUMMARY,
+    },
     "build.json": _record([], {"sizes": {"type": "object", "additionalProperties": _INT}}),
     "config.json": _OBJECT,
     "run.json": _OBJECT,
     "provenance.json": _OBJECT,
+    "placement.json": _OBJECT,
+    "kernel_checks.json": {"type": "array", "items": _OBJECT},
 }  # fmt: skip
 _VALIDATORS = {name: Draft202012Validator(schema) for name, schema in SCHEMAS.items()}
 REQUIRED_FILES = ("summary.json",)
