@@ -18,8 +18,16 @@ from typing import TYPE_CHECKING, Literal, TypeAlias, TypeVar
 
 import attrs
 
-from hpx_core.errors import PluginError
-from hpx_core.models.tflite_fields import check_fields
+from hpx_core.contract.engine import EngineDescriptor as EngineDescriptor
+from hpx_core.contract.engine import EngineSelection as EngineSelection
+from hpx_core.contract.engine import checked
+from hpx_core.contract.engine import strs as _strs
+from hpx_core.contract.memory import BufferNeed as BufferNeed
+from hpx_core.contract.memory import BufferPlacement as BufferPlacement
+from hpx_core.contract.memory import CodeSize as CodeSize
+from hpx_core.contract.memory import MemoryLayout as MemoryLayout
+from hpx_core.contract.memory import MemoryNeeds as MemoryNeeds
+from hpx_core.contract.memory import MemoryRequest as MemoryRequest
 
 if TYPE_CHECKING:
     from hpx_core.boards.model import Board
@@ -36,10 +44,6 @@ Provenance = Literal["qualified", "qualified-with-engine-override", "development
 """How far a run's sources may be trusted: at the pins, with the engine replaced, or changed."""
 
 T = TypeVar("T")
-
-
-def _strs(values: Iterable[str]) -> tuple[str, ...]:
-    return tuple(values)
 
 
 def _ints(values: Iterable[int]) -> tuple[int, ...]:
@@ -66,68 +70,12 @@ def _regions(values: Iterable[Region]) -> tuple[Region, ...]:
     return tuple(values)
 
 
-def _needs(values: Iterable[BufferNeed]) -> tuple[BufferNeed, ...]:
-    return tuple(values)
-
-
-def _placements(values: Iterable[BufferPlacement]) -> tuple[BufferPlacement, ...]:
-    return tuple(values)
-
-
 def _tensors(values: Iterable[ReferenceTensor]) -> tuple[ReferenceTensor, ...]:
     return tuple(values)
 
 
 def _layers(values: Iterable[ReferenceLayer]) -> tuple[ReferenceLayer, ...]:
     return tuple(values)
-
-
-def _checked(value: object, kind: type[T], what: str) -> T:
-    if not isinstance(value, kind):
-        raise PluginError(
-            f"the {what} is a {type(value).__name__}, not a {kind.__name__}",
-            "an engine gets back only what it handed to the core; check its hooks",
-        )
-    return value
-
-
-# --------------------------------------------------------------------------------------------
-# What an engine is
-
-
-@attrs.frozen
-class EngineDescriptor:
-    """An engine a plugin provides (answer of ``hpx_engines``).
-
-    ``name`` is the value of ``engine.type``; ``model_formats`` the formats it reads (``tflite``
-    and ``pte`` are read by the core; any other needs ``hpx_read_model``); ``config_class`` the
-    frozen attrs class of its ``engine.config`` section; ``pins`` its sources, read from the
-    plugin's own package data with :func:`hpx_core.sources.load_pins`. The first backend is the
-    default. ``model_fields`` are the model fields its tools require that older converters
-    leave empty (:data:`hpx_core.models.tflite_fields.KNOWN_FIELDS`): when the model lacks one,
-    the engine is given a corrected copy (``FirmwareRequest.model``), never the user's file.
-    """
-
-    name: str
-    model_formats: tuple[str, ...] = attrs.field(converter=_strs)
-    config_class: type[object]
-    summary: str = ""
-    backends: tuple[str, ...] = attrs.field(default=(), converter=_strs)
-    pins: PinSet | None = None
-    model_fields: tuple[str, ...] = attrs.field(default=(), converter=check_fields)
-
-
-@attrs.frozen
-class EngineSelection:
-    """The engine a run uses: its name, its backend and its validated ``engine.config``."""
-
-    name: str
-    backend: str | None
-    config: object
-
-    def config_as(self, kind: type[T]) -> T:
-        """The ``engine.config`` object, checked to be the class the engine declared."""
-        return _checked(self.config, kind, f"engine.config of {self.name}")
 
 
 # --------------------------------------------------------------------------------------------
@@ -199,98 +147,6 @@ class SourceSet:
             if repo.name == name:
                 return repo
         raise KeyError(name)
-
-
-@attrs.frozen
-class MemoryRequest:
-    """For ``hpx_plan_memory``: the model, the board and the ``model`` section's placement
-    options (``model.arena_size``, ``model.location``, ``model.arena_location``)."""
-
-    engine: EngineSelection
-    board: Board
-    model: ModelInfo
-    arena_size: int | None = None
-    location: str | None = None
-    arena_location: str | None = None
-
-
-@attrs.frozen
-class BufferNeed:
-    """A large object the glue will define, before it is placed.
-
-    ``writable`` buffers (arenas, I/O) are zero-initialized working memory, the others (a
-    model) data loaded with the image. ``option`` is the config key that places it and
-    ``location`` the use word the user gave there (None: the core chooses, by ``prefer``, the
-    use words in order of preference; empty: the core's order for the kind). ``resize`` names
-    the option that sets its size, for hints.
-    """
-
-    name: str
-    what: str
-    size: int
-    writable: bool
-    option: str
-    location: str | None = None
-    prefer: tuple[str, ...] = attrs.field(default=(), converter=_strs)
-    resize: str | None = None
-
-
-@attrs.frozen
-class CodeSize:
-    """The engine's code and constants besides its buffers, in bytes: surely at least
-    ``least`` (a plan that cannot fit even so is refused), likely at most ``likely`` (the core
-    keeps that much room when it chooses)."""
-
-    least: int
-    likely: int
-
-
-@attrs.frozen
-class MemoryNeeds:
-    """Answer of ``hpx_plan_memory``: the buffers to place and the code's size."""
-
-    buffers: tuple[BufferNeed, ...] = attrs.field(converter=_needs)
-    code: CodeSize
-
-
-@attrs.frozen
-class BufferPlacement:
-    """Where one buffer goes: a region of the board, the use word that chose it, and the
-    section attribute that puts it there (``""``: the default place for its kind)."""
-
-    need: BufferNeed
-    region: str
-    word: str
-    section: str
-    chosen: bool  # the user named the place
-
-    @property
-    def attribute(self) -> str:
-        """The C attribute to put on the buffer's definition (empty for the default place)."""
-        return f'__attribute__((section("{self.section}")))' if self.section else ""
-
-
-@attrs.frozen
-class MemoryLayout:
-    """The core's plan (``FirmwareRequest.layout``): every buffer placed, code in
-    ``code_region``, checked against the memory map before anything is compiled."""
-
-    board: str
-    placements: tuple[BufferPlacement, ...] = attrs.field(converter=_placements)
-    code_region: str | None
-    code: CodeSize
-
-    def place(self, name: str) -> BufferPlacement:
-        for placement in self.placements:
-            if placement.need.name == name:
-                return placement
-        raise PluginError(f"the memory plan has no buffer {name!r}",
-                          "hpx_plan_memory did not declare it; check the engine's hooks")
-
-    def attribute(self, name: str) -> str:
-        """The section attribute for ``name``; empty when it is not planned."""
-        names = {p.need.name for p in self.placements}
-        return self.place(name).attribute if name in names else ""
 
 
 @attrs.frozen
@@ -453,7 +309,7 @@ class ResultsRequest:
 
     def facts_as(self, kind: type[T]) -> T:
         """The ``facts`` the engine put on its contribution, checked to be ``kind``."""
-        return _checked(self.facts, kind, "firmware facts")
+        return checked(self.facts, kind, "firmware facts")
 
 
 @attrs.frozen
