@@ -3,12 +3,12 @@
 The pipeline's ``on_stage`` callback is where a cell takes what its next stage needs and gives
 back what the last one held: a build slot for firmware generation and the build, an emulator,
 the board itself or a free board farm place for the run (:mod:`.resources`); the cell's run goes
-to the place it took. Engine libraries: the first cell of a library
-group goes through firmware generation (where its engine builds or finds the library) before the
-group's other cells start, so they find it made instead of queueing on its lock; should they
-meet a lock anyway (another process building it), they say what they wait for and lend their
-build slot to other cells meanwhile (:mod:`hpx_core.locks`). Stopping: no new cell starts, a
-cell waiting for a resource gives up (interrupted), and a stage that runs finishes.
+to the place it took. Engine libraries: the first cell of a library group goes through firmware
+generation (where its engine builds or finds the library) before the group's other cells start,
+so they find it made instead of queueing on its lock; should they meet a lock anyway (another
+process building it), they say what they wait for and lend their build slot to other cells
+meanwhile (:mod:`hpx_core.locks`). Stopping: no new cell starts, a cell waiting for a resource
+gives up (interrupted), and a stage that runs finishes.
 """
 
 from __future__ import annotations
