@@ -67,11 +67,12 @@ __all__ = [
 
 
 def plan_matrix(spec: Path, output_dir: Path | None = None,
-                reg: Registry | None = None) -> MatrixPlan:
-    """The plan of a matrix file: its cells (checked and fingerprinted) and the pruned ones."""
+                reg: Registry | None = None, *, place: str | None = None) -> MatrixPlan:
+    """The plan of a matrix file: its cells (checked and fingerprinted) and the pruned ones;
+    ``place`` (``any``, NAME, ``KEY=VALUE,...``) replaces the file's board farm places."""
     reg = reg or registry()
     loaded = load_spec(spec, reg)
-    return _plan_matrix(loaded, reg, output_dir or default_folder(loaded))
+    return _plan_matrix(loaded, reg, output_dir or default_folder(loaded), place)
 
 
 def matrix(
@@ -85,14 +86,16 @@ def matrix(
     reg: Registry | None = None,
     stop: threading.Event | None = None,
     on_progress: Callable[[Progress], None] | None = None,
+    place: str | None = None,
 ) -> MatrixResult:
     """Run a matrix file (``hpx matrix``); ``dry_run`` plans it and runs nothing.
 
     ``stop``, once set, starts no new cell and lets running stages finish; ``on_progress``
-    hears every change (from the worker threads).
+    hears every change (from the worker threads); ``place`` spreads the runs of boards with
+    board farm places over them (default: the file's ``place``).
     """
     reg = reg or registry()
-    plan = plan_matrix(spec, output_dir, reg)
+    plan = plan_matrix(spec, output_dir, reg, place=place)
     if dry_run:
         return MatrixResult(plan, ())
     return run_matrix(plan, reg, resume=resume, fresh=fresh, workers=workers, stop=stop,

@@ -28,6 +28,7 @@ from hpx_core.matrix import (
     MatrixResult,
     Progress,
 )
+from hpx_core.matrix.places import places_by_board
 from hpx_core.matrix.resources import machine_resources
 from hpx_core.matrix.run import default_workers
 
@@ -48,16 +49,19 @@ def matrix(
     workers: Annotated[
         int | None, typer.Option("--workers", "-w", min=1, help="Cells in flight at once.")
     ] = None,
+    place: Annotated[str | None, typer.Option(
+        "--place", help="Spread runs over labgrid places: any, NAME or KEY=VALUE,... "
+        "(LG_COORDINATOR names the coordinator).")] = None,
 ) -> None:
     """Profile every cell of a matrix: models x engines x backends x boards x toolchains."""
     if dry_run:
-        _print_plan(api.plan_matrix(spec, output_dir))
+        _print_plan(api.plan_matrix(spec, output_dir, place=place))
         return
     stop = threading.Event()
     display = _Display()
     with _stopping_on_ctrl_c(stop), display.live():
         result = api.matrix(spec, output_dir, resume=resume, fresh=fresh, workers=workers,
-                            stop=stop, on_progress=display.update)
+                            stop=stop, on_progress=display.update, place=place)
     _print_result(result)
     failed = result.with_status("failed")
     if result.interrupted:
@@ -140,7 +144,8 @@ def _finished_line(result: CellResult) -> str:
         what = f"flash {n.flash} B, RAM {n.ram} B; {result.note}"
     else:
         what = result.cause or ""
-    return f"{result.status:>11}  {result.id}  {what}  ({result.seconds:.1f} s)"
+    where = f" on place {result.place}" if result.place else ""
+    return f"{result.status:>11}  {result.id}{where}  {what}  ({result.seconds:.1f} s)"
 
 
 def _print_plan(plan: MatrixPlan) -> None:
@@ -158,10 +163,13 @@ def _print_plan(plan: MatrixPlan) -> None:
     for group, cells in groups.items():
         console.print("  " + "/".join(str(g) for g in group if g) + f": {cells} cells",
                       markup=False)
-    resources = machine_resources()
+    places = places_by_board(plan)
+    resources = machine_resources(places=places)
     work = ", ".join(f"{n} {what}" for what, n in plan.work().items())
     console.print(f"work: {work}; {resources.builds.size} build slots, "
                   f"{resources.emulators.size} emulators, {default_workers()} cells at once")
+    for board, names in places.items():
+        console.print(f"runs on {board} spread over places {', '.join(names)}", markup=False)
     console.print(f"folder: {plan.folder}", markup=False)
 
 
@@ -171,7 +179,8 @@ def _print_result(result: MatrixResult) -> None:
     for cell in result.cells:
         n = cell.numbers
         table.add_row(
-            cell.id, cell.status + (" (resumed)" if cell.resumed else ""),
+            cell.id + (f" (place {cell.place})" if cell.place else ""),
+            cell.status + (" (resumed)" if cell.resumed else ""),
             f"{n.whole:,}" if n and n.whole is not None else "-",
             f"{n.flash:,}" if n and n.flash is not None else "-",
             f"{n.ram:,}" if n and n.ram is not None else "-",

@@ -2,7 +2,8 @@
 
 A cell's folder holds its bundle (a result bundle, or a build bundle for a build-only cell or a
 silicon board without a probe) and ``cell.json``, written last: the cell's status, its cause
-when it failed, and the fingerprint of its inputs. ``--resume`` trusts a cell only when its
+when it failed, the board farm place that ran it (if one did), and the fingerprint of its
+inputs. ``--resume`` trusts a cell only when its
 ``cell.json`` says complete (or built), the fingerprint is the one planned now and its bundle
 still verifies.
 """
@@ -55,6 +56,7 @@ class CellResult:
     libraries: tuple[Mapping[str, Any], ...] = ()
     seconds: float = 0.0
     resumed: bool = False
+    place: str | None = None  # the board farm place that ran it (None: this machine)
 
     @property
     def id(self) -> str:
@@ -64,15 +66,20 @@ class CellResult:
 Stopping = Callable[[], bool]
 
 
+def _here() -> str | None:
+    return None
+
+
 def run_cell(planned: PlannedCell, registry: Registry, on_stage: Callable[[str], None],
-             stopping: Stopping) -> CellResult:
-    """Run the cell; never raises: any failure is the result's cause."""
+             stopping: Stopping, place: Callable[[], str | None] = _here) -> CellResult:
+    """Run the cell (its run on the farm place ``place()`` names when the run stage starts,
+    if any); never raises: any failure is the result's cause."""
     folder = planned.folder
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
     started = time.monotonic()
     try:
-        result = _profile(planned, registry, on_stage)
+        result = _profile(planned, registry, on_stage, place)
     except StageUnavailableError as stopped:
         result = _stopped_after_build(planned, registry, stopped)
     except CellInterruptedError as error:
@@ -86,16 +93,17 @@ def run_cell(planned: PlannedCell, registry: Registry, on_stage: Callable[[str],
         result = CellResult(planned, "failed", None,
                             f"internal error {type(error).__name__}: {error} (see error.log)")
     result = attrs.evolve(result, seconds=round(time.monotonic() - started, 3),
-                          numbers=read_numbers(result.bundle) if result.bundle else None)
+                          numbers=read_numbers(result.bundle) if result.bundle else None,
+                          place=place())
     write_cell_file(result)
     return result
 
 
-def _profile(planned: PlannedCell, registry: Registry,
-             on_stage: Callable[[str], None]) -> CellResult:
+def _profile(planned: PlannedCell, registry: Registry, on_stage: Callable[[str], None],
+             place: Callable[[], str | None]) -> CellResult:
     build_only = planned.cell.build_only
     outcome = pipeline.profile(None, None, planned.overrides, registry, on_stage=on_stage,
-                               until=BUILD_ONLY if build_only else None)
+                               until=BUILD_ONLY if build_only else None, place=place)
     libraries = _libraries(outcome)
     if build_only:
         bundle = write_build(outcome, planned.folder, registry.catalog, note="build only")
@@ -132,6 +140,7 @@ def write_cell_file(result: CellResult) -> Path:
         "fingerprint": planned.fingerprint, "status": result.status,
         "bundle": result.bundle.name if result.bundle else None, "cause": result.cause,
         "note": result.note, "seconds": result.seconds, "libraries": list(result.libraries),
+        "place": result.place,
     }
     return write_atomic(planned.folder / CELL_FILE, json.dumps(data, indent=2) + "\n")
 
@@ -148,4 +157,5 @@ def finished_before(planned: PlannedCell) -> CellResult | None:
         return None
     return CellResult(planned, status, bundle, data.get("cause"), data.get("note"),
                       read_numbers(bundle), tuple(data.get("libraries") or ()),
-                      float(data.get("seconds") or 0.0), resumed=True)
+                      float(data.get("seconds") or 0.0), resumed=True,
+                      place=data.get("place"))

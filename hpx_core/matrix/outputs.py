@@ -1,4 +1,5 @@
-"""The matrix as a spreadsheet (``matrix.csv``, one row per cell) and as CI test results
+"""The matrix as a spreadsheet (``matrix.csv``, one row per cell, with the board farm place
+that ran it) and as CI test results
 (``junit.xml``, one test case per cell: a failed cell fails with its cause)."""
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from hpx_core.matrix.record import CellRow, MatrixView
 
 CSV_FILE = "matrix.csv"
 JUNIT_FILE = "junit.xml"
-COLUMNS = ("cell", "model", "engine", "backend", "config", "board", "toolchain", "status",
+COLUMNS = ("cell", "model", "engine", "backend", "config", "board", "toolchain", "place", "status",
            "units", "whole_inference", "layer_sum", "layers", "validity", "flash_bytes",
            "ram_bytes", "text_bytes", "data_bytes", "bss_bytes", "output_check", "cause",
            "bundle")
@@ -25,7 +26,7 @@ def _row(cell: CellRow) -> list[object]:
     where = cell.coordinates
     values: list[object] = [cell.id, where.get("model"), where.get("engine"),
                             where.get("backend"), where.get("config"), where.get("board"),
-                            where.get("toolchain"), cell.status]
+                            where.get("toolchain"), cell.place, cell.status]
     if n is None:
         values += [None] * 11
     else:
@@ -62,7 +63,8 @@ def matrix_junit(view: MatrixView) -> JUnitXml:
             n = cell.numbers
             counted = (f"whole inference {n.whole:,} {n.units}" if n.whole is not None
                        else f"{cell.note or 'built'}: flash {n.flash} B, RAM {n.ram} B")
-            case.system_out = f"{cell.status}: {counted}; bundle {cell.bundle}"
+            where = f" on place {cell.place}" if cell.place else ""
+            case.system_out = f"{cell.status}{where}: {counted}; bundle {cell.bundle}"
         suite.add_testcase(case)
     xml = JUnitXml("hpx matrix")
     xml.add_testsuite(suite)

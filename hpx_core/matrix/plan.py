@@ -20,6 +20,7 @@ import attrs
 
 from hpx_core.boards import all_boards, get_board
 from hpx_core.build import get_toolchain
+from hpx_core.config.schema import FarmSection
 from hpx_core.config.validate import Overrides, validate_config
 from hpx_core.errors import ConfigError, HpxError, LicenseError
 from hpx_core.matrix.cells import Cell, expand
@@ -64,6 +65,8 @@ class MatrixPlan:
     cells: tuple[PlannedCell, ...]
     pruned: tuple[PrunedCell, ...]
     excluded: int
+    place: str | None = None  # the board farm places the runs spread over (any, NAME, tags)
+    farm: FarmSection = attrs.field(factory=FarmSection)
 
     @property
     def library_groups(self) -> dict[tuple[str | None, ...], int]:
@@ -84,8 +87,10 @@ class MatrixPlan:
         return dict(counts)
 
 
-def plan_matrix(loaded: LoadedSpec, registry: Registry, folder: Path) -> MatrixPlan:
-    """Expand, prune and check every cell of ``loaded``; cells will write under ``folder``."""
+def plan_matrix(loaded: LoadedSpec, registry: Registry, folder: Path,
+                place: str | None = None) -> MatrixPlan:
+    """Expand, prune and check every cell of ``loaded``; cells will write under ``folder``;
+    ``place`` (else the file's) names the board farm places the runs spread over."""
     spec = loaded.spec
     cells, excluded = expand(spec, registry)
     toolchains = {name: get_toolchain(name) for name in spec.toolchains}
@@ -104,7 +109,8 @@ def plan_matrix(loaded: LoadedSpec, registry: Registry, folder: Path) -> MatrixP
         planned.append(PlannedCell(cell, overrides, folder / CELLS / cell.id, fingerprint))
     _check_unique(loaded, [p.cell.id for p in planned] + [p.cell.id for p in pruned])
     return MatrixPlan(spec.name or loaded.file.stem, loaded.file, folder, dict(spec.labels),
-                      tuple(planned), tuple(pruned), excluded)
+                      tuple(planned), tuple(pruned), excluded, place or spec.place,
+                      loaded.shared.farm)
 
 
 def _check_unique(loaded: LoadedSpec, ids: list[str]) -> None:

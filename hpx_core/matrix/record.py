@@ -41,6 +41,7 @@ class CellRow:
     numbers: CellNumbers | None = None
     resumed: bool = False
     seconds: float = 0.0
+    place: str | None = None  # the board farm place that ran it (None: the matrix's machine)
 
 
 @attrs.frozen
@@ -77,6 +78,11 @@ class MatrixView:
         return next((c for c in self.cells
                      if c.model == model and c.configuration == configuration), None)
 
+    @property
+    def places(self) -> tuple[str, ...]:
+        """The board farm places that ran cells, in the order cells name them."""
+        return tuple(dict.fromkeys(c.place for c in self.cells if c.place))
+
     def counts(self) -> dict[str, int]:
         counts: dict[str, int] = {}
         for cell in self.cells:
@@ -89,7 +95,7 @@ def cell_row(result: CellResult, folder: Path) -> CellRow:
     bundle = result.bundle.relative_to(folder).as_posix() if result.bundle else None
     return CellRow(cell.id, cell.model.name, cell.configuration, cell.coordinates(),
                    result.status, result.planned.fingerprint, bundle, result.cause, result.note,
-                   result.numbers, result.resumed, result.seconds)
+                   result.numbers, result.resumed, result.seconds, result.place)
 
 
 def write_matrix_json(plan: MatrixPlan, results: Sequence[CellResult], *,
@@ -141,4 +147,5 @@ def _row(data: Mapping[str, Any]) -> CellRow:
         cause=data.get("cause"), note=data.get("note"),
         numbers=CellNumbers(**numbers) if isinstance(numbers, dict) else None,
         resumed=bool(data.get("resumed")), seconds=float(data.get("seconds") or 0.0),
+        place=data.get("place"),
     )

@@ -19,6 +19,7 @@ from filelock import FileLock, Timeout
 from hpx_core.errors import HpxError, UsageError
 from hpx_core.matrix.cell import CellResult, finished_before, run_cell
 from hpx_core.matrix.outputs import CSV_FILE, JUNIT_FILE, write_tables
+from hpx_core.matrix.places import places_by_board
 from hpx_core.matrix.plan import CELLS, MatrixPlan
 from hpx_core.matrix.record import MATRIX_FILE, load_matrix, write_matrix_json
 from hpx_core.matrix.resources import Resources, machine_resources
@@ -69,7 +70,9 @@ def run_matrix(plan: MatrixPlan, registry: Registry, *, resume: bool = False,
                stop: threading.Event | None = None,
                on_progress: Callable[[Progress], None] | None = None,
                resources: Resources | None = None) -> MatrixResult:
-    """Run every cell of ``plan`` not already done (with ``resume``); record and report."""
+    """Run every cell of ``plan`` not already done (with ``resume``); record and report.
+    The runs of boards with farm places (the plan's ``place``) spread over those places."""
+    resources = resources or machine_resources(places=places_by_board(plan))
     folder = plan.folder
     folder.mkdir(parents=True, exist_ok=True)
     lock = FileLock(str(folder / LOCK_FILE))
@@ -83,8 +86,9 @@ def run_matrix(plan: MatrixPlan, registry: Registry, *, resume: bool = False,
         done = [r for p in plan.cells if resume and (r := finished_before(p)) is not None]
         stop = stop or threading.Event()
         scheduler = Scheduler(
-            plan.cells, lambda p, on_stage, stopping: run_cell(p, registry, on_stage, stopping),
-            resources or machine_resources(), workers=workers or default_workers(), stop=stop,
+            plan.cells,
+            lambda p, on_stage, stopping, place: run_cell(p, registry, on_stage, stopping, place),
+            resources, workers=workers or default_workers(), stop=stop,
             on_progress=on_progress, done=done)
         ran = {r.id: r for r in scheduler.run()}
         unstarted = "the matrix stopped before this cell started"

@@ -1,13 +1,14 @@
 """Running the cells: worker threads, each taking the next cell it may start through the pipeline.
 
 The pipeline's ``on_stage`` callback is where a cell takes what its next stage needs and gives
-back what the last one held: a build slot for firmware generation and the build, an emulator or
-the board itself for the run (:mod:`.resources`). Engine libraries: the first cell of a library
-group goes through firmware generation (where its engine builds or finds the library) before the
-group's other cells start, so they find it made instead of queueing on its lock; should they
-meet a lock anyway (another process building it), they say what they wait for and lend their
-build slot to other cells meanwhile (:mod:`hpx_core.locks`). Stopping: no new cell starts, a
-cell waiting for a resource gives up (interrupted), and a stage that runs finishes.
+back what the last one held: a build slot for firmware generation and the build, an emulator,
+the board itself or a free board farm place for the run (:mod:`.resources`); the cell's run goes
+to the place it took. Engine libraries: the first cell of a library group goes through firmware
+generation (where its engine builds or finds the library) before the group's other cells start,
+so they find it made instead of queueing on its lock; should they meet a lock anyway (another
+process building it), they say what they wait for and lend their build slot to other cells
+meanwhile (:mod:`hpx_core.locks`). Stopping: no new cell starts, a cell waiting for a resource
+gives up (interrupted), and a stage that runs finishes.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import attrs
 from hpx_core.locks import listening
 from hpx_core.matrix.cell import CellInterruptedError, CellResult, Stopping
 from hpx_core.matrix.plan import PlannedCell
-from hpx_core.matrix.resources import POLL_S, Resources, Slots
+from hpx_core.matrix.resources import POLL_S, PlaceSlot, Resources, Slots, take_one
 
 BUILD_STAGES = ("firmware generation", "build")
 RUN_STAGE = "run, capture and results"
@@ -54,7 +55,9 @@ class Progress:
         return self.queued + sum(1 for w in self.workers if w.activity.startswith("waiting"))
 
 
-RunOne = Callable[[PlannedCell, Callable[[str], None], Stopping], CellResult]
+Place = Callable[[], str | None]
+RunOne = Callable[[PlannedCell, Callable[[str], None], Stopping, Place], CellResult]
+"""Runs a cell: its stages call ``on_stage``; ``place()`` names the farm place it took."""
 
 
 class StageGate:
@@ -67,16 +70,21 @@ class StageGate:
         self._held: Slots | None = None
         self._lent: Slots | None = None
         self._stage = ""
+        self._place: str | None = None
+
+    def place(self) -> str | None:
+        """The board farm place this cell took for its run (None: it runs here)."""
+        return self._place
 
     def enter(self, stage: str) -> None:
         """Called as ``stage`` starts: give back the last stage's resource, take this one's."""
         self._stage = stage
         needed = self._needed(stage)
-        if needed is not self._held:
+        if self._held is None or self._held not in needed:
             self.close()
-            if needed is not None:
+            if needed:
                 self._take(needed, stage)
-        self._say(stage)
+        self._say(stage if self._place is None else f"{stage} on place {self._place}")
 
     def close(self) -> None:
         if self._held is not None:
@@ -95,23 +103,30 @@ class StageGate:
         """The wait is over: take a slot again before going on."""
         lent, self._lent = self._lent, None
         if lent is not None:
-            self._take(lent, self._stage)
+            self._take((lent,), self._stage)
         self._say(self._stage)
 
-    def _take(self, needed: Slots, stage: str) -> None:
-        if not needed.try_take():
-            self._say(f"waiting for {needed.name} ({stage})")
-            if not needed.take(self._stop):
+    def _take(self, needed: tuple[Slots, ...], stage: str) -> None:
+        """Take a slot of one of ``needed`` (the first free); a place taken is the run's."""
+        taken = next((s for s in needed if s.try_take()), None)
+        if taken is None:
+            what = needed[0].name if len(needed) == 1 else (
+                "one of " + ", ".join(s.name for s in needed))
+            self._say(f"waiting for {what} ({stage})")
+            taken = take_one(needed, self._stop)
+            if taken is None:
                 raise CellInterruptedError(f"the matrix stopped while this cell waited "
-                                           f"for {needed.name}")
-        self._held = needed
+                                           f"for {what}")
+        self._held = taken
+        if isinstance(taken, PlaceSlot):
+            self._place = taken.place
 
-    def _needed(self, stage: str) -> Slots | None:
+    def _needed(self, stage: str) -> tuple[Slots, ...]:
         if stage in BUILD_STAGES:
-            return self._resources.builds
+            return (self._resources.builds,)
         if stage == RUN_STAGE:
-            return self._resources.runner_for(self._board)
-        return None
+            return self._resources.runners_for(self._board)
+        return ()
 
 
 class Scheduler:
@@ -167,7 +182,7 @@ class Scheduler:
 
             try:
                 with listening(gate.lend, gate.take_back):
-                    result = self._run_one(planned, on_stage, self._stop.is_set)
+                    result = self._run_one(planned, on_stage, self._stop.is_set, gate.place)
             finally:
                 gate.close()
                 self._library_made(group)

@@ -1,5 +1,6 @@
 """A matrix file: the axes (models, engines with backends and config variants, boards,
-toolchains), the profile settings every cell shares, include/exclude rules and labels.
+toolchains), the profile settings every cell shares, include/exclude rules, labels, and the
+board farm places the runs may spread over (``place``).
 
 It is read like a profile config (:class:`~hpx_core.config.ConfigDocument`): strict types, and
 every error names ``FILE:LINE:COL``. Lists may use a short form (``boards: [qemu-m55]``,
@@ -20,13 +21,15 @@ from hpx_core.config import ConfigDocument, ProfileConfig
 from hpx_core.config.schema import Toolchain
 from hpx_core.config.suggest import did_you_mean
 from hpx_core.errors import ConfigError, HpxError
+from hpx_core.farm.places import PlaceChoice
 from hpx_core.plugins import Registry
 
 SCHEMA = 1
 DEFAULT_TOOLCHAIN = "arm-none-eabi-gcc"
 TOOLCHAINS = typing.get_args(Toolchain)
 # Settings a cell takes from the axes or the matrix, never from the shared `profile` section.
-SET_BY_THE_MATRIX = ("engine", "target.board", "target.toolchain", "model.path", "output.dir")
+SET_BY_THE_MATRIX = ("engine", "target.board", "target.toolchain", "target.place", "model.path",
+                     "output.dir")
 _SHORT_FORMS = {"models": "path", "engines": "type", "boards": "name"}
 
 
@@ -86,6 +89,7 @@ class MatrixSpec:
     exclude: tuple[CellRule, ...] = ()
     labels: dict[str, Any] = attrs.field(factory=dict)
     name: str = ""
+    place: str | None = None  # any, NAME or KEY=VALUE,...: the farm places runs spread over
 
 
 @attrs.frozen
@@ -162,6 +166,11 @@ def _check_axes(spec: MatrixSpec, document: ConfigDocument, registry: Registry) 
         if not isinstance(value, str | int | float | bool):
             raise document.error(f"labels.{key}", "a label is a string or a number")
     _check_rules(spec, document)
+    if spec.place is not None:
+        try:
+            PlaceChoice.parse(spec.place)
+        except HpxError as error:
+            raise document.error("place", error.message, error.hint) from None
 
 
 def _check_engine(document: ConfigDocument, registry: Registry, i: int,
@@ -222,6 +231,6 @@ def _shared_settings(document: ConfigDocument) -> ProfileConfig:
     for dotted in SET_BY_THE_MATRIX:
         if document.get(f"profile.{dotted}") is not None:
             raise document.error(f"profile.{dotted}", "is set for each cell by the matrix",
-                                 "use the matrix axes (models, engines, boards, toolchains) "
-                                 "and --output-dir")
+                                 "use the matrix axes (models, engines, boards, toolchains), "
+                                 "its place (--place) and --output-dir")
     return document.structure(ProfileConfig, "profile")

@@ -3,7 +3,9 @@
 :func:`profile` is the one entry point: the CLI, the Python API, every engine's end-to-end
 tests and the benchmarks go through it. ``until`` stops after a named stage (``"build"`` for a
 build-only run); ``on_stage`` hears each stage's name as it starts, ``on_note`` what the user
-should know on the way (a board farm's place is busy and the run waits for it). :func:`check`
+should know on the way (a board farm's place is busy and the run waits for it); ``place``,
+asked as the run stage starts, names the board farm place it runs on instead of
+``target.place`` (the matrix hands each cell the place it took then). :func:`check`
 runs the stages that need no fetch, for ``hpx config validate``. The locks a run takes (its
 work folder's) are held until it returns.
 """
@@ -48,6 +50,7 @@ def profile(
     *,
     until: str | None = None,
     on_note: Callable[[str], None] | None = None,
+    place: Callable[[], str | None] | None = None,
 ) -> ProfileOutcome:
     """Run every stage in order (or up to and including ``until``)."""
     if until is not None and until not in STAGE_NAMES:
@@ -56,7 +59,8 @@ def profile(
     if model is not None:
         all_overrides["model.path"] = (str(model), "MODEL argument")
     reg = reg or default_registry()
-    state = RunState(validate_config(config_file, all_overrides, reg), reg, notify=on_note)
+    state = RunState(validate_config(config_file, all_overrides, reg), reg, notify=on_note,
+                     place_now=place)
     return _run(state, until, on_stage)
 
 

@@ -243,7 +243,7 @@ def run_stage(state: RunState) -> None:
     board, built = need(state.board, "board"), need(state.build, "build")
     plan = need(state.event_plan, "counter plan")
     target = state.config.target
-    runner = runner_for(board, timeout=RUN_TIMEOUT, probe=target.probe, place=target.place,
+    runner = runner_for(board, timeout=RUN_TIMEOUT, probe=target.probe, place=state.place,
                         farm=state.config.farm, notify=state.notify)
     others: list[Measurement] = []
     try:

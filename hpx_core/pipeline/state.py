@@ -75,12 +75,20 @@ class RunState:
     findings: tuple[SymbolFinding, ...] = ()
     record: RunRecord | None = None
     notify: Callable[[str], None] | None = None  # hears notes meant for the user (a busy place)
+    place_now: Callable[[], str | None] | None = None  # the place the run stage runs on, if any
     resources: ExitStack = attrs.field(factory=ExitStack)
     work_folder: Path | None = None  # claimed (and locked) by the firmware stage
 
     @property
     def config(self) -> ProfileConfig:
         return self.validated.config
+
+    @property
+    def place(self) -> str | None:
+        """The board farm place the run goes to: the one handed over now, else
+        ``target.place``."""
+        handed = self.place_now() if self.place_now is not None else None
+        return handed or self.config.target.place
 
     @property
     def engine(self) -> EngineSelection:

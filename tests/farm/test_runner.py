@@ -1,7 +1,6 @@
 """Emulated boards on a board farm: ``hpx`` runs QEMU on a place's exporter host.
 
-A labgrid coordinator and two exporters run on loopback, each offering an sshd on 127.0.0.1
-as the ``NetworkService`` of one place for qemu-m55 (``qemu-a`` on exporter lab1, ``qemu-b`` on
+The lab is the two-place farm of :mod:`qemu_farm` (``qemu-a`` on exporter lab1, ``qemu-b`` on
 lab2). Every run is a real ``hpx`` process with real firmware: the selftest, a firmware that
 hangs, and the kernelbench engine profiled end to end. Loops are bounded; the module checks
 with ``ps`` that nothing it started is left.
@@ -11,101 +10,28 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import signal
-import subprocess
-import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
-import attrs
 import pytest
-from emulated_firmware import fixture_build, require_tools, selftest_build
+from emulated_firmware import fixture_build, selftest_build
 from kernelbench_repo import KERNELS, kernels_git_env
-from labgrid_lab import Lab, SshServer, network_service, require_lab
+from labgrid_lab import network_service
+from qemu_farm import EXPORTERS, Farm, bundle_in, qemu_farm, run_json
 
 from hpx_core.boards import get_board
-from hpx_core.farm.client import close_clients, farm_client
 from hpx_core.results import verify_bundle
 from hpx_core.run import run_on_qemu
 
 pytestmark = pytest.mark.emulated
-HPX = Path(sys.executable).parent / "hpx"
-EXPORTERS = {"lab1": "qemu-a", "lab2": "qemu-b"}
-
-
-@attrs.frozen
-class Farm:
-    lab: Lab
-    ssh: SshServer
-    root: Path
-
-    def env(self, **more: str) -> dict[str, str]:
-        return {**os.environ, "LG_COORDINATOR": self.lab.address, "COLUMNS": "200", **more}
-
-    def hpx(self, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([str(HPX), *args], capture_output=True, text=True, timeout=600,
-                              cwd=self.root, env=self.env(**env), check=False)
-
-    def start_hpx(self, name: str, *args: str) -> subprocess.Popen[bytes]:
-        """``hpx ARGS`` in the background, its output in ``ROOT/NAME.log``."""
-        with (self.root / f"{name}.log").open("wb") as log:
-            return subprocess.Popen([str(HPX), *args], cwd=self.root, env=self.env(),
-                                    stdout=log, stderr=subprocess.STDOUT)
-
-    def output(self, name: str) -> str:
-        return (self.root / f"{name}.log").read_text(errors="replace")
-
-    def holder(self, place: str) -> str | None:
-        return farm_client(self.lab.address).places()[place].holder
-
-    def until(self, what: str, check: Callable[[], bool], timeout: float = 60.0) -> None:
-        deadline = time.monotonic() + timeout
-        while not check():
-            assert time.monotonic() < deadline, f"{what} within {timeout:g} s"
-            time.sleep(0.1)
-
-
-def far_qemus() -> list[str]:
-    """QEMU processes hpx started on the "exporter host" (this machine, through sshd)."""
-    listing = subprocess.run(["ps", "-ww", "-eo", "pid,args"], capture_output=True, text=True,
-                             check=True).stdout
-    return [line for line in listing.splitlines()
-            if "qemu-system-arm" in line and "hpx-run." in line and "timeout" not in line]
 
 
 @pytest.fixture(scope="module")
 def farm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Farm]:
-    require_lab()
-    require_tools()
-    root = tmp_path_factory.mktemp("emulated-farm")
-    ssh, lab = SshServer(root / "ssh"), Lab(root / "lab")
-    try:
-        ssh.start()
-        lab.start()
-        for exporter, group in EXPORTERS.items():
-            lab.start_exporter(exporter, network_service(group, ssh.port))
-            lab.wait_for_resources(exporter, [group])
-            lab.add_place(group, {"board": "qemu-m55", "lab": "loopback"},
-                          f"{exporter}/{group}/NetworkService")
-        yield Farm(lab, ssh, root)
-    finally:
-        close_clients()
-        lab.stop()
-        ssh.stop()
-    assert lab.leftovers() == [] and ssh.root.exists()
-    assert far_qemus() == []
-
-
-def bundle_in(folder: Path) -> Path:
-    (bundle,) = [p for p in folder.iterdir() if not p.name.startswith(".")]
-    return bundle
-
-
-def run_json(bundle: Path) -> dict[str, object]:
-    data: dict[str, object] = json.loads((bundle / "run.json").read_text())
-    return data
+    with qemu_farm(tmp_path_factory.mktemp("emulated-farm")) as lab:
+        yield lab
 
 
 def test_hpx_run_on_a_place_counts_what_a_local_run_counts(farm: Farm) -> None:
@@ -240,7 +166,7 @@ def test_ctrl_c_mid_run_releases_the_place_and_keeps_a_failed_bundle(farm: Farm)
                           str(out), "--timeout", "120", "--place", "qemu-b", "--ssh-key",
                           str(farm.ssh.client_key))
     try:
-        farm.until("QEMU runs on the exporter host", lambda: bool(far_qemus()))
+        farm.until("QEMU runs on the exporter host", lambda: bool(farm.far_qemus()))
         time.sleep(0.5)
         proc.send_signal(signal.SIGINT)
         assert proc.wait(30) == 130
@@ -255,7 +181,7 @@ def test_ctrl_c_mid_run_releases_the_place_and_keeps_a_failed_bundle(farm: Farm)
     assert summary["status"] == "failed"
     assert (bundle / "capture.bin").read_bytes().startswith(b"@HPX 0 START ")
     assert farm.holder("qemu-b") is None
-    farm.until("the far QEMU ends", lambda: not far_qemus(), timeout=10)
+    farm.until("the far QEMU ends", lambda: not farm.far_qemus(), timeout=10)
 
 
 def test_a_killed_exporter_fails_the_run_and_the_place_follows_labgrids_rules(
@@ -267,7 +193,7 @@ def test_a_killed_exporter_fails_the_run_and_the_place_follows_labgrids_rules(
                           str(out), "--timeout", "120", "--place", "qemu-b", "--ssh-key",
                           str(farm.ssh.client_key))
     try:
-        farm.until("QEMU runs on the exporter host", lambda: bool(far_qemus()))
+        farm.until("QEMU runs on the exporter host", lambda: bool(farm.far_qemus()))
         farm.lab.kill_exporter("lab2")
         assert proc.wait(30) == 1
     finally:
@@ -279,7 +205,7 @@ def test_a_killed_exporter_fails_the_run_and_the_place_follows_labgrids_rules(
             "(lab2/qemu-b/NetworkService/NetworkService lost)") in said
     bundle = bundle_in(out)
     assert json.loads((bundle / "summary.json").read_text())["status"] == "failed"
-    farm.until("the far QEMU ends", lambda: not far_qemus(), timeout=10)
+    farm.until("the far QEMU ends", lambda: not farm.far_qemus(), timeout=10)
     assert farm.holder("qemu-b") is None  # hpx released it; labgrid skipped the orphan
     gone = farm.hpx("run", "--work-dir", str(selftest.root), "--place", "qemu-b",
                     "--no-wait", "--ssh-key", str(farm.ssh.client_key))

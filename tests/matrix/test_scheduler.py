@@ -1,5 +1,6 @@
 """The scheduler with stand-in cells: library groups open first, boards run one cell at a time,
-emulators and build slots bound the parallel stages, and a stop starts nothing new."""
+runs spread over a board's farm places one cell each, emulators and build slots bound the
+parallel stages, and a stop starts nothing new."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from filelock import FileLock
 from hpx_core.locks import hold
 from hpx_core.matrix import Cell, CellResult, PlannedCell, Progress
 from hpx_core.matrix.cell import CellInterruptedError
-from hpx_core.matrix.resources import OnePerBoard, Resources, Slots
+from hpx_core.matrix.resources import OnePerBoard, Resources, Slots, place_slots
 from hpx_core.matrix.scheduler import Scheduler
 from hpx_core.matrix.spec import ModelAxis
 from hpx_core.pipeline import STAGE_NAMES
@@ -36,30 +37,31 @@ class Recorder:
         self.most: dict[str, int] = {}
 
     def __call__(self, planned: PlannedCell, on_stage: Callable[[str], None],
-                 stopping: Callable[[], bool]) -> CellResult:
-        board = planned.cell.board
+                 stopping: Callable[[], bool], place: Callable[[], str | None]) -> CellResult:
         try:
             for stage in STAGE_NAMES:
                 on_stage(stage)
+                where = place() or planned.cell.board  # a place, else the board
                 with self.lock:
                     self.events.append((time.monotonic(), planned.cell.id, stage))
                     running = stage == "run, capture and results"
-                    self.inside[board] = self.inside.get(board, 0) + running
-                    self.most[board] = max(self.most.get(board, 0), self.inside[board])
+                    self.inside[where] = self.inside.get(where, 0) + running
+                    self.most[where] = max(self.most.get(where, 0), self.inside[where])
                 time.sleep(self.seconds.get(stage, 0.0))
                 with self.lock:
-                    self.inside[board] -= running
+                    self.inside[where] -= running
         except CellInterruptedError as error:
             return CellResult(planned, "interrupted", cause=error.message)
-        return CellResult(planned, "complete")
+        return CellResult(planned, "complete", place=place())
 
     def started(self, cell: str, stage: str) -> float:
         return next(t for t, c, s in self.events if c == cell and s == stage)
 
 
-def _resources(builds: int = 4, emulators: int = 4) -> Resources:
+def _resources(builds: int = 4, emulators: int = 4,
+               places: dict[str, list[str]] | None = None) -> Resources:
     return Resources(Slots("a build slot", builds), Slots("an emulator", emulators),
-                     OnePerBoard())
+                     OnePerBoard(), place_slots(places or {}))
 
 
 def test_the_first_cell_of_a_library_group_makes_it_before_the_others_start() -> None:
@@ -82,6 +84,39 @@ def test_a_board_runs_one_cell_at_a_time_and_emulators_are_bounded() -> None:
     Scheduler(cells, recorder, _resources(emulators=2), workers=8,
               stop=threading.Event()).run()
     assert recorder.most == {"apollo510_evb": 1, "qemu-m55": 2}
+
+
+def test_runs_spread_over_a_boards_places_one_cell_each() -> None:
+    cells = [_cell(f"m{i}", "plain", board) for i in range(6)
+             for board in ("qemu-m55", "qemu-m4")]
+    recorder = Recorder({"run, capture and results": 0.05})
+    heard: list[str] = []
+
+    def on_progress(progress: Progress) -> None:
+        heard.extend(w.activity for w in progress.workers)
+
+    results = Scheduler(cells, recorder, _resources(places={"qemu-m55": ["lab-a", "lab-b"]}),
+                        workers=4, stop=threading.Event(), on_progress=on_progress).run()
+    placed = [r.place for r in results if r.planned.cell.board == "qemu-m55"]
+    assert sorted(placed) == ["lab-a"] * 3 + ["lab-b"] * 3  # the least used place first
+    assert [r.place for r in results if r.planned.cell.board == "qemu-m4"] == [None] * 6
+    assert recorder.most["lab-a"] == 1 and recorder.most["lab-b"] == 1
+    assert "run, capture and results on place lab-a" in heard
+
+
+def test_a_cell_waits_for_whichever_place_frees_first() -> None:
+    cells = [_cell(f"m{i}", "plain") for i in range(3)]
+    recorder = Recorder({"run, capture and results": 0.3})
+    heard: list[str] = []
+
+    def on_progress(progress: Progress) -> None:
+        heard.extend(w.activity for w in progress.workers)
+
+    results = Scheduler(cells, recorder, _resources(places={"qemu-m55": ["lab-a", "lab-b"]}),
+                        workers=3, stop=threading.Event(), on_progress=on_progress).run()
+    assert {r.place for r in results} == {"lab-a", "lab-b"}
+    assert recorder.most["lab-a"] == recorder.most["lab-b"] == 1
+    assert any(a.startswith("waiting for one of place lab-") for a in heard)
 
 
 def test_a_stop_starts_no_new_cell_and_abandons_waits() -> None:
@@ -123,7 +158,7 @@ def test_a_cell_waiting_on_another_process_lends_its_build_slot(tmp_path: Path) 
     heard: list[str] = []
 
     def run_one(planned: PlannedCell, on_stage: Callable[[str], None],
-                stopping: Callable[[], bool]) -> CellResult:
+                stopping: Callable[[], bool], place: Callable[[], str | None]) -> CellResult:
         for stage in STAGE_NAMES:
             on_stage(stage)
             if stage == "firmware generation" and planned.cell.model.name == "m0":

@@ -59,11 +59,21 @@ def test_short_forms_and_defaults(write: WriteYaml) -> None:
      "unknown toolchain 'gcc'"),
     ("engines:\n  - type: loops\n    backend: plain\nboards: [qemu-m55]\n", ":4:5:",
      "backend"),
+    ("engines: [loops]\nboards: [qemu-m55]\nplace: owner=\n", ":5:8:",
+     "place 'owner=' is neither a name nor KEY=VALUE"),
+    ("engines: [loops]\nboards: [qemu-m55]\nprofile:\n  target:\n    place: any\n",
+     ":7:12:", "is set for each cell by the matrix"),
 ])
 def test_errors_point_at_the_line(write: WriteYaml, text: str, where: str, words: str) -> None:
     error = _error(write(text))
     assert words in error.message
     assert where in error.message, error.message
+
+
+def test_the_farm_places_a_matrix_spreads_over(write: WriteYaml) -> None:
+    loaded = load_spec(write("engines: [loops]\nboards: [qemu-m55]\nplace: lab=loopback\n"),
+                       loops_registry())
+    assert loaded.spec.place == "lab=loopback"
 
 
 def test_a_profile_config_is_not_a_matrix(tmp_path: Path) -> None:

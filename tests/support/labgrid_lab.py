@@ -105,12 +105,18 @@ class SshServer:
     def shim(self) -> Path:
         return self.root / "bin"
 
+    @property
+    def far_tmp(self) -> Path:
+        """The temporary folder of its sessions (``TMPDIR``): what runs there names it."""
+        return self.root / "far-tmp"
+
     def start(self, attempts: int = 3) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
         for key in ("host_ed25519", "client_ed25519"):
             subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "hpx-test",
                             "-f", str(self.root / key)], check=True)
         (self.root / "authorized_keys").write_text((self.root / "client_ed25519.pub").read_text())
+        self.far_tmp.mkdir(exist_ok=True)
         if os.geteuid() == 0:
             Path("/run/sshd").mkdir(exist_ok=True)  # sshd's privilege-separation folder
         for _ in range(attempts):  # a port taken between free_port() and bind: try another
@@ -135,7 +141,7 @@ class SshServer:
             f"AuthorizedKeysFile {self.root}/authorized_keys\n"
             "PermitRootLogin prohibit-password\nPasswordAuthentication no\n"
             "KbdInteractiveAuthentication no\nUsePAM no\nStrictModes no\n"
-            "Subsystem sftp internal-sftp\n")
+            f"SetEnv TMPDIR={self.far_tmp}\nSubsystem sftp internal-sftp\n")
 
     def _write_shim(self) -> None:
         host_key = (self.root / "host_ed25519.pub").read_text().split()
