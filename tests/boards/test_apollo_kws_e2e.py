@@ -63,8 +63,8 @@ def test_kws_profile_stops_after_a_placed_build(board_name: str, tmp_path: Path)
         ],
     )
     arena, model = report.buffers
-    assert next(r for r in board.memory if r.name == arena.region).use == "data"
-    assert next(r for r in board.memory if r.name == model.region).use == "flash"
+    assert next(r for r in board.memory if r.name == arena.region).serves("data")
+    assert next(r for r in board.memory if r.name == model.region).serves("flash")
     assert model.size == KWS.stat().st_size
 
 

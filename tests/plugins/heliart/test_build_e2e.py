@@ -46,7 +46,7 @@ def test_links_places_and_proves_its_backend(model: str, backend: str, board: st
     assert done.build is not None and done.build.elf.is_file()
     assert done.findings and all(f.passed for f in done.findings), done.findings
     assert done.placement is not None and done.sources is not None
-    flash = next(r for r in done.placement.regions if r.region.use == "flash")
+    flash = next(r for r in done.placement.regions if r.region.serves("flash"))
     assert 0 < flash.used <= flash.region.length
     assert done.sources.provenance == "qualified"
     names = symbol_inventory(done.build.elf).names()
