@@ -12,10 +12,12 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from profiles import profile_run
 
 from hpx_core.cli import main
 from hpx_core.compare import compare, load_view
 from hpx_core.models import load_model
+from hpx_core.pipeline import ProfileOutcome
 
 pytestmark = [
     pytest.mark.e2e,
@@ -30,7 +32,6 @@ ZERO = "hpx_policy: 1\nmetrics:\n  whole_inference: {max_regression_pct: 0}\n"
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    e2e = pytest.importorskip("hpx_tflm.e2e")
     work = tmp_path_factory.mktemp("kws")
     jobs = {
         "reference": (KWS, "reference"),
@@ -38,9 +39,14 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         "vww": (VWW, "reference"),
     }
     return {
-        name: e2e.profile_model(model, backend, "qemu-m55", work / name).bundle
+        name: _bundle(profile_run(model, "tflm", "qemu-m55", work / name, backend=backend))
         for name, (model, backend) in jobs.items()
     }
+
+
+def _bundle(outcome: ProfileOutcome) -> Path:
+    assert outcome.record is not None, "the run did not reach its results"
+    return outcome.record.bundle
 
 
 def _summary(path: Path) -> dict:  # type: ignore[type-arg]
