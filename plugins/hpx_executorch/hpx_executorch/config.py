@@ -24,7 +24,8 @@ class ExecutorchConfig:
     """Runtime buffers, kernel selection and source overrides; the provider is engine.backend.
 
     ``None`` means "take it from the PTE's sidecar, else from the PTE itself": explicit values
-    always win over the sidecar.
+    always win over the sidecar. ``etdump`` writes ExecuTorch's ETDump (events and timings) into
+    the bundle; ``--check-layers`` always writes it, with every layer's outputs.
     """
 
     source_path: Path | None = None
@@ -40,3 +41,5 @@ class ExecutorchConfig:
     method_arena_location: Location | None = None
     temporary_arena_location: Location | None = None
     io_location: Location | None = None
+    etdump: bool = False
+    etdump_buffer_size: int | None = attrs.field(default=None, validator=at_least(132 * 1024))

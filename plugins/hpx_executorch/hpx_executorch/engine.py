@@ -96,13 +96,14 @@ class Prepared:
 
 
 def prepare(model: ModelInfo, config: ExecutorchConfig, backend: str | None, board: Board,
-            sources: SourceSet) -> Prepared:
-    """Every check that must pass before the runtime is built (release, ns ops, known faults)."""
+            sources: SourceSet, check_layers: str = "off") -> Prepared:
+    """Every check that must pass before the runtime is built (release, ns ops, known faults);
+    ``check_layers`` (``FirmwareRequest.check_layers``) decides what the ETDump records."""
     chosen = check_backend(backend)
     root = sources.path_of("nsx-executorch")
     version = runtime_version(root)
     check_release(model, root, version)
-    settings = resolve(config, chosen, model, board)
+    settings = resolve(config, chosen, model, board, check_layers)
     check_ns_ops(model, settings.backend, settings.ns_ops)
     check_runnable(model)
     return Prepared(settings, layer_table(model), version)
@@ -119,9 +120,9 @@ def executorch_runtime(sources: SourceSet, settings: Settings, board: Board,
     return ensure_runtime(sources, runtime_options(settings, board), board.name, jobs=jobs)
 
 
-def executorch_glue(model: ModelInfo, prepared: Prepared, runtime: RuntimeLibrary
-                    ) -> FirmwareContribution:
-    return executorch_firmware(model, prepared.settings, prepared.table, runtime)
+def executorch_glue(model: ModelInfo, prepared: Prepared, runtime: RuntimeLibrary,
+                    board: Board) -> FirmwareContribution:
+    return executorch_firmware(model, prepared.settings, prepared.table, runtime, board)
 
 
 def explain_failure(capture: Capture, model: ModelInfo) -> RunError | None:

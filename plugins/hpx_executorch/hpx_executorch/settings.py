@@ -2,12 +2,14 @@
 
 The five runtime buffers (planned arena, method arena, temporary arena, input, output) get a
 size and a memory location; the kernel selection gets the provider, the ns-ops switch and the
-portable operators to register.
+portable operators to register; the ETDump pass what it records (nothing, events, or events
+with every layer's outputs) and the size of ETDumpGen's buffer.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Literal
 
 import attrs
 
@@ -19,6 +21,10 @@ from hpx_executorch.config import ExecutorchConfig
 DEFAULT_METHOD_ARENA = 32 * 1024  # per loaded method; EValues and tensor metadata
 DEFAULT_TEMP_ARENA = 16 * 1024  # CMSIS-NN scratch buffers
 BUFFERS = ("planned_arena", "method_arena", "temporary_arena", "io")
+# ETDumpGen keeps its flatcc builder's working memory (a quarter, at most 128 KiB) and the dump
+# in one buffer, and aborts unless it is larger than 128 KiB plus the builder.
+DEFAULT_ETDUMP_BUFFER = 192 * 1024
+Etdump = Literal["off", "events", "tensors"]
 
 
 def _sorted_ops(value: Iterable[str]) -> tuple[str, ...]:
@@ -37,6 +43,8 @@ class Settings:
     output_size: int
     locations: dict[str, str] = attrs.field(factory=dict)
     sections: dict[str, str] = attrs.field(factory=dict)
+    etdump: Etdump = "off"
+    etdump_buffer_size: int = DEFAULT_ETDUMP_BUFFER
 
 
 def _size(values: Iterable[int | None]) -> int | None:
@@ -77,7 +85,20 @@ def section_attribute(board: Board, location: str) -> str:
     return ""
 
 
-def resolve(config: ExecutorchConfig, backend: str, model: ModelInfo, board: Board) -> Settings:
+def etdump_mode(config: ExecutorchConfig, check_layers: str) -> Etdump:
+    """With the layer check: events and every layer's outputs; ``etdump``: events alone."""
+    if check_layers != "off":
+        return "tensors"
+    return "events" if config.etdump else "off"
+
+
+def region_uses(board: Board, location: str) -> tuple[str, ...]:
+    """The memory-map ``use`` a buffer at ``location`` lands in (see :func:`section_attribute`)."""
+    return ("sram",) if location == "sram" and has_data_tcm(board) else ("data",)
+
+
+def resolve(config: ExecutorchConfig, backend: str, model: ModelInfo, board: Board,
+            check_layers: str = "off") -> Settings:
     portable = config.portable_ops
     if portable is None:
         portable = tuple(model.portable_ops)
@@ -102,4 +123,6 @@ def resolve(config: ExecutorchConfig, backend: str, model: ModelInfo, board: Boa
         input_size=input_size, output_size=output_size,
         locations=locations,
         sections={b: section_attribute(board, loc) for b, loc in locations.items()},
+        etdump=etdump_mode(config, check_layers),
+        etdump_buffer_size=config.etdump_buffer_size or DEFAULT_ETDUMP_BUFFER,
     )
