@@ -10,10 +10,14 @@ itself: the files are what ExecuTorch's ``Inspector`` reads, with the user's ETR
 
 from __future__ import annotations
 
+import io
 from typing import Any
 
+import numpy as np
+
+from hpx_core.models import ModelInfo
 from hpx_core.wire import Capture
-from hpx_executorch.firmware import DEBUG_FILE, ETDUMP_FILE
+from hpx_executorch.firmware import DEBUG_FILE, ETDUMP_FILE, INPUT_DIVISOR, reference_codes
 from hpx_executorch.settings import Settings
 
 LAYER_CHECK_NOTE = (
@@ -29,6 +33,20 @@ def etdump_files(capture: Capture) -> dict[str, bytes]:
     return {name: sent[name] for name in (ETDUMP_FILE, DEBUG_FILE) if name in sent}
 
 
+def input_files(model: ModelInfo) -> dict[str, bytes]:
+    """The inputs the device was fed, as ``.npy`` in logical (NCHW) order (``input<i>.npy``):
+    what the ETRecord's representative inputs must be for ``calculate_numeric_gap``."""
+    files = {}
+    for index, tensor in enumerate(model.inputs):
+        codes = np.array(reference_codes(tensor.shape)).reshape(tensor.shape)
+        values: np.ndarray[Any, Any] = (codes.astype(np.int8) if tensor.dtype == "int8" else
+                                        (codes / INPUT_DIVISOR).astype(np.float32))
+        buffer = io.BytesIO()
+        np.save(buffer, values, allow_pickle=False)
+        files[f"input{index}.npy"] = buffer.getvalue()
+    return files
+
+
 def etdump_record(settings: Settings, files: dict[str, bytes], units: str) -> dict[str, Any]:
     """The bundle's ``extra.etdump``: what was recorded, where, and how to read it."""
     tensors = settings.etdump == "tensors"
@@ -39,6 +57,7 @@ def etdump_record(settings: Settings, files: dict[str, bytes], units: str) -> di
         "pass": "one uncounted inference after the measured ones, same input",
         "time_base": f"raw {units} of hpx's counter (et_pal_current_ticks)",
         "buffer_size": settings.etdump_buffer_size,
+        "inputs": sorted(name for name in files if name.startswith("input")),
     }
     if tensors:
         record["debug_buffer"] = DEBUG_FILE if DEBUG_FILE in files else None

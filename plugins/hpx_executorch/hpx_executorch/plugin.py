@@ -39,7 +39,7 @@ from hpx_executorch.engine import (
     explain_failure,
     prepare,
 )
-from hpx_executorch.etdump import etdump_files, etdump_record, layer_check_note
+from hpx_executorch.etdump import etdump_files, etdump_record, input_files, layer_check_note
 from hpx_executorch.firmware import ExecutorchFacts
 from hpx_executorch.outputs import check_output, reference_path
 from hpx_executorch.tier1 import is_tier1_manifest, match_for_bundles
@@ -148,6 +148,8 @@ def hpx_result_extras(request: ResultsRequest) -> ResultExtras:
     if settings.etdump == "off":
         return ResultExtras(extras)
     files = etdump_files(request.capture)
+    if files:
+        files |= input_files(request.model)
     extras["etdump"] = etdump_record(settings, files, request.capture.start.text("units"))
     return ResultExtras(extras, files=files, layer_check_note=layer_check_note(settings, files))
 

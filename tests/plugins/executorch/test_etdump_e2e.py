@@ -104,7 +104,8 @@ def test_the_bundle_carries_the_etdump_and_every_instruction_s_output() -> None:
     extra = extra_of(checked())["etdump"]
     assert (extra["bytes"], extra["debug_bytes"]) == (len(etdp), len(debug))
     files = json.loads((bundle / "manifest.json").read_text())["files"]
-    assert {"etdump.etdp", "etdump.debug.bin"} <= set(files)
+    assert {"etdump.etdp", "etdump.debug.bin", "input0.npy"} <= set(files)
+    assert extra["inputs"] == ["input0.npy"]
 
 
 def test_the_layer_check_says_inspector_compares_the_layers() -> None:

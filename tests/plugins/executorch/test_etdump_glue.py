@@ -3,12 +3,14 @@ planned buffer, the runtime targets, and the words the bundle uses for it."""
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hpx_executorch.config import ExecutorchConfig
-from hpx_executorch.etdump import LAYER_CHECK_NOTE, etdump_record, layer_check_note
-from hpx_executorch.firmware import ETDUMP_SYMBOL, executorch_firmware, glue_header
+from hpx_executorch.etdump import LAYER_CHECK_NOTE, etdump_record, input_files, layer_check_note
+from hpx_executorch.firmware import ETDUMP_SYMBOL, executorch_firmware, glue_header, input_bytes
 from hpx_executorch.layers import layer_table
 from hpx_executorch.library import RuntimeLibrary
 from hpx_executorch.runtime_cmake import RuntimeOptions, runtime_cmakelists
@@ -107,3 +109,12 @@ def test_the_bundle_says_what_the_etdump_holds_and_how_to_read_it() -> None:
     assert "debug_buffer" not in record and record["records"] == "events"
     assert layer_check_note(events, {"etdump.etdp": b"e"}) is None
     assert layer_check_note(tensors, {"etdump.etdp": b"e"}) is None  # the debug data is missing
+
+
+def test_the_input_the_device_was_fed_lands_beside_the_etdump_in_logical_order() -> None:
+    (tensor,) = MODEL.inputs
+    values = np.load(io.BytesIO(input_files(MODEL)["input0.npy"]))
+    assert values.shape == tuple(tensor.shape) and values.dtype == np.float32
+    # the firmware holds the same values in the tensor's memory order (channels_last)
+    assert tuple(tensor.dim_order) == (0, 2, 3, 1)
+    assert values.transpose(0, 2, 3, 1).tobytes() == input_bytes(tensor)

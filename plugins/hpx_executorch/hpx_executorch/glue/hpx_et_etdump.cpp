@@ -50,7 +50,7 @@ namespace {
 
 const char kEtdumpFile[] = "etdump.etdp";
 const char kDebugFile[] = "etdump.debug.bin";
-/* Log lines are forwarded only while g_running holds this (never zeroed: see above). */
+/* The pass runs while g_running holds this (never zeroed: see above). */
 constexpr uint32_t kRunning = 0x45544450u;
 
 class WireSink final : public executorch::etdump::DataSinkBase {
@@ -126,8 +126,11 @@ extern "C" int hpx_et_etdump_pass(const HpxEtProgram* program) {
   return rc;
 }
 
-extern "C" void hpx_et_etdump_log(const char* message) {
+/* ETDumpGen aborts (ET_CHECK) when its buffer is full; the runtime is built without log
+ * messages, so this line is what the host learns before the trap. */
+extern "C" void hpx_et_etdump_abort(void) {
   if (g_running == kRunning) {
-    hpx_print(message);
+    hpx_print("ExecuTorch aborted in the ETDump pass: ETDumpGen's buffer is likely full; raise "
+              "engine.config.etdump_buffer_size");
   }
 }

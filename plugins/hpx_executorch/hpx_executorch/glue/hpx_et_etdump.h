@@ -23,7 +23,8 @@ struct HpxEtProgram {
 /* One inference traced by ETDumpGen, its ETDump sent as FILE records: 0, an
  * executorch::runtime::Error, or copy_inputs()'s code. Null when not linked. */
 extern "C" int hpx_et_etdump_pass(const HpxEtProgram* program) __attribute__((weak));
-/* ExecuTorch's log line, for the host while the pass runs. Null when not linked. */
-extern "C" void hpx_et_etdump_log(const char* message) __attribute__((weak));
+/* Called by et_pal_abort(): says so on the wire when the pass was running. Null when not
+ * linked. */
+extern "C" void hpx_et_etdump_abort(void) __attribute__((weak));
 
 #endif

@@ -276,11 +276,13 @@ extern "C" int hpx_engine_finish(void) {
   return rc == 0 || rc > 0xff ? rc : stage_error(HPX_ET_STAGE_ETDUMP, static_cast<Error>(rc));
 }
 
-/* ExecuTorch's platform layer: no heap; aborts trap; time is hpx's counter (ETDump's
- * timestamps, in the counter's raw units); log lines go to the ETDump pass, which forwards
- * them to the host while it runs. */
+/* ExecuTorch's platform layer: no logging, no heap; aborts trap (the ETDump pass first says
+ * why, when it was running); time is hpx's counter (ETDump's timestamps, in raw units). */
 extern "C" void et_pal_init(void) {}
 extern "C" void et_pal_abort(void) {
+  if (hpx_et_etdump_abort != nullptr) {
+    hpx_et_etdump_abort();
+  }
   while (1) {
     __asm volatile("bkpt 0");
   }
@@ -288,10 +290,6 @@ extern "C" void et_pal_abort(void) {
 extern "C" et_timestamp_t et_pal_current_ticks(void) { return hpx_counter_read(); }
 extern "C" et_tick_ratio_t et_pal_ticks_to_ns_multiplier(void) { return {1, 1}; }
 extern "C" void et_pal_emit_log_message(et_timestamp_t, et_pal_log_level_t, const char*,
-                                        const char*, size_t, const char* message, size_t) {
-  if (hpx_et_etdump_log != nullptr) {
-    hpx_et_etdump_log(message);
-  }
-}
+                                        const char*, size_t, const char*, size_t) {}
 extern "C" void* et_pal_allocate(size_t) { return nullptr; }
 extern "C" void et_pal_free(void*) {}
