@@ -14,9 +14,10 @@ from hpx_executorch.firmware import ETDUMP_SYMBOL, executorch_firmware, glue_hea
 from hpx_executorch.layers import layer_table
 from hpx_executorch.library import RuntimeLibrary
 from hpx_executorch.runtime_cmake import RuntimeOptions, runtime_cmakelists
-from hpx_executorch.settings import DEFAULT_ETDUMP_BUFFER, Settings, etdump_mode, resolve
+from hpx_executorch.settings import Settings, etdump_mode, resolve
 
 from hpx_core.boards import get_board
+from hpx_core.contract import FirmwareContribution
 from hpx_core.models import load_model
 
 from .conftest import TIER1
@@ -42,14 +43,28 @@ def test_the_layer_check_records_tensors_and_the_option_events_alone() -> None:
 
 
 def test_the_etdump_method_has_an_arena_of_its_own() -> None:
-    table = layer_table(MODEL)
-    plain = glue_header(_settings("qemu-m55"), table, 1)
-    assert "#define HPX_ET_ETDUMP 0" in plain and "HPX_ET_METHOD_ARENA_SIZE 65536u" in plain
-    checked = glue_header(_settings("qemu-m55", "first"), table, 1)
-    assert "#define HPX_ET_ETDUMP 1" in checked and "#define HPX_ET_ETDUMP_TENSORS 1" in checked
-    assert "HPX_ET_METHOD_ARENA_SIZE 65536u" in checked  # the counted methods' arena as it was
-    assert "HPX_ET_ETDUMP_METHOD_ARENA_SIZE 32768u" in checked
-    assert f"HPX_ET_ETDUMP_BUFFER_SIZE {DEFAULT_ETDUMP_BUFFER}u" in checked
+    header = glue_header(_settings("qemu-m55", "first"), layer_table(MODEL), 1)
+    assert "HPX_ET_METHOD_ARENA_SIZE 65536u" in header  # the counted methods' arena as it was
+    assert "HPX_ET_ETDUMP_METHOD_ARENA_SIZE 32768u" in header
+
+
+def _glue(board: str, check_layers: str = "off", **config: object) -> FirmwareContribution:
+    return executorch_firmware(MODEL, _settings(board, check_layers, **config),
+                               layer_table(MODEL), _runtime(), get_board(board))
+
+
+def test_the_pass_is_linked_always_and_switched_by_a_constant_of_the_same_size() -> None:
+    """Same code, same layout: only the constant and the never-zeroed buffer change."""
+    off, events, tensors = (_glue("qemu-m55"), _glue("qemu-m55", etdump=True),
+                            _glue("qemu-m55", "first"))
+    for glue in (off, events, tensors):
+        assert glue.sources == ("hpx_et_runner.cpp", "hpx_et_etdump.cpp", "hpx_et_model.c")
+    assert {k: v for k, v in off.files.items() if k != "hpx_et_model.c"} == {
+        k: v for k, v in tensors.files.items() if k != "hpx_et_model.c"}
+    for glue, mode in ((off, 0), (events, 1), (tensors, 2)):
+        assert f"const uint32_t hpx_et_etdump_mode = {mode}u;" in glue.files["hpx_et_model.c"]
+    assert off.buffers == ()
+    assert "hpx_et_etdump_buffer[64];" in off.files["hpx_et_model.c"]
 
 
 @pytest.mark.parametrize(("board", "uses", "section"), [
@@ -57,22 +72,12 @@ def test_the_etdump_method_has_an_arena_of_its_own() -> None:
     ("apollo510_evb", ("sram",), '__attribute__((section(".sram_bss")))'),
 ])
 def test_the_etdump_buffer_is_planned_in_sram_never_zeroed(board: str, uses: tuple[str, ...],
-                                               section: str) -> None:
-    settings = _settings(board, etdump=True, etdump_buffer_size=160 * 1024)
-    glue = executorch_firmware(MODEL, settings, layer_table(MODEL), _runtime(), get_board(board))
+                                                             section: str) -> None:
+    glue = _glue(board, etdump=True, etdump_buffer_size=160 * 1024)
     (buffer,) = glue.buffers
     assert (buffer.symbol, buffer.size, buffer.uses) == (ETDUMP_SYMBOL, 160 * 1024, uses)
-    assert "hpx_et_etdump.cpp" in glue.sources and "hpx_et_etdump.cpp" in glue.files
-    assert f"#define HPX_ET_ETDUMP_SECTION {section}\n" in glue.files["hpx_et_glue.h"]
-    assert ETDUMP_SYMBOL in glue.files["hpx_et_etdump.cpp"]
-
-
-def test_without_an_etdump_the_firmware_is_the_measured_one_alone() -> None:
-    glue = executorch_firmware(MODEL, _settings("qemu-m55"), layer_table(MODEL), _runtime(),
-                               get_board("qemu-m55"))
-    assert glue.buffers == () and "hpx_et_etdump.cpp" not in glue.files
-    assert "hpx_et_etdump.h" in glue.files  # the runner is the same code in every build
-    assert glue.sources == ("hpx_et_runner.cpp", "hpx_et_model.c")
+    assert (f"{section} __attribute__((aligned(64))) uint8_t {ETDUMP_SYMBOL}[{160 * 1024}];"
+            in glue.files["hpx_et_model.c"])
 
 
 def test_a_buffer_etdumpgen_would_abort_on_is_refused_by_the_config() -> None:

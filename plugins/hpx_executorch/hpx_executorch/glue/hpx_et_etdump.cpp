@@ -5,8 +5,9 @@
  * kernels log (each instruction's output, then the program outputs) leaves through WireSink, a
  * DataSinkBase that sends the bytes as FILE chunks of etdump.debug.bin the moment they are
  * logged, so no RAM debug buffer is needed; the offsets it returns are the file's, which is
- * what Inspector's debug_buffer_path reads. Everything here lives in .noinit (or the board's
- * SRAM section), never zeroed at start-up, so a build with the pass starts up as one without.
+ * what Inspector's debug_buffer_path reads. Everything here lives in .noinit (the buffer, in
+ * hpx_et_model.c, there or in the board's SRAM), never zeroed at start-up, and the pass is in
+ * every build: with it or without, the firmware is the same code at the same addresses.
  */
 #include "hpx_et_etdump.h"
 
@@ -30,14 +31,7 @@ using executorch::etdump::ETDumpResult;
 
 #define HPX_ET_NOINIT __attribute__((section(".noinit")))
 
-/* ETDumpGen places its flatcc builder in this buffer and aborts unless it exceeds 128 KiB plus
- * the builder: a quarter (at most 128 KiB) is the builder's working memory, the rest the dump. */
-static_assert(HPX_ET_ETDUMP_BUFFER_SIZE > 128u * 1024u + 1024u,
-              "ETDumpGen needs more than 128 KiB plus its builder");
-
 extern "C" {
-HPX_ET_ETDUMP_SECTION alignas(64) uint8_t hpx_et_etdump_buffer[HPX_ET_ETDUMP_BUFFER_SIZE];
-
 /* flatcc's heap path (aligned_alloc, for an ETDumpGen without a buffer) is linked but never
  * taken here, and newlib-nano's aligned_alloc needs posix_memalign: the firmware has no heap. */
 int posix_memalign(void** out, size_t, size_t) {
@@ -75,11 +69,16 @@ HPX_ET_NOINIT alignas(ETDumpGen) uint8_t g_gen_buf[sizeof(ETDumpGen)];
 HPX_ET_NOINIT alignas(WireSink) uint8_t g_sink_buf[sizeof(WireSink)];
 HPX_ET_NOINIT uint32_t g_running;
 
+bool logs_tensors() { return hpx_et_etdump_mode == 2; }
+
+/* ETDumpGen places its flatcc builder in the buffer and aborts unless it exceeds 128 KiB plus
+ * the builder (engine.config.etdump_buffer_size is checked for that): a quarter, at most
+ * 128 KiB, is the builder's working memory, the rest the dump. */
 ETDumpGen* make_etdump_gen() {
   auto* gen = new (g_gen_buf)
-      ETDumpGen(rt::Span<uint8_t>(hpx_et_etdump_buffer, sizeof(hpx_et_etdump_buffer)));
+      ETDumpGen(rt::Span<uint8_t>(hpx_et_etdump_buffer, hpx_et_etdump_buffer_size));
   /* Method and the kernel wrappers read the level from the tracer they were loaded with. */
-  gen->set_event_tracer_debug_level(HPX_ET_ETDUMP_TENSORS
+  gen->set_event_tracer_debug_level(logs_tensors()
                                         ? rt::EventTracerDebugLogLevel::kIntermediateOutputs
                                         : rt::EventTracerDebugLogLevel::kNoLogging);
   return gen;
@@ -90,7 +89,7 @@ void send_files(ETDumpGen* gen, const WireSink* sink) {
   const ETDumpResult result = gen->get_etdump_data();
   hpx_report_file(kEtdumpFile, 0, static_cast<const uint8_t*>(result.buf), result.size);
   hpx_report_file_end(kEtdumpFile, result.size);
-  if (HPX_ET_ETDUMP_TENSORS) {
+  if (logs_tensors()) {
     hpx_report_file_end(kDebugFile, sink->get_used_bytes());
   }
   hpx_report_metric("etdump_bytes", result.size);

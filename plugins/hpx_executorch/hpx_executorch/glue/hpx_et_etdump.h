@@ -1,8 +1,5 @@
-/*
- * The ETDump pass of the ExecuTorch runner, in a file of its own (hpx_et_etdump.cpp) that only
- * a firmware writing an ETDump links. The runner sees it through weak symbols, so the runner is
- * the same code in every build.
- */
+/* The ETDump pass of the ExecuTorch runner (hpx_et_etdump.cpp), switched by
+ * hpx_et_etdump_mode (hpx_et_glue.h). */
 #ifndef HPX_ET_ETDUMP_H
 #define HPX_ET_ETDUMP_H
 
@@ -21,10 +18,9 @@ struct HpxEtProgram {
 };
 
 /* One inference traced by ETDumpGen, its ETDump sent as FILE records: 0, an
- * executorch::runtime::Error, or copy_inputs()'s code. Null when not linked. */
-extern "C" int hpx_et_etdump_pass(const HpxEtProgram* program) __attribute__((weak));
-/* Called by et_pal_abort(): says so on the wire when the pass was running. Null when not
- * linked. */
-extern "C" void hpx_et_etdump_abort(void) __attribute__((weak));
+ * executorch::runtime::Error, or copy_inputs()'s code. */
+extern "C" int hpx_et_etdump_pass(const HpxEtProgram* program);
+/* Called by et_pal_abort(): says so on the wire when the pass was running. */
+extern "C" void hpx_et_etdump_abort(void);
 
 #endif

@@ -7,11 +7,10 @@
  * slot of (chain, instruction) comes from a table hpx generates from the PTE, so a layer's
  * identity (e.g. cortex_m::quantized_conv2d:c0i1) is stable across builds and boards.
  * Inputs are copied into the method's input tensors before every inference, never timed.
- * A firmware that writes an ETDump links hpx_et_etdump.cpp, whose pass loads a third copy
- * traced by ExecuTorch's own ETDumpGen and runs it once from hpx_engine_finish(), after every
- * counted pass. This file compiles to the same code in every build (the pass is a weak symbol)
- * and the pass's memory is never zeroed at start-up, so the counted passes run the same
- * instructions with or without it.
+ * The ETDump pass (hpx_et_etdump.cpp) loads a third copy traced by ExecuTorch's own ETDumpGen
+ * and runs it once from hpx_engine_finish(), after every counted pass, when hpx_et_etdump_mode
+ * says so. It is linked into every build and its memory is never zeroed at start-up, so the
+ * firmware is the same code at the same addresses with or without it.
  */
 #include <new>
 #include <string.h>
@@ -265,7 +264,7 @@ extern "C" int hpx_engine_finish(void) {
     hpx_report_output(i, g_output, size);
   }
   hpx_report_metric("temp_arena_size", HPX_ET_TEMP_ARENA_SIZE);
-  if (hpx_et_etdump_pass == nullptr) {
+  if (hpx_et_etdump_mode == 0) {
     return 0;
   }
   const HpxEtProgram program = {reinterpret_cast<rt::Program*>(g_program_buf), g_method_name,
@@ -280,9 +279,7 @@ extern "C" int hpx_engine_finish(void) {
  * why, when it was running); time is hpx's counter (ETDump's timestamps, in raw units). */
 extern "C" void et_pal_init(void) {}
 extern "C" void et_pal_abort(void) {
-  if (hpx_et_etdump_abort != nullptr) {
-    hpx_et_etdump_abort();
-  }
+  hpx_et_etdump_abort();
   while (1) {
     __asm volatile("bkpt 0");
   }
