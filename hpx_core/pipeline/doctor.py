@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Sequence
+from importlib import metadata
 from pathlib import Path
 
 import attrs
@@ -63,6 +64,7 @@ def run_doctor(
         required = required or (role == "emulated" and bool(emulated))
         checks.append(_tool_check(tool, args, required))
     checks.append(_atfe_check(required=toolchain == "atfe"))
+    checks.append(_labgrid_check())
     return DoctorReport(tuple(checks))
 
 
@@ -120,6 +122,16 @@ def _atfe_check(*, required: bool) -> Check:
     if not clang.is_file():
         return Check("ATfE", False, f"not available: {clang} does not exist", required)
     return Check("ATfE", True, _version_line(str(clang), ["--version"]), required)
+
+
+def _labgrid_check() -> Check:
+    """labgrid, for board farms (``target.place``): optional, never required here."""
+    try:
+        version = metadata.version("labgrid")
+    except metadata.PackageNotFoundError:
+        return Check("labgrid", False, 'not installed (board farms: pip install '
+                     '"hpx-core[labgrid]")', False)
+    return Check("labgrid", True, f"{version} (board farms)", False)
 
 
 def _version_line(path: str, args: Sequence[str]) -> str:

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import attrs
 
-from hpx_core import FieldValueError, at_least
+from hpx_core import FieldValueError, MemoryLocation, at_least
 
-Location = Literal["tcm", "sram"]
 _COMMIT = re.compile(r"[0-9a-f]{40}")
 
 
@@ -24,8 +23,10 @@ class ExecutorchConfig:
     """Runtime buffers, kernel selection and source overrides; the provider is engine.backend.
 
     ``None`` means "take it from the PTE's sidecar, else from the PTE itself": explicit values
-    always win over the sidecar. ``etdump`` writes ExecuTorch's ETDump (events and timings) into
-    the bundle; ``--check-layers`` always writes it, with every layer's outputs.
+    always win over the sidecar. A ``*_location`` is a use word of the board's memory map
+    (``data``, ``tcm``, ``sram``, ...; unset: hpx chooses, the data memory when it fits).
+    ``etdump`` writes ExecuTorch's ETDump (events and timings) into the bundle;
+    ``--check-layers`` always writes it, with every layer's outputs.
     """
 
     source_path: Path | None = None
@@ -37,9 +38,9 @@ class ExecutorchConfig:
     ns_ops: bool | None = None
     cmsis_nn_path: Path | None = None
     cmsis_nn_ref: str | None = attrs.field(default=None, validator=_commit)
-    planned_arena_location: Location | None = None
-    method_arena_location: Location | None = None
-    temporary_arena_location: Location | None = None
-    io_location: Location | None = None
+    planned_arena_location: MemoryLocation | None = None
+    method_arena_location: MemoryLocation | None = None
+    temporary_arena_location: MemoryLocation | None = None
+    io_location: MemoryLocation | None = None
     etdump: bool = False
     etdump_buffer_size: int | None = attrs.field(default=None, validator=at_least(132 * 1024))

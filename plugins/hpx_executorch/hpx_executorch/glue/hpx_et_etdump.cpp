@@ -68,6 +68,7 @@ HPX_ET_NOINIT alignas(rt::Method) uint8_t g_method_buf[sizeof(rt::Method)];
 HPX_ET_NOINIT alignas(ETDumpGen) uint8_t g_gen_buf[sizeof(ETDumpGen)];
 HPX_ET_NOINIT alignas(WireSink) uint8_t g_sink_buf[sizeof(WireSink)];
 HPX_ET_NOINIT uint32_t g_running;
+HPX_ET_NOINIT WireSink* g_sink; /* set once the method runs */
 
 bool logs_tensors() { return hpx_et_etdump_mode == 2; }
 
@@ -110,6 +111,7 @@ int run(const HpxEtProgram* program, ETDumpGen* gen) {
     return rc;
   }
   auto* sink = new (g_sink_buf) WireSink();
+  g_sink = sink;
   gen->set_data_sink(sink); /* ETDumpGen's reset() in its constructor cleared any sink */
   const rt::Error error = method->execute();
   send_files(gen, sink);
@@ -120,15 +122,20 @@ int run(const HpxEtProgram* program, ETDumpGen* gen) {
 
 extern "C" int hpx_et_etdump_pass(const HpxEtProgram* program) {
   g_running = kRunning;
+  g_sink = nullptr;
   const int rc = run(program, make_etdump_gen());
   g_running = 0;
   return rc;
 }
 
 /* ETDumpGen aborts (ET_CHECK) when its buffer is full; the runtime is built without log
- * messages, so this line is what the host learns before the trap. */
+ * messages, so this line is what the host learns before the trap. The debug data already sent
+ * is closed, so the stream stays whole and the host reads the fault. */
 extern "C" void hpx_et_etdump_abort(void) {
   if (g_running == kRunning) {
+    if (g_sink != nullptr) {
+      hpx_report_file_end(kDebugFile, g_sink->get_used_bytes());
+    }
     hpx_print("ExecuTorch aborted in the ETDump pass: ETDumpGen's buffer is likely full; raise "
               "engine.config.etdump_buffer_size");
   }
