@@ -55,7 +55,7 @@ def etdump_record(settings: Settings, files: dict[str, bytes], units: str) -> di
         "bytes": len(files.get(ETDUMP_FILE, b"")),
         "records": "events and every layer's outputs" if tensors else "events",
         "pass": "one uncounted inference after the measured ones, same input",
-        "time_base": f"raw {units} of hpx's counter (et_pal_current_ticks)",
+        "time_base": f"{units} of hpx's counter since start-up (et_pal_current_ticks)",
         "buffer_size": settings.etdump_buffer_size,
         "inputs": sorted(name for name in files if name.startswith("input")),
     }

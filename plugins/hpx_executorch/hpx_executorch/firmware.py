@@ -4,8 +4,8 @@ The runner source (``glue/hpx_et_runner.cpp``) is fixed; everything model-specif
 generated header and data file, so the app is small and the runtime library is shared. The
 ETDump pass (``glue/hpx_et_etdump.cpp``) is linked into every build and switched by a constant
 in the data file, so the code and its layout are the same with and without it: the counted
-passes run at the same addresses and the counter at the same phase. Its buffer (in .noinit or
-SRAM, never zeroed at start-up) is sized and planned only when it runs.
+passes run the same instructions at the same addresses. Its buffer (in .noinit or SRAM) is
+sized and planned only when it runs.
 """
 
 from __future__ import annotations

@@ -54,7 +54,7 @@ def _bundle(outcome: ProfileOutcome) -> Path:
 
 
 def _raw_counts(outcome: ProfileOutcome) -> dict[str, list[int]]:
-    """Every counted record of the run, in the counter's raw units (SysTick ticks)."""
+    """Every counted record of the run, as the device sent it."""
     capture = parse_capture((_bundle(outcome) / "capture.bin").read_bytes())
     return {"whole": [r.number("raw") for r in capture.of("WHOLE")],
             "layers": [r.number("raw") for r in capture.of("LAYER")]}
@@ -72,7 +72,7 @@ def _app_code(outcome: ProfileOutcome) -> dict[str, str]:
 @pytest.mark.parametrize("run", [checked, events_only], ids=["check-layers", "etdump"])
 def test_the_etdump_pass_leaves_the_counted_code_and_every_count_as_they_were(run: Any) -> None:
     """The app is the same code with and without the pass (it is switched by a constant), so
-    every raw count, down to the counter's phase at each layer, is the same."""
+    every raw count of the counted passes is the same."""
     plain, with_etdump = arm_profile("tier1"), run()
     assert _app_code(with_etdump) == _app_code(plain)
     assert _raw_counts(with_etdump) == _raw_counts(plain)
@@ -116,6 +116,20 @@ def test_an_etdump_without_the_check_has_events_and_no_tensors() -> None:
     assert [f"c{e.chain}i{e.instruction}" for e in calls] == _ids("tier1", "arm")
     assert blocks[1].tensors == ()
     assert "layer_check" not in json.loads((bundle / "summary.json").read_text())
+
+
+def test_the_etdump_times_kernels_in_hpx_s_units() -> None:
+    """Timestamps are the counter in its units (instructions here), so each kernel call of the
+    events-only ETDump lasts what hpx counted for its layer, less hpx's own instrumentation."""
+    outcome = events_only()
+    blocks = read_etdump((_bundle(outcome) / "etdump.etdp").read_bytes())
+    kernels = [e for e in blocks[1].profile if e.name.startswith("native_call_")]
+    assert outcome.measurement is not None
+    counted = [layer.median for layer in outcome.measurement.layers]
+    assert len(kernels) == len(counted)
+    for kernel, count in zip(kernels, counted, strict=True):
+        assert abs((kernel.end - kernel.start) - count) < count // 100, kernel
+    assert extra_of(outcome)["etdump"]["time_base"].startswith("instructions ")
 
 
 def test_on_apollo_the_etdump_buffer_is_placed_in_shared_sram() -> None:

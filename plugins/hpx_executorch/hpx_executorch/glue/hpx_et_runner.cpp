@@ -276,7 +276,9 @@ extern "C" int hpx_engine_finish(void) {
 }
 
 /* ExecuTorch's platform layer: no logging, no heap; aborts trap (the ETDump pass first says
- * why, when it was running); time is hpx's counter (ETDump's timestamps, in raw units). */
+ * why, when it was running); time is hpx's counter since start-up in its units (ETDump's
+ * timestamps: instructions on the emulated boards, whose SysTick reads convert exactly only as
+ * spans, so each timestamp is within one instruction; cycles on silicon). */
 extern "C" void et_pal_init(void) {}
 extern "C" void et_pal_abort(void) {
   hpx_et_etdump_abort();
@@ -284,7 +286,9 @@ extern "C" void et_pal_abort(void) {
     __asm volatile("bkpt 0");
   }
 }
-extern "C" et_timestamp_t et_pal_current_ticks(void) { return hpx_counter_read(); }
+extern "C" et_timestamp_t et_pal_current_ticks(void) {
+  return hpx_counter_span(0, hpx_counter_read());
+}
 extern "C" et_tick_ratio_t et_pal_ticks_to_ns_multiplier(void) { return {1, 1}; }
 extern "C" void et_pal_emit_log_message(et_timestamp_t, et_pal_log_level_t, const char*,
                                         const char*, size_t, const char*, size_t) {}
