@@ -35,7 +35,7 @@ ETDUMP_SYMBOL = "hpx_et_etdump_buffer"
 ETDUMP_FILE = "etdump.etdp"
 DEBUG_FILE = "etdump.debug.bin"
 ETDUMP_MODES = {"off": 0, "events": 1, "tensors": 2}  # hpx_et_etdump_mode
-ETDUMP_OFF_BUFFER = 64  # a placeholder when the pass does not run
+ETDUMP_OFF_BUFFER = 64  # the buffer's and method arena's placeholder when the pass does not run
 INPUT_DIVISOR = 128.0
 PROGRAM_SYMBOL = "hpx_et_program"
 BUFFER_SECTIONS = {"planned_arena": "PLANNED", "method_arena": "METHOD",
@@ -109,7 +109,6 @@ def glue_header(settings: Settings, table: LayerTable, inputs: int,
              "#include <stdint.h>",
              f"#define HPX_ET_PLANNED_ARENA_SIZE {settings.planned_arena_size}u",
              f"#define HPX_ET_METHOD_ARENA_SIZE {2 * settings.method_arena_size}u",
-             f"#define HPX_ET_ETDUMP_METHOD_ARENA_SIZE {settings.method_arena_size}u",
              f"#define HPX_ET_TEMP_ARENA_SIZE {settings.temporary_arena_size}u",
              f"#define HPX_ET_OUTPUT_SIZE {settings.output_size}u",
              f"#define HPX_ET_INPUT_COUNT {inputs}u",
@@ -128,16 +127,24 @@ def glue_header(settings: Settings, table: LayerTable, inputs: int,
              "extern const uint32_t hpx_et_etdump_mode; /* 0 off, 1 events, 2 tensors */",
              "extern uint8_t hpx_et_etdump_buffer[];",
              "extern const size_t hpx_et_etdump_buffer_size;",
+             "extern uint8_t hpx_et_etdump_method_arena[];",
+             "extern const size_t hpx_et_etdump_method_arena_size;",
              "#ifdef __cplusplus", "}", "#endif", "#endif", ""]
     return "\n".join(lines)
 
 
 def etdump_data(settings: Settings, section: str) -> str:
-    """The ETDump pass's switch and buffer: same sizes in .rodata whatever the mode."""
-    size = settings.etdump_buffer_size if settings.etdump != "off" else ETDUMP_OFF_BUFFER
+    """The ETDump pass's switch, buffer and method arena: the same symbols and .rodata sizes
+    whatever the mode; the never-zeroed memory is a placeholder when the pass does not run."""
+    on = settings.etdump != "off"
+    size = settings.etdump_buffer_size if on else ETDUMP_OFF_BUFFER
+    arena = settings.method_arena_size if on else ETDUMP_OFF_BUFFER
     return (f"const uint32_t hpx_et_etdump_mode = {ETDUMP_MODES[settings.etdump]}u;\n"
             f"{section} __attribute__((aligned(64))) uint8_t hpx_et_etdump_buffer[{size}];\n"
-            f"const size_t hpx_et_etdump_buffer_size = {size}u;\n")
+            f"const size_t hpx_et_etdump_buffer_size = {size}u;\n"
+            f'__attribute__((section(".noinit"), aligned(16))) '
+            f"uint8_t hpx_et_etdump_method_arena[{arena}];\n"
+            f"const size_t hpx_et_etdump_method_arena_size = {arena}u;\n")
 
 
 def glue_data(program: bytes, inputs: Sequence[bytes], table: LayerTable,

@@ -10,7 +10,13 @@ import numpy as np
 import pytest
 from hpx_executorch.config import ExecutorchConfig
 from hpx_executorch.etdump import LAYER_CHECK_NOTE, etdump_record, input_files, layer_check_note
-from hpx_executorch.firmware import ETDUMP_SYMBOL, executorch_firmware, glue_header, input_bytes
+from hpx_executorch.firmware import (
+    ETDUMP_SYMBOL,
+    etdump_data,
+    executorch_firmware,
+    glue_header,
+    input_bytes,
+)
 from hpx_executorch.layers import layer_table
 from hpx_executorch.library import RuntimeLibrary
 from hpx_executorch.runtime_cmake import RuntimeOptions, runtime_cmakelists
@@ -44,7 +50,9 @@ def test_the_layer_check_records_tensors_and_the_option_events_alone() -> None:
 def test_the_etdump_method_has_an_arena_of_its_own() -> None:
     header = glue_header(_settings("first"), layer_table(MODEL), 1)
     assert "HPX_ET_METHOD_ARENA_SIZE 65536u" in header  # the counted methods' arena as it was
-    assert "HPX_ET_ETDUMP_METHOD_ARENA_SIZE 32768u" in header
+    data = etdump_data(_settings("first"), "")
+    assert "uint8_t hpx_et_etdump_method_arena[32768];" in data
+    assert "uint8_t hpx_et_etdump_method_arena[64];" in etdump_data(_settings(), "")
 
 
 def _glue(board: str, check_layers: str = "off", **config: object) -> FirmwareContribution:

@@ -5,9 +5,10 @@
  * kernels log (each instruction's output, then the program outputs) leaves through WireSink, a
  * DataSinkBase that sends the bytes as FILE chunks of etdump.debug.bin the moment they are
  * logged, so no RAM debug buffer is needed; the offsets it returns are the file's, which is
- * what Inspector's debug_buffer_path reads. Everything here lives in .noinit (the buffer, in
- * hpx_et_model.c, there or in the board's SRAM), never zeroed at start-up, and the pass is in
- * every build: with it or without, the firmware is the same code at the same addresses.
+ * what Inspector's debug_buffer_path reads. Everything here lives in .noinit (the buffer and
+ * the method arena, in hpx_et_model.c, there or in the board's SRAM, placeholders when the pass
+ * is off), never zeroed at start-up, and the pass is in every build: with it or without, the
+ * firmware is the same code at the same addresses.
  */
 #include "hpx_et_etdump.h"
 
@@ -61,7 +62,6 @@ class WireSink final : public executorch::etdump::DataSinkBase {
   size_t used_ = 0;
 };
 
-HPX_ET_NOINIT alignas(16) uint8_t g_arena[HPX_ET_ETDUMP_METHOD_ARENA_SIZE];
 HPX_ET_NOINIT alignas(rt::MemoryAllocator) uint8_t g_alloc_buf[sizeof(rt::MemoryAllocator)];
 HPX_ET_NOINIT alignas(rt::MemoryManager) uint8_t g_manager_buf[sizeof(rt::MemoryManager)];
 HPX_ET_NOINIT alignas(rt::Method) uint8_t g_method_buf[sizeof(rt::Method)];
@@ -98,7 +98,8 @@ void send_files(ETDumpGen* gen, const WireSink* sink) {
 }
 
 int run(const HpxEtProgram* program, ETDumpGen* gen) {
-  auto* method_alloc = new (g_alloc_buf) rt::MemoryAllocator(sizeof(g_arena), g_arena);
+  auto* method_alloc = new (g_alloc_buf) rt::MemoryAllocator(
+      static_cast<uint32_t>(hpx_et_etdump_method_arena_size), hpx_et_etdump_method_arena);
   auto* manager = new (g_manager_buf)
       rt::MemoryManager(method_alloc, program->planned, program->temp);
   auto loaded = program->program->load_method(program->method_name, manager, gen);
