@@ -64,9 +64,12 @@ def fuzz(session: nox.Session) -> None:
 
 @nox.session(python="3.11")
 def export(session: nox.Session) -> None:
-    """Re-export the .pte test fixtures with the stock exporter (torch + executorch, ~1.7 GB)."""
+    """Re-export the .pte test fixtures with the stock exporter (torch + executorch, ~1.7 GB),
+    then prove ExecuTorch's Inspector reads the ETDump of a real qemu-m55 run."""
     session.install("-r", "tools/export/pte_fixtures/requirements.txt")
     session.run("python", "tools/export/pte_fixtures/export_pte_fixtures.py", *session.posargs)
     # The Tier-1 programs for the pinned runtime (ExecuTorch 1.3) need a venv of their own.
     install_hpx(session)
     session.run("python", "tools/export/executorch_tier1/run_export.py")
+    # In that venv, ExecuTorch's Inspector reads the ETDump of a qemu-m55 run of tier1_arm.
+    session.run("python", "tools/export/executorch_tier1/etdump_proof.py")

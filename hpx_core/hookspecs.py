@@ -147,7 +147,8 @@ def hpx_result_extras(request: ResultsRequest) -> ResultExtras:
     """Add the engine's own facts to the result bundle's ``extra`` section.
 
     Typical answers: which input was fed, the arena actually used, the output tensors compared
-    with a host reference. Only measured or recorded facts belong here.
+    with a host reference; files the firmware sent (``ResultExtras.files``). Only measured or
+    recorded facts belong here.
     """
 
 

@@ -336,11 +336,15 @@ class ResultExtras:
     """Answer of ``hpx_result_extras``: engine facts for the bundle's ``extra`` section.
 
     ``files`` are written into the bundle beside ``summary.json`` (name -> bytes; plain names,
-    e.g. the ExecuTorch ETDump the firmware sent as FILE records).
+    e.g. the ExecuTorch ETDump the firmware sent as FILE records). ``layer_check_note`` is what
+    the bundle's ``layer_check`` says for a ``--check-layers`` run when the engine has no host
+    reference of its own but hands the device's layer outputs to another tool (say, which files
+    ExecuTorch's Inspector reads); None: the core's default sentence.
     """
 
     values: Mapping[str, Json] = attrs.field(factory=dict)
     files: Mapping[str, bytes] = attrs.field(factory=dict)
+    layer_check_note: str | None = None
 
 
 @attrs.frozen

@@ -314,8 +314,9 @@ def _extras(state: RunState, capture: Capture) -> ResultParts:
     )
     answer: ResultExtras | None = _hook(state, "hpx_result_extras")(request=request)
     mode = state.config.profiling.check_layers
+    note = answer.layer_check_note if answer is not None else None
     layer_check = None if mode == "off" else check_layers(
-        capture, contribution.layer_reference, mode, state.engine.name)
+        capture, contribution.layer_reference, mode, state.engine.name, note)
     if answer is None:
         return ResultParts(layer_check=layer_check)
     return ResultParts(dict(answer.values), dict(answer.files), layer_check)

@@ -191,14 +191,15 @@ def _status(layer: ReferenceLayer | None, same: bool, bad_tensors: set[int]) -> 
 
 
 def check_layers(capture: Capture, reference: LayerReference | None, mode: str,
-                 engine: str) -> LayerCheck:
-    """Judge every layer the device reported against ``reference``."""
+                 engine: str, note: str | None = None) -> LayerCheck:
+    """Judge every layer the device reported against ``reference``; without one, ``note`` (the
+    engine's word on where its layers are compared) or a sentence saying nothing was."""
     names = capture.layer_names()
     sums = capture.layer_sums()
     end = capture.first("CHECKEND")
     skipped = end.number("skipped") if end else 0
     if reference is None:
-        return LayerCheck(mode, "", None, (), (), skipped,
+        return LayerCheck(mode, "", None, (), (), skipped, note or
                           f"engine {engine} has no per-layer host reference; nothing compared")
     by_index = {layer.index: layer for layer in reference.layers}
     bad: set[int] = set()

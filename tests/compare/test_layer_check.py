@@ -48,6 +48,19 @@ def test_exact_layers_pass_and_only_checked_runs_are_held_to_it(tmp_path: Path) 
     assert "run without --check-layers" in strict.message
 
 
+def test_a_check_made_by_another_tool_is_not_required_exact_by_default(tmp_path: Path) -> None:
+    exact = load_view(checked_bundle("exact"))
+    assert exact.layer_check is not None
+    elsewhere = attrs.evolve(exact, layer_check=attrs.evolve(
+        exact.layer_check, statuses={}, names={}, device_crcs={},
+        note="compared by ExecuTorch's Inspector; hpx wrote etdump.etdp"))
+    c = compare(exact, elsewhere)
+    assert "layer_check" not in default_policy(c).rules
+    (strict,) = apply_policy(c, load_policy(_policy(tmp_path))).failures
+    assert strict.message == ("no layer check: compared by ExecuTorch's Inspector; hpx wrote "
+                              "etdump.etdp")
+
+
 def test_the_comparison_shows_each_run_s_layer_check() -> None:
     c = compare(load_view(checked_bundle("exact")), load_view(checked_bundle("divergent")))
     row = next(d for d in c.dimensions if d.name == "layer check")

@@ -74,6 +74,12 @@ def test_an_engine_without_a_reference_says_so() -> None:
     assert check.layers == () and "no per-layer host reference" in (check.note or "")
 
 
+def test_an_engine_that_compares_elsewhere_says_where() -> None:
+    note = "compared by ExecuTorch's Inspector; hpx wrote etdump.etdp"
+    check = check_layers(CHECK, None, "first", "executorch", note)
+    assert check.layers == () and check.to_json()["note"] == note and not check.exact
+
+
 def test_float_statistics_are_q16_rounded_half_away_from_zero() -> None:
     values = np.array([1.5, -0.25, 2.0**-17, -(2.0**-17), float("nan")], np.float32)
     stats = tensor_stats("float32", values.tobytes())

@@ -25,6 +25,8 @@ class ExecutorchConfig:
     ``None`` means "take it from the PTE's sidecar, else from the PTE itself": explicit values
     always win over the sidecar. A ``*_location`` is a use word of the board's memory map
     (``data``, ``tcm``, ``sram``, ...; unset: hpx chooses, the data memory when it fits).
+    ``etdump`` writes ExecuTorch's ETDump (events and timings) into the bundle;
+    ``--check-layers`` always writes it, with every layer's outputs.
     """
 
     source_path: Path | None = None
@@ -40,3 +42,5 @@ class ExecutorchConfig:
     method_arena_location: MemoryLocation | None = None
     temporary_arena_location: MemoryLocation | None = None
     io_location: MemoryLocation | None = None
+    etdump: bool = False
+    etdump_buffer_size: int | None = attrs.field(default=None, validator=at_least(132 * 1024))

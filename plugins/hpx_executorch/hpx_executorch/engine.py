@@ -96,13 +96,14 @@ class Prepared:
 
 
 def prepare(model: ModelInfo, config: ExecutorchConfig, backend: str | None, board: Board,
-            sources: SourceSet) -> Prepared:
-    """Every check that must pass before the runtime is built (release, ns ops, known faults)."""
+            sources: SourceSet, check_layers: str = "off") -> Prepared:
+    """Every check that must pass before the runtime is built (release, ns ops, known faults);
+    ``check_layers`` (``FirmwareRequest.check_layers``) decides what the ETDump records."""
     chosen = check_backend(backend)
     root = sources.path_of("nsx-executorch")
     version = runtime_version(root)
     check_release(model, root, version)
-    settings = resolve(config, chosen, model)
+    settings = resolve(config, chosen, model, check_layers)
     check_ns_ops(model, settings.backend, settings.ns_ops)
     check_runnable(model)
     return Prepared(settings, layer_table(model), version)
@@ -120,8 +121,8 @@ def executorch_runtime(sources: SourceSet, settings: Settings, board: Board,
 
 
 def executorch_glue(model: ModelInfo, prepared: Prepared, runtime: RuntimeLibrary,
-                    layout: MemoryLayout | None = None) -> FirmwareContribution:
-    return executorch_firmware(model, prepared.settings, prepared.table, runtime, layout)
+                    board: Board, layout: MemoryLayout | None = None) -> FirmwareContribution:
+    return executorch_firmware(model, prepared.settings, prepared.table, runtime, board, layout)
 
 
 def explain_failure(capture: Capture, model: ModelInfo) -> RunError | None:

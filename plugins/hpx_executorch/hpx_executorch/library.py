@@ -28,7 +28,7 @@ from hpx_core.errors import BuildError
 from hpx_executorch.runtime_cmake import RuntimeOptions, arm_module_stub, runtime_cmakelists
 
 log = structlog.get_logger()
-RECIPE = 1
+RECIPE = 3  # 3: etdump and flatccrt (not position-independent), flatcc built from a copy
 COMMON_FLAGS = ("-ffunction-sections", "-fdata-sections", "-fno-unwind-tables",
                 "-fomit-frame-pointer", "-funsigned-char", "-g")
 # Registration happens in static constructors: these archives are linked whole.
@@ -99,7 +99,7 @@ def _collect(build: Path, temp: Path, options: RuntimeOptions) -> list[Path]:
         archives.append(Path(shutil.copy2(found[name], lib / name)))
     # The portable kernels' helpers live in their own archives (kernels_util_all_deps & co).
     for name, path in sorted(found.items()):
-        if not (lib / name).exists() and name.startswith(("libkernels_util", "libflatccrt")):
+        if not (lib / name).exists() and name.startswith("libkernels_util"):
             archives.append(Path(shutil.copy2(path, lib / name)))
     shutil.copytree(build / "schema" / "include", temp / "include", dirs_exist_ok=True)
     return archives
@@ -111,9 +111,12 @@ def _build(sources: SourceSet, options: RuntimeOptions, temp: Path, jobs: int) -
     ns = sources.path_of("ns-cmsis-nn") if options.provider == "ns" else None
     project = temp / "project"
     project.mkdir()
+    flatcc = temp / "flatcc"  # flatcc writes into its source folder: give it this copy
+    shutil.copytree(sources.path_of("executorch") / "third-party" / "flatcc", flatcc,
+                    ignore=shutil.ignore_patterns(".git"))
     (project / "CMakeLists.txt").write_text(
         runtime_cmakelists(nsx, sources.path_of("CMSIS_6"), options, arm_module=arm, ns_root=ns,
-                           extra_flags=COMMON_FLAGS), encoding="utf-8")
+                           flatcc_copy=flatcc, extra_flags=COMMON_FLAGS), encoding="utf-8")
     build, log_file = temp / "build", temp / "build.log"
     toolchain = templates_root() / "cmake" / "arm-none-eabi-gcc.cmake"
     run_logged(["cmake", "-G", "Ninja", "-S", str(project), "-B", str(build),
@@ -123,6 +126,7 @@ def _build(sources: SourceSet, options: RuntimeOptions, temp: Path, jobs: int) -
          "building the ExecuTorch runtime")
     archives = _collect(build, temp, options)
     shutil.rmtree(build)
+    shutil.rmtree(flatcc)
     return archives
 
 

@@ -42,6 +42,7 @@ from hpx_executorch.engine import (
     explain_failure,
     prepare,
 )
+from hpx_executorch.etdump import etdump_files, etdump_record, input_files, layer_check_note
 from hpx_executorch.firmware import ExecutorchFacts
 from hpx_executorch.memory import executorch_needs
 from hpx_executorch.outputs import check_output, reference_path
@@ -104,10 +105,10 @@ def hpx_generate_firmware(request: FirmwareRequest) -> FirmwareContribution:
     get_toolchain(request.toolchain).require()
     config = request.engine.config_as(ExecutorchConfig)
     prepared = prepare(request.model, config, request.engine.backend, request.board,
-                       request.sources)
+                       request.sources, request.check_layers)
     runtime = executorch_runtime(request.sources, prepared.settings, request.board,
                                  jobs=request.jobs)
-    return executorch_glue(request.model, prepared, runtime, request.layout)
+    return executorch_glue(request.model, prepared, runtime, request.board, request.layout)
 
 
 @hookimpl
@@ -134,7 +135,8 @@ def hpx_explain_error(request: ErrorRequest) -> Explanation | None:
 
 @hookimpl
 def hpx_result_extras(request: ResultsRequest) -> ResultExtras:
-    """What was fed, what the runtime reported, and the output against the host reference."""
+    """What was fed, what the runtime reported, the output against the host reference, and
+    the ETDump the device wrote (with --check-layers or ``etdump``)."""
     facts = request.facts_as(ExecutorchFacts)
     extras: dict[str, Any] = {
         "input": "reference codes (integer hash of the NCHW index + channel offsets) / 128",
@@ -155,7 +157,14 @@ def hpx_result_extras(request: ResultsRequest) -> ResultExtras:
     if 0 in outputs and reference.is_file():
         check = check_output(request.model, outputs[0], reference)
         extras["output_check"] = attrs.asdict(check)
-    return ResultExtras(extras)
+    settings = facts.settings
+    if settings.etdump == "off":
+        return ResultExtras(extras)
+    files = etdump_files(request.capture)
+    if files:
+        files |= input_files(request.model)
+    extras["etdump"] = etdump_record(settings, files, request.capture.start.text("units"))
+    return ResultExtras(extras, files=files, layer_check_note=layer_check_note(settings, files))
 
 
 @hookimpl

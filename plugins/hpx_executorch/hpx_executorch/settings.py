@@ -2,12 +2,14 @@
 
 The runtime buffers (planned arena, method arena, temporary arena, input, output) get a size
 (:mod:`hpx_executorch.memory` has them placed); the kernel selection gets the provider, the
-ns-ops switch and the portable operators to register.
+ns-ops switch and the portable operators to register; the ETDump pass what it records (nothing,
+events, or events with every layer's outputs) and the size of ETDumpGen's buffer.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Literal
 
 import attrs
 
@@ -17,6 +19,10 @@ from hpx_executorch.config import ExecutorchConfig
 
 DEFAULT_METHOD_ARENA = 32 * 1024  # per loaded method; EValues and tensor metadata
 DEFAULT_TEMP_ARENA = 16 * 1024  # CMSIS-NN scratch buffers
+# ETDumpGen keeps its flatcc builder's working memory (a quarter, at most 128 KiB) and the dump
+# in one buffer, and aborts unless it is larger than 128 KiB plus the builder.
+DEFAULT_ETDUMP_BUFFER = 192 * 1024
+Etdump = Literal["off", "events", "tensors"]
 
 
 def _sorted_ops(value: Iterable[str]) -> tuple[str, ...]:
@@ -33,6 +39,8 @@ class Settings:
     temporary_arena_size: int
     input_size: int
     output_size: int
+    etdump: Etdump = "off"
+    etdump_buffer_size: int = DEFAULT_ETDUMP_BUFFER
 
 
 def _size(values: Iterable[int | None]) -> int | None:
@@ -48,7 +56,15 @@ def _planned(model: ModelInfo) -> int:
     return max(model.planned_memory, default=0)
 
 
-def resolve(config: ExecutorchConfig, backend: str, model: ModelInfo) -> Settings:
+def etdump_mode(config: ExecutorchConfig, check_layers: str) -> Etdump:
+    """With the layer check: events and every layer's outputs; ``etdump``: events alone."""
+    if check_layers != "off":
+        return "tensors"
+    return "events" if config.etdump else "off"
+
+
+def resolve(config: ExecutorchConfig, backend: str, model: ModelInfo,
+            check_layers: str = "off") -> Settings:
     portable = config.portable_ops
     if portable is None:
         portable = tuple(model.portable_ops)
@@ -66,4 +82,6 @@ def resolve(config: ExecutorchConfig, backend: str, model: ModelInfo) -> Setting
         temporary_arena_size=(config.temporary_arena_size if config.temporary_arena_size
                               is not None else DEFAULT_TEMP_ARENA),
         input_size=input_size, output_size=output_size,
+        etdump=etdump_mode(config, check_layers),
+        etdump_buffer_size=config.etdump_buffer_size or DEFAULT_ETDUMP_BUFFER,
     )

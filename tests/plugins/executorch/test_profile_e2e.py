@@ -182,7 +182,7 @@ def test_ns_program_on_an_arm_build_fails_at_method_load_with_a_named_operator()
     ns_program = load_model(TIER1 / "tier1_ns.pte")
     crossed = Prepared(prepared.settings, layer_table(ns_program), prepared.runtime_version)
     project = render_project(WORK / "ns-on-arm", board,
-                             executorch_glue(ns_program, crossed, runtime),
+                             executorch_glue(ns_program, crossed, runtime, board),
                              HarnessSettings(engine="executorch", iterations=1, warmup=0))
     result = build_project(project, get_toolchain("arm-none-eabi-gcc"))
     with pytest.raises(RunError) as caught:
@@ -307,7 +307,8 @@ def test_the_refused_channels_last_mean_really_fails_inside_execute() -> None:
     settings = resolve(ExecutorchConfig(), "arm", model)
     runtime = executorch_runtime(executorch_sources(CATALOG, "arm", board, ExecutorchConfig()),
                                  settings, board)
-    glue = executorch_glue(model, Prepared(settings, layer_table(model), "1.3.0"), runtime)
+    glue = executorch_glue(model, Prepared(settings, layer_table(model), "1.3.0"), runtime,
+                           board)
     project = render_project(WORK / "mean-cl", board, glue,
                              HarnessSettings(engine="executorch", iterations=1, warmup=0))
     elf = build_project(project, get_toolchain("arm-none-eabi-gcc")).elf
@@ -330,7 +331,8 @@ def test_the_refused_151_program_really_fails_inside_execute() -> None:
     settings = resolve(config, "arm", model)
     runtime = executorch_runtime(executorch_sources(CATALOG, "arm", board, config), settings,
                                  board)
-    glue = executorch_glue(model, Prepared(settings, layer_table(model), "1.3.0"), runtime)
+    glue = executorch_glue(model, Prepared(settings, layer_table(model), "1.3.0"), runtime,
+                           board)
     project = render_project(WORK / "release-151", board, glue,
                              HarnessSettings(engine="executorch", iterations=1, warmup=0))
     elf = build_project(project, get_toolchain("arm-none-eabi-gcc")).elf

@@ -15,6 +15,7 @@ import sys
 import venv
 from pathlib import Path
 
+from hpx_core.plugins import default_registry
 from hpx_core.sources import cache_root, materialize
 
 HERE = Path(__file__).resolve().parent
@@ -43,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--venv", type=Path, default=cache_root() / "export" /
                         "executorch-tier1-venv")
     args, rest = parser.parse_known_args(argv)  # the rest goes to export_tier1.py (--out DIR)
-    sources = materialize("executorch", "arm")
+    sources = materialize(default_registry().catalog, "executorch", "arm")
     python = ensure_venv(args.venv, sources.path_of("CMSIS-NN"))
     command = [str(python), str(HERE / "export_tier1.py"),
                "--nsx-executorch", str(sources.path_of("nsx-executorch")), *rest]

@@ -7,6 +7,10 @@
  * slot of (chain, instruction) comes from a table hpx generates from the PTE, so a layer's
  * identity (e.g. cortex_m::quantized_conv2d:c0i1) is stable across builds and boards.
  * Inputs are copied into the method's input tensors before every inference, never timed.
+ * The ETDump pass (hpx_et_etdump.cpp) loads a third copy traced by ExecuTorch's own ETDumpGen
+ * and runs it once from hpx_engine_finish(), after every counted pass, when hpx_et_etdump_mode
+ * says so. It is linked into every build and its memory is never zeroed at start-up, so the
+ * firmware is the same code at the same addresses with or without it.
  */
 #include <new>
 #include <string.h>
@@ -21,9 +25,11 @@
 #include <executorch/runtime/platform/platform.h>
 #include <executorch/runtime/platform/runtime.h>
 
+#include "hpx_et_etdump.h"
 #include "hpx_et_glue.h"
 
 extern "C" {
+#include "hpx_counter_backend.h"
 #include "hpx_engine.h"
 }
 
@@ -258,17 +264,31 @@ extern "C" int hpx_engine_finish(void) {
     hpx_report_output(i, g_output, size);
   }
   hpx_report_metric("temp_arena_size", HPX_ET_TEMP_ARENA_SIZE);
-  return 0;
+  if (hpx_et_etdump_mode == 0) {
+    return 0;
+  }
+  const HpxEtProgram program = {reinterpret_cast<rt::Program*>(g_program_buf), g_method_name,
+                                reinterpret_cast<rt::HierarchicalAllocator*>(g_planned_alloc_buf),
+                                reinterpret_cast<rt::MemoryAllocator*>(g_temp_alloc_buf),
+                                copy_inputs};
+  const int rc = hpx_et_etdump_pass(&program); /* 0, an Error, or copy_inputs()'s code */
+  return rc == 0 || rc > 0xff ? rc : stage_error(HPX_ET_STAGE_ETDUMP, static_cast<Error>(rc));
 }
 
-/* ExecuTorch's platform layer: no logging, no heap; aborts trap. */
+/* ExecuTorch's platform layer: no logging, no heap; aborts trap (the ETDump pass first says
+ * why, when it was running); time is hpx's counter since start-up in its units (ETDump's
+ * timestamps: instructions on the emulated boards, whose SysTick reads convert exactly only as
+ * spans, so each timestamp is within one instruction; cycles on silicon). */
 extern "C" void et_pal_init(void) {}
 extern "C" void et_pal_abort(void) {
+  hpx_et_etdump_abort();
   while (1) {
     __asm volatile("bkpt 0");
   }
 }
-extern "C" et_timestamp_t et_pal_current_ticks(void) { return 0; }
+extern "C" et_timestamp_t et_pal_current_ticks(void) {
+  return hpx_counter_span(0, hpx_counter_read());
+}
 extern "C" et_tick_ratio_t et_pal_ticks_to_ns_multiplier(void) { return {1, 1}; }
 extern "C" void et_pal_emit_log_message(et_timestamp_t, et_pal_log_level_t, const char*,
                                         const char*, size_t, const char*, size_t) {}
