@@ -21,6 +21,7 @@ from hpx_core.build.elfinfo import SectionSizes, section_sizes
 from hpx_core.build.fingerprint import build_fingerprint, read_stamp
 from hpx_core.build.render import Project
 from hpx_core.build.toolchain import Toolchain
+from hpx_core.build.toolchain_file import write_toolchain_file
 from hpx_core.contract import SourceSet
 from hpx_core.errors import BuildError, ToolError
 
@@ -71,7 +72,8 @@ def _run(argv: Sequence[str], log_file: Path, what: str) -> str:
 
 
 def _configure(project: Project, toolchain: Toolchain, log_file: Path) -> None:
-    # The rendered project carries the toolchain file (only GCC has a recipe so far).
+    # The toolchain file is rendered for this toolchain and the board's CPU beside the project.
+    chain_file = write_toolchain_file(toolchain, project.board.cpu_flags, project.root)
     prefix = str(toolchain.compiler.parent) if toolchain.compiler else ""
     _run(
         [
@@ -82,7 +84,7 @@ def _configure(project: Project, toolchain: Toolchain, log_file: Path) -> None:
             str(project.source_dir),
             "-B",
             str(project.build_dir),
-            f"-DCMAKE_TOOLCHAIN_FILE={project.source_dir / 'toolchain-gcc.cmake'}",
+            f"-DCMAKE_TOOLCHAIN_FILE={chain_file}",
             f"-DHPX_TOOLCHAIN_PREFIX={prefix}",
             f"-DCMAKE_MAKE_PROGRAM={_tool('ninja')}",
             "-DCMAKE_BUILD_TYPE=Release",
@@ -109,7 +111,9 @@ def build_project(
     )
     stamp_path = project.root / STAMP
     previous = read_stamp(stamp_path)
-    if previous.get("toolchain") != toolchain.name and project.build_dir.exists():
+    switched = (previous.get("toolchain"), previous.get("toolchain_version")) != (
+        toolchain.name, toolchain.version)
+    if switched and project.build_dir.exists():
         shutil.rmtree(project.build_dir)  # CMake cannot switch compilers in place
     project.build_dir.mkdir(parents=True, exist_ok=True)
     log_file = project.root / "build.log"

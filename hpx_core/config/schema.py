@@ -15,7 +15,7 @@ import attrs
 from hpx_core.config.checks import at_least
 
 MemoryLocation = Literal["tcm", "sram"]
-Toolchain = Literal["arm-none-eabi-gcc", "atfe", "armclang"]
+Toolchain = Literal["arm-none-eabi-gcc", "clang", "atfe", "armclang"]
 LayerFormat = Literal["csv", "json"]
 
 

@@ -5,7 +5,13 @@ never on the model. hpx builds it once into a content-addressed folder of the ca
 each model's small app against it.
 """
 
-from hpx_core.enginelib.build import EngineLibrary, ensure_library, library_cmake, run_logged
+from hpx_core.enginelib.build import (
+    EngineLibrary,
+    ensure_library,
+    library_cmake,
+    run_logged,
+    toolchain_args,
+)
 from hpx_core.enginelib.cached import CachedFolder, cached_folder
 from hpx_core.enginelib.spec import LibrarySpec, SourceGroup, Stage, toolchain_identity
 
@@ -19,5 +25,6 @@ __all__ = [
     "ensure_library",
     "library_cmake",
     "run_logged",
+    "toolchain_args",
     "toolchain_identity",
 ]

@@ -52,11 +52,13 @@ RUN_TIMEOUT = 600.0
 
 
 def config_stage(state: RunState) -> None:
-    """The config was validated before the pipeline started; resolve the board it names."""
+    """The config was validated before the pipeline started; resolve the board it names, and
+    refuse a toolchain that is not installed before anything is fetched or built."""
     try:
         state.board = get_board(state.config.target.board)
     except HpxError as error:
         raise state.validated.document.error("target.board", error.message, error.hint) from None
+    get_toolchain(state.config.target.toolchain)
 
 
 def read_model(path: Path, registry: Registry, engine: str | None = None) -> ModelInfo:
@@ -262,11 +264,15 @@ def _run_extra(state: RunState) -> dict[str, Any]:
 
 
 def work_dir(state: RunState) -> Path:
-    """Where the generated project lives: one folder per model, engine, backend and board."""
+    """Where the generated project lives: one folder per model, engine, backend and board, and
+    per toolchain other than the default (so GCC and LLVM builds of one model sit side by
+    side)."""
     model = need(state.model, "model")
     engine = state.config.engine
     board = need(state.board, "board").name
     name = f"{Path(model.path).stem}-{engine.type}-{engine.backend or 'default'}-{board}"
+    if state.config.target.toolchain != "arm-none-eabi-gcc":
+        name += f"-{state.config.target.toolchain}"
     return state.config.output.dir.parent / "hpx-work" / name
 
 

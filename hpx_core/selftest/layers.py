@@ -69,8 +69,12 @@ def expected_whole(layers: tuple[CalibrationLayer, ...]) -> int:
     return sum(layer.expected for layer in layers) + WHOLE_FRAMING
 
 
-def selftest_contribution(board: Board) -> FirmwareContribution:
-    """The selftest engine's glue: its C file and the generated assembly and header."""
+def selftest_contribution(board: Board, *, gnu_as: bool = True) -> FirmwareContribution:
+    """The selftest engine's glue: its C file and the generated assembly and header.
+
+    ``gnu_as`` (GCC) names the MVE architecture in the assembly; LLVM's assembler before 21
+    rejects those directives, and the CPU flags already enable MVE for it.
+    """
     root = templates_root() / "selftest"
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(root)),
@@ -78,7 +82,7 @@ def selftest_contribution(board: Board) -> FirmwareContribution:
         keep_trailing_newline=True,
     )
     layers = calibration_layers(board)
-    values = {"layers": layers, "mve": "mve" in board.features}
+    values = {"layers": layers, "mve": "mve" in board.features, "gnu_as": gnu_as}
     return FirmwareContribution(
         files={
             "selftest_engine.c": (root / "selftest_engine.c").read_text("utf-8"),

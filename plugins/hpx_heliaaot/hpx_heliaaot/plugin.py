@@ -13,6 +13,7 @@ from __future__ import annotations
 import attrs
 
 from hpx_core import hookimpl
+from hpx_core.build import get_toolchain
 from hpx_core.contract import (
     ConfigRequest,
     EngineDescriptor,
@@ -60,7 +61,8 @@ def hpx_materialize_sources(request: SourcesRequest) -> SourceSet:
 
 @hookimpl
 def hpx_generate_firmware(request: FirmwareRequest) -> FirmwareContribution:
-    kernels = aot_kernels(request.sources, request.board, jobs=request.jobs)
+    kernels = aot_kernels(request.sources, request.board, jobs=request.jobs,
+                          toolchain=get_toolchain(request.toolchain))
     config = request.engine.config_as(HeliaAotConfig)
     return aot_firmware(request.model, config, request.board, kernels, request.scratch)
 
