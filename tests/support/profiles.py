@@ -16,12 +16,13 @@ BUILD_ONLY = "kernel verification"
 
 
 def profile_run(model: Path, engine: str, board: str, work: Path, *, backend: str | None = None,
-                iterations: int = 3, until: str | None = None, **engine_config: Any
-                ) -> ProfileOutcome:
-    """``hpx profile MODEL --engine ENGINE --board BOARD --output-dir WORK/results`` with
-    ``engine.config`` values from keyword arguments."""
+                iterations: int = 3, until: str | None = None, toolchain: str | None = None,
+                **engine_config: Any) -> ProfileOutcome:
+    """``hpx profile MODEL --engine ENGINE --board BOARD --output-dir WORK/results`` (and
+    ``--toolchain``) with ``engine.config`` values from keyword arguments."""
     settings = overrides("test", engine__type=engine, engine__backend=backend,
-                         target__board=board, output__dir=str(work / "results"),
+                         target__board=board, target__toolchain=toolchain,
+                         output__dir=str(work / "results"),
                          profiling__iterations=iterations, profiling__warmup=1,
                          engine__config=engine_config)
     return profile(model, None, settings, until=until)

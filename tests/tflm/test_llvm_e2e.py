@@ -1,0 +1,85 @@
+"""``tflm`` built with the LLVM toolchain (clang + lld) on the emulated boards.
+
+The four MLPerf Tiny models with both backends on both boards: outputs equal the host
+interpreter's, the layers account for at least 99.8 % of the whole inference, and a GCC bundle
+and an LLVM bundle of one model compare layer by layer with the toolchain as a dimension.
+Needs the pinned sources, clang-19/lld-19, the GNU Arm libraries and QEMU; each LLVM engine
+library is built once (minutes, cold).
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from profiles import extra_of, profile_run
+
+from hpx_core.build import detect_toolchains
+from hpx_core.compare import compare, load_view
+from hpx_core.models import load_model
+from hpx_core.pipeline import ProfileOutcome
+
+LLVM = "clang"
+_found = detect_toolchains()[LLVM]
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.emulated,
+    pytest.mark.skipif(shutil.which("qemu-system-arm") is None, reason="needs qemu-system-arm"),
+    pytest.mark.skipif(not _found.available, reason=f"{LLVM}: {_found.reason}"),
+]
+MODELS = Path(__file__).resolve().parents[2] / "examples/models/mlperf_tiny"
+MODEL_FILES = ["kws_ref_model.tflite", "vww_96_int8.tflite", "pretrainedResnet_quant.tflite",
+               "ad01_int8.tflite"]
+CONFIGS = [("reference", "qemu-m55"), ("cmsis_nn", "qemu-m55"), ("reference", "qemu-m4"),
+           ("cmsis_nn", "qemu-m4")]
+COVERAGE = 0.998
+JITTER = 8  # a SysTick wrap inside an interval, and tick rounding (see test_profile_e2e)
+
+
+@pytest.fixture(scope="module")
+def work(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("tflm-llvm-e2e")
+
+
+def _check(outcome: ProfileOutcome, model_path: Path) -> None:
+    model = load_model(model_path)
+    m = outcome.measurement
+    assert m is not None and m.validity == "valid", m and m.issues
+    assert outcome.build is not None and outcome.build.toolchain == LLVM
+    assert [layer.op for layer in m.layers] == [op.name for op in model.operators]
+    assert all(layer.median > 0 and layer.spread <= JITTER for layer in m.layers)
+    assert m.layer_sum <= m.whole_median
+    assert m.layer_sum >= COVERAGE * m.whole_median, (m.layer_sum, m.whole_median)
+    extra = extra_of(outcome)
+    assert extra["outputs"]["exact"], extra["outputs"]
+    assert outcome.findings and all(f.passed for f in outcome.findings), outcome.findings
+
+
+@pytest.mark.parametrize(("backend", "board"), CONFIGS)
+@pytest.mark.parametrize("name", MODEL_FILES)
+def test_mlperf_tiny_built_with_llvm(name: str, backend: str, board: str, work: Path) -> None:
+    path = MODELS / name
+    outcome = profile_run(path, "tflm", board, work / f"{board}-{backend}-{path.stem}",
+                          backend=backend, toolchain=LLVM)
+    _check(outcome, path)
+    library = outcome.contribution.libraries[0] if outcome.contribution else None
+    assert library is not None and library.name == f"tflm_{backend}"
+
+
+def test_gcc_and_llvm_bundles_compare_layer_by_layer(work: Path) -> None:
+    path = MODELS / "kws_ref_model.tflite"
+    runs = {chain: profile_run(path, "tflm", "qemu-m55", work / f"compare-{chain}",
+                               toolchain=chain)
+            for chain in ("arm-none-eabi-gcc", LLVM)}
+    bundles = {chain: outcome.bundle for chain, outcome in runs.items()}
+    assert all(bundles.values())
+    result = compare(load_view(bundles["arm-none-eabi-gcc"]), load_view(bundles[LLVM]))
+    toolchain = next(d for d in result.dimensions if d.name == "toolchain")
+    assert toolchain.differs and "arm-none-eabi-gcc" in toolchain.base
+    assert LLVM in toolchain.candidate
+    assert result.divergence is None and len(result.layers) == 13
+    assert any(layer.delta != 0 for layer in result.layers)  # two compilers, other code
+    whole = result.total("whole inference")
+    assert whole.base is not None and whole.candidate is not None
+    assert whole.delta == whole.candidate - whole.base
