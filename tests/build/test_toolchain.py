@@ -112,7 +112,7 @@ def test_llvm_release_reads_vendor_version_lines() -> None:
     assert llvm_release("Debian clang version 19.1.7 (3~deb12u1)") == (19, 1)
     assert llvm_release("clang version 22.1.0 (https://github.com/arm/arm-toolchain)") == (22, 1)
     assert llvm_release("gcc 12") is None
-    assert (19, 1) >= LLVM_FLOOR
+    assert LLVM_FLOOR <= (19, 1)
 
 
 @pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None, reason="needs arm-none-eabi-gcc")
