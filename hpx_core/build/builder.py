@@ -74,7 +74,9 @@ def _run(argv: Sequence[str], log_file: Path, what: str) -> str:
 def _configure(project: Project, toolchain: Toolchain, log_file: Path) -> None:
     # The toolchain file is rendered for this toolchain and the board's CPU beside the project.
     chain_file = write_toolchain_file(toolchain, project.board.cpu_flags, project.root)
-    prefix = str(toolchain.compiler.parent) if toolchain.compiler else ""
+    # The GCC file finds its compilers in this folder; the LLVM ones name theirs in full.
+    prefix = ([f"-DHPX_TOOLCHAIN_PREFIX={toolchain.compiler.parent}"]
+              if toolchain.family == "gcc" and toolchain.compiler else [])
     _run(
         [
             _tool("cmake"),
@@ -85,7 +87,7 @@ def _configure(project: Project, toolchain: Toolchain, log_file: Path) -> None:
             "-B",
             str(project.build_dir),
             f"-DCMAKE_TOOLCHAIN_FILE={chain_file}",
-            f"-DHPX_TOOLCHAIN_PREFIX={prefix}",
+            *prefix,
             f"-DCMAKE_MAKE_PROGRAM={_tool('ninja')}",
             "-DCMAKE_BUILD_TYPE=Release",
         ],
