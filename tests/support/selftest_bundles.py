@@ -40,7 +40,7 @@ def _contribution(board: Board, layers: tuple[CalibrationLayer, ...]) -> Firmwar
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
     )
-    values = {"layers": layers, "mve": "mve" in board.features}
+    values = {"layers": layers, "mve": "mve" in board.features, "gnu_as": True}
     return FirmwareContribution(
         files={
             "selftest_engine.c": (root / "selftest_engine.c").read_text("utf-8"),
