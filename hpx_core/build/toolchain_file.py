@@ -32,7 +32,9 @@ from hpx_core.errors import ToolError
 TOOLCHAIN_FILE = "toolchain.cmake"
 GNU_LIBS = ("-lstdc++_nano", "-lsupc++_nano", "-lm", "-lc_nano", "-lnosys", "-lgcc")
 CLANG_FLAGS = "-fshort-enums -nostdlibinc"  # the ABI of GCC-built libraries; only their headers
-ATFE_LINK_FLAGS = "-nostartfiles"  # hpx's reset handler starts the program, not ATfE's crt0
+# hpx's reset handler starts the program, not ATfE's crt0; and the link picks the multilib
+# variant without exceptions and RTTI, as every C++ file is compiled.
+ATFE_LINK_FLAGS = "-nostartfiles -fno-exceptions -fno-rtti"
 
 
 @attrs.frozen

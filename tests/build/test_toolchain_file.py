@@ -65,7 +65,8 @@ def test_atfe_leaves_the_multilib_to_its_driver_and_asks_for_picolibcs_tls(
     atfe = get_toolchain("atfe")
     text = toolchain_file_text(atfe, get_board("qemu-m4").cpu_flags)
     assert _setting(text, "CMAKE_CXX_COMPILER") == str(root / "bin" / "clang++")
-    assert _setting(text, "CMAKE_EXE_LINKER_FLAGS_INIT").endswith("-nostartfiles")
+    assert _setting(text, "CMAKE_EXE_LINKER_FLAGS_INIT").endswith(
+        "-nostartfiles -fno-exceptions -fno-rtti")
     assert _setting(text, "CMAKE_CXX_STANDARD_LIBRARIES") == ""
     assert "set(HPX_PICOLIBC ON)" in text
     assert toolchain_identity(atfe).startswith(f"atfe: {atfe.version} ({root / 'bin' / 'clang'})")
