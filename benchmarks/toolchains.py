@@ -1,13 +1,15 @@
 """GCC against LLVM: code size and whole-inference instructions per model, backend and board.
 
     python benchmarks/toolchains.py [--llvm clang|atfe] [--board qemu-m55 ...] [--only NAME ...]
+                                    [--work DIR]
 
 Profiles each MLPerf Tiny model with ``tflm`` (reference and cmsis_nn) and the ExecuTorch
 tier1 program (arm provider) on the emulated boards, once with arm-none-eabi-gcc and once with
 the LLVM toolchain, and prints a markdown table: ``.text`` bytes and the median uninstrumented
 whole-inference instruction count of each, and LLVM/GCC ratios (below 1: LLVM is smaller or
 executes fewer instructions). Engine libraries come from the cache or are built once per
-toolchain (minutes each, cold).
+toolchain (minutes each, cold); ``--work`` keeps the firmware projects, so a second run only
+re-runs QEMU.
 """
 
 from __future__ import annotations
@@ -46,8 +48,9 @@ def main() -> None:
     parser.add_argument("--llvm", default="clang", choices=["clang", "atfe"])
     parser.add_argument("--board", action="append", default=[])
     parser.add_argument("--only", action="append", default=[], metavar="MODEL_STEM")
+    parser.add_argument("--work", type=Path, default=None)
     args = parser.parse_args()
-    work = Path(tempfile.mkdtemp(prefix="hpx-toolchains-"))
+    work = args.work or Path(tempfile.mkdtemp(prefix="hpx-toolchains-"))
     boards = args.board or ["qemu-m55", "qemu-m4"]
     llvm = args.llvm
     print(f"| model | engine/backend | board | text gcc | text {llvm} | ratio "
