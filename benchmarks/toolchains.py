@@ -1,7 +1,7 @@
 """GCC against LLVM: code size and whole-inference instructions per model, backend and board.
 
     python benchmarks/toolchains.py [--llvm clang|atfe] [--board qemu-m55 ...] [--only NAME ...]
-                                    [--work DIR]
+                                    [--backend reference ...] [--work DIR]
 
 Profiles each MLPerf Tiny model with ``tflm`` (reference and cmsis_nn) and the ExecuTorch
 tier1 program (arm provider) on the emulated boards, once with arm-none-eabi-gcc and once with
@@ -48,6 +48,7 @@ def main() -> None:
     parser.add_argument("--llvm", default="clang", choices=["clang", "atfe"])
     parser.add_argument("--board", action="append", default=[])
     parser.add_argument("--only", action="append", default=[], metavar="MODEL_STEM")
+    parser.add_argument("--backend", action="append", default=[])
     parser.add_argument("--work", type=Path, default=None)
     args = parser.parse_args()
     work = args.work or Path(tempfile.mkdtemp(prefix="hpx-toolchains-"))
@@ -58,7 +59,8 @@ def main() -> None:
     print("|---|---|---|---:|---:|---:|---:|---:|---:|")
     for board in boards:
         for model, engine, backend in RUNS:
-            if args.only and model.stem not in args.only:
+            if (args.only and model.stem not in args.only) or (
+                    args.backend and backend not in args.backend):
                 continue
             gcc = measure(model, engine, backend, board, "arm-none-eabi-gcc", work)
             other = measure(model, engine, backend, board, llvm, work)
