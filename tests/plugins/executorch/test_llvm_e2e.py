@@ -41,8 +41,13 @@ def test_tier1_arm_built_with_llvm_runs_its_instruction_list(tmp_path: Path) -> 
     assert [layer.op for layer in m.layers] == [
         i["operator"].rsplit(".", 1)[0] for i in program["instructions"]]
     assert all(layer.calls == 1 and min(layer.counts) > 0 for layer in m.layers)
+    # Each layer's window also holds the runtime's tracing code around the kernel call (after
+    # start_profiling returns, before end_profiling is called), which the uninstrumented whole
+    # run does not execute; clang compiles that code longer than GCC does, so the layer sum may
+    # exceed the whole by a few instructions per layer (GCC: it stays below). Either way the two
+    # agree within 0.15 %.
     layer_sum = sum(layer.counts[0] for layer in m.layers)
-    assert layer_sum < m.whole[0] < layer_sum + 5_000
+    assert abs(m.whole[0] - layer_sum) < 5_000, (layer_sum, m.whole[0])
     assert outcome.findings and all(f.passed for f in outcome.findings), outcome.findings
     checked = extra_of(outcome)["output_check"]
     assert checked["elements"] > 0 and checked["differing"] == 0, checked
