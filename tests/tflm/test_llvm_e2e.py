@@ -34,6 +34,10 @@ MODEL_FILES = ["kws_ref_model.tflite", "vww_96_int8.tflite", "pretrainedResnet_q
 CONFIGS = [("reference", "qemu-m55"), ("cmsis_nn", "qemu-m55"), ("reference", "qemu-m4"),
            ("cmsis_nn", "qemu-m4")]
 COVERAGE = 0.998
+# The interpreter's Invoke() framing outside every layer window: about 410-440 instructions with
+# both GCC and clang. A model whose whole inference is short (ad01 with cmsis_nn under clang:
+# about 120,000) cannot reach 99.8 % with it, so the remainder may be that framing instead.
+FRAMING = 500
 JITTER = 8  # a SysTick wrap inside an interval, and tick rounding (see test_profile_e2e)
 
 
@@ -50,7 +54,9 @@ def _check(outcome: ProfileOutcome, model_path: Path) -> None:
     assert [layer.op for layer in m.layers] == [op.name for op in model.operators]
     assert all(layer.median > 0 and layer.spread <= JITTER for layer in m.layers)
     assert m.layer_sum <= m.whole_median
-    assert m.layer_sum >= COVERAGE * m.whole_median, (m.layer_sum, m.whole_median)
+    remainder = m.whole_median - m.layer_sum
+    assert remainder <= max((1 - COVERAGE) * m.whole_median, FRAMING), (m.layer_sum,
+                                                                        m.whole_median)
     extra = extra_of(outcome)
     assert extra["outputs"]["exact"], extra["outputs"]
     assert outcome.findings and all(f.passed for f in outcome.findings), outcome.findings
