@@ -13,12 +13,13 @@ PLUGINS = [
     "plugins/hpx_heliaaot",
     "plugins/hpx_executorch",
 ]
-CODE = ["hpx_core", "plugins", "tests", "noxfile.py", "benchmarks", "tools"]
+EXAMPLES = ["examples/engines/kernelbench"]
+CODE = ["hpx_core", "plugins", "examples", "tests", "noxfile.py", "benchmarks", "tools"]
 
 
 def install_hpx(session: nox.Session) -> None:
-    """The core with its dev extras and the four engine plugins, editable."""
-    session.install("-e", ".[dev]", *(arg for p in PLUGINS for arg in ("-e", p)))
+    """The core with its dev extras, the four engine plugins and the example engine, editable."""
+    session.install("-e", ".[dev]", *(arg for p in [*PLUGINS, *EXAMPLES] for arg in ("-e", p)))
 
 
 @nox.session
@@ -37,9 +38,9 @@ def lint(session: nox.Session) -> None:
 
 @nox.session
 def typecheck(session: nox.Session) -> None:
-    """mypy --strict over the core and the plugins."""
+    """mypy --strict over the core, the plugins and the example engine."""
     install_hpx(session)
-    session.run("mypy", "hpx_core", *(f"{p}/{p.split('/')[1]}" for p in PLUGINS))
+    session.run("mypy", "hpx_core", *(f"{p}/{p.split('/')[1]}" for p in PLUGINS), "examples")
 
 
 @nox.session
@@ -51,9 +52,14 @@ def e2e(session: nox.Session) -> None:
 
 @nox.session
 def fuzz(session: nox.Session) -> None:
-    """Fuzz the .tflite and .pte readers: 10,000 damaged/random inputs each (hypothesis)."""
-    install_hpx(session)
-    session.run("pytest", "tests/fuzz", "-s", *session.posargs, env={"HPX_FUZZ_EXAMPLES": "10000"})
+    """Coverage-guided fuzzing (atheris) of the model readers, the sidecar, the config loader
+    and the wire parser: 1,000,000 inputs each, at most 10 s per input and 1 h per target.
+
+    Findings land in tests/fixtures/fuzz/<target>/, which the tests session replays. Posargs go
+    to tests/fuzz/run_atheris.py (e.g. ``nox -s fuzz -- wire --runs 10000``).
+    """
+    session.install("-e", ".[dev,fuzz]", *(arg for p in PLUGINS for arg in ("-e", p)))
+    session.run("python", "tests/fuzz/run_atheris.py", *session.posargs)
 
 
 @nox.session(python="3.11")

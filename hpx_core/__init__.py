@@ -23,7 +23,11 @@ from hpx_core.config.checks import (  # noqa: E402
     auto_or_names,
     names_to_tuple,
 )
+from hpx_core.config.schema import MemoryLocation  # noqa: E402
 from hpx_core.contract import (  # noqa: E402
+    BufferNeed,
+    BufferPlacement,
+    CodeSize,
     ConfigRequest,
     EngineDescriptor,
     EngineSelection,
@@ -34,6 +38,9 @@ from hpx_core.contract import (  # noqa: E402
     LibraryUse,
     ManifestRequest,
     MatchManifest,
+    MemoryLayout,
+    MemoryNeeds,
+    MemoryRequest,
     ModelRequest,
     PlannedBuffer,
     Region,
@@ -49,6 +56,9 @@ from hpx_core.errors import ConfigError, HpxError  # noqa: E402
 
 __all__ = [
     "PROJECT_NAME",
+    "BufferNeed",
+    "BufferPlacement",
+    "CodeSize",
     "ConfigError",
     "ConfigRequest",
     "EngineDescriptor",
@@ -62,6 +72,10 @@ __all__ = [
     "LibraryUse",
     "ManifestRequest",
     "MatchManifest",
+    "MemoryLayout",
+    "MemoryLocation",
+    "MemoryNeeds",
+    "MemoryRequest",
     "ModelRequest",
     "PlannedBuffer",
     "Region",

@@ -167,7 +167,7 @@ def _collect_engines(
 def _declared_pins(entry: EngineEntry) -> PinSet:
     """The engine's pins, stamped with its distribution; an engine without pins has none."""
     descriptor = entry.descriptor
-    pins = descriptor.pins or PinSet({}, {}, {}, {}, (), {})
+    pins = descriptor.pins or PinSet({}, {}, {}, {})
     if descriptor.name not in pins.engines:
         bare = EngineSources(descriptor.name, "", (), (), dict.fromkeys(descriptor.backends, ()))
         pins = attrs.evolve(pins, engines={**pins.engines, descriptor.name: bare})

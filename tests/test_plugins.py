@@ -53,7 +53,7 @@ def test_unknown_engine_lists_installed_ones() -> None:
     with pytest.raises(PluginError) as caught:
         registry.engine("tflmm")
     assert "did you mean 'tflm'" in caught.value.message
-    assert "executorch, helia-aot, helia-rt, tflm" in caught.value.hint
+    assert "executorch, helia-aot, helia-rt, kernelbench, tflm" in caught.value.hint
 
 
 @pytest.mark.usefixtures("samples_on_path")

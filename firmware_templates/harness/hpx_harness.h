@@ -21,4 +21,7 @@
 void hpx_calibration_pair(void);
 int hpx_measure_whole(void);
 
+/* The uncounted layer check pass (hpx_check.c): 0, or the engine's error code. */
+int hpx_check_pass(void);
+
 #endif

@@ -2,7 +2,8 @@
  * The harness flow, the same for every engine:
  *   start record -> counter start -> calibration of an empty begin/end pair -> engine init
  *   -> layer names -> warm-up -> uninstrumented whole-inference passes -> per-layer passes
- *   -> engine finish (outputs, metrics) -> end record.
+ *   -> [layer check: one uncounted inference, HPX_CHECK_LAYERS] -> engine finish (outputs,
+ *   metrics, files) -> end record.
  * Counts go out raw (counter units); the host subtracts the calibrated pair and converts units.
  */
 #include <stdint.h>
@@ -203,6 +204,11 @@ int main(void) {
     hpx_wire_u64("whole", sent_whole);
     hpx_wire_u64("layer_records", sent_layers);
     hpx_wire_end();
+    /* Called in every build (it returns at once without HPX_CHECK_LAYERS), so main() is the
+     * same code with and without the check and nothing counted before it can move. */
+    if ((rc = hpx_check_pass()) != 0) {
+        return fail("check", rc, HPX_EXIT_ENGINE_ERROR);
+    }
     rc = hpx_engine_finish();
     if (rc != 0) {
         return fail("finish", rc, HPX_EXIT_ENGINE_ERROR);
@@ -248,4 +254,22 @@ void hpx_report_output(uint32_t tensor, const uint8_t *data, size_t size) {
             break;
         }
     }
+}
+
+void hpx_report_file(const char *name, size_t offset, const uint8_t *data, size_t size) {
+    for (size_t done = 0; done < size; done += HPX_OUTPUT_CHUNK) {
+        size_t n = size - done < HPX_OUTPUT_CHUNK ? size - done : HPX_OUTPUT_CHUNK;
+        hpx_wire_begin("FILE");
+        hpx_wire_str("name", name);
+        hpx_wire_u64("offset", offset + done);
+        hpx_wire_bytes("hex", data + done, n);
+        hpx_wire_end();
+    }
+}
+
+void hpx_report_file_end(const char *name, size_t size) {
+    hpx_wire_begin("FILEEND");
+    hpx_wire_str("name", name);
+    hpx_wire_u64("size", size);
+    hpx_wire_end();
 }

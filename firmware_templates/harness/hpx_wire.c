@@ -78,6 +78,16 @@ void hpx_wire_i32(const char *key, int32_t value) {
     }
 }
 
+void hpx_wire_i64(const char *key, int64_t value) {
+    put_key(key);
+    if (value < 0) {
+        put('-');
+        put_u64(0u - (uint64_t)value);
+    } else {
+        put_u64((uint64_t)value);
+    }
+}
+
 void hpx_wire_hex32(const char *key, uint32_t value) {
     put_key(key);
     put_text("0x");
@@ -135,6 +145,14 @@ void hpx_wire_text(const char *text) {
         hpx_platform_putc(c);
         text_line_open = c != '\n';
     }
+}
+
+uint32_t hpx_wire_crc32(uint32_t crc, const uint8_t *data, size_t size) {
+    crc = ~crc;
+    for (size_t i = 0; i < size; i++) {
+        crc = crc32_update(crc, data[i]);
+    }
+    return ~crc;
 }
 
 uint32_t hpx_wire_records(void) {

@@ -6,6 +6,10 @@
  * layer index. In the whole-inference mode the profiler stays installed (TFLM has no public way
  * to detach it) but returns at once, so only a virtual call per operator lands in the count.
  * Inputs are refilled before every inference (TFLM's planner reuses the input's memory).
+ *
+ * Built with the layer check (HPX_CHECK_LAYERS), hpx_engine_check() swaps in a second
+ * profiler for one uncounted inference: before each operator it stages the operator's
+ * non-constant inputs, after it hands the outputs and the staged inputs to hpx_check_layer().
  */
 #include <new>
 #include <stdarg.h>
@@ -13,6 +17,7 @@
 #include <string.h>
 
 #include "hpx_tflm_glue.h"
+#include "tensorflow/lite/micro/memory_helpers.h"
 #include "tensorflow/lite/micro/micro_allocator.h"
 #include "tensorflow/lite/micro/micro_interpreter.h"
 #include "tensorflow/lite/micro/micro_profiler_interface.h"
@@ -24,7 +29,7 @@ extern "C" {
 #include "hpx_platform.h"
 
 // C linkage: the placement check finds the arena by this symbol in the linked ELF.
-alignas(16) uint8_t hpx_tflm_arena[HPX_TFLM_ARENA_SIZE];
+alignas(16) uint8_t hpx_tflm_arena[HPX_TFLM_ARENA_SIZE] HPX_TFLM_ARENA_SECTION;
 }
 
 namespace {
@@ -55,12 +60,20 @@ class LayerProfiler : public tflite::MicroProfilerInterface {
   uint32_t next_ = 0;
 };
 
-alignas(tflite::MicroInterpreter) uint8_t g_interpreter_buf[sizeof(tflite::MicroInterpreter)];
+/* MicroInterpreter with its context reachable, for the check profiler (no virtual methods, so
+ * Invoke() is the very same code). */
+class Interpreter : public tflite::MicroInterpreter {
+ public:
+  using tflite::MicroInterpreter::MicroInterpreter;
+  TfLiteContext& mutable_context() { return const_cast<TfLiteContext&>(context()); }
+};
+
+alignas(Interpreter) uint8_t g_interpreter_buf[sizeof(Interpreter)];
 HpxOpResolver g_resolver;
 LayerProfiler g_profiler;
-tflite::MicroInterpreter* g_interpreter = nullptr;
+Interpreter* g_interpreter = nullptr;
 
-tflite::MicroInterpreter* make_interpreter(const tflite::Model* model) {
+Interpreter* make_interpreter(const tflite::Model* model) {
 #if HPX_TFLM_RESOURCE_VARIABLES > 0
   // VAR_HANDLE ops need resource variables, allocated from the same arena.
   tflite::MicroAllocator* allocator = tflite::MicroAllocator::Create(hpx_tflm_arena, sizeof(hpx_tflm_arena));
@@ -72,17 +85,124 @@ tflite::MicroInterpreter* make_interpreter(const tflite::Model* model) {
   if (variables == nullptr) {
     return nullptr;
   }
-  return new (g_interpreter_buf)
-      tflite::MicroInterpreter(model, g_resolver, allocator, variables, &g_profiler);
+  return new (g_interpreter_buf) Interpreter(model, g_resolver, allocator, variables, &g_profiler);
 #else
-  return new (g_interpreter_buf) tflite::MicroInterpreter(
-      model, g_resolver, hpx_tflm_arena, sizeof(hpx_tflm_arena), nullptr, &g_profiler);
+  return new (g_interpreter_buf)
+      Interpreter(model, g_resolver, hpx_tflm_arena, sizeof(hpx_tflm_arena), nullptr, &g_profiler);
 #endif
 }
 
 }  // namespace
 
 #include "hpx_tflm_resolver.inc"
+
+#if HPX_CHECK_LAYERS
+#include "hpx_tflm_check.inc"
+
+// C linkage: the placement check finds the staging buffer by this symbol in the linked ELF.
+// The check's memory is never zeroed at start-up (.noinit), so the counted passes start after
+// exactly as many instructions as in a build without the check.
+extern "C" {
+__attribute__((section(".noinit"))) alignas(16) uint8_t hpx_tflm_check_staging[HPX_TFLM_CHECK_STAGING];
+}
+
+namespace {
+
+hpx_dtype_t dtype_of(TfLiteType type) {
+  switch (type) {
+    case kTfLiteInt8: return HPX_DTYPE_INT8;
+    case kTfLiteUInt8: return HPX_DTYPE_UINT8;
+    case kTfLiteInt16: return HPX_DTYPE_INT16;
+    case kTfLiteInt32: return HPX_DTYPE_INT32;
+    case kTfLiteFloat32: return HPX_DTYPE_FLOAT32;
+    default: return HPX_DTYPE_RAW;
+  }
+}
+
+constexpr uint32_t kMaxTensors = 16;
+
+/* The check pass's profiler: stages a layer's inputs before it, reports it after it. */
+class CheckProfiler : public tflite::MicroProfilerInterface {
+ public:
+  void Start(TfLiteContext* context) {
+    context_ = context;
+    next_ = 0;
+  }
+  uint32_t BeginEvent(const char* tag) override {
+    (void)tag;
+    const uint32_t layer = next_++;
+    stage_inputs(layer);
+    return layer;
+  }
+  void EndEvent(uint32_t layer) override {
+    hpx_tensor_view_t outs[kMaxTensors];
+    const uint32_t count = views(hpx_tflm_check_outputs, hpx_tflm_check_out_first, layer, outs);
+    if (static_cast<int32_t>(layer) == HPX_TFLM_CHECK_FAULT_LAYER && count > 0 &&
+        outs[0].bytes > 0) {
+      uint8_t* first = static_cast<uint8_t*>(const_cast<void*>(outs[0].data));
+      first[0] = static_cast<uint8_t>(first[0] + 1u); /* a planted wrong kernel (tests) */
+    }
+    const uint32_t* expected = layer < HPX_TFLM_CHECK_REFERENCED
+                                   ? &hpx_tflm_check_crc[hpx_tflm_check_out_first[layer]]
+                                   : nullptr;
+    hpx_check_layer(layer, outs, count, expected, staged_, staged_count_);
+  }
+
+ private:
+  uint32_t views(const int32_t* tensors, const uint32_t* first, uint32_t layer,
+                 hpx_tensor_view_t* out) {
+    if (layer >= HPX_TFLM_LAYER_COUNT) {
+      return 0;
+    }
+    uint32_t n = 0;
+    for (uint32_t i = first[layer]; i < first[layer + 1] && n < kMaxTensors; i++, n++) {
+      const TfLiteEvalTensor* t = context_->GetEvalTensor(context_, tensors[i]);
+      size_t bytes = 0;
+      if (t == nullptr || tflite::TfLiteEvalTensorByteLength(t, &bytes) != kTfLiteOk) {
+        bytes = 0;
+      }
+      out[n] = {t != nullptr ? t->data.raw : nullptr, bytes,
+                t != nullptr ? dtype_of(t->type) : HPX_DTYPE_RAW};
+    }
+    return n;
+  }
+  void stage_inputs(uint32_t layer) {
+    hpx_tensor_view_t ins[kMaxTensors];
+    staged_count_ = views(hpx_tflm_check_inputs, hpx_tflm_check_in_first, layer, ins);
+    size_t offset = 0;
+    for (uint32_t i = 0; i < staged_count_; i++) {
+      size_t room = sizeof(hpx_tflm_check_staging) - offset;
+      size_t bytes = ins[i].bytes < room ? ins[i].bytes : room;
+      memcpy(hpx_tflm_check_staging + offset, ins[i].data, bytes);
+      staged_[i] = {hpx_tflm_check_staging + offset, bytes, ins[i].dtype};
+      offset += (bytes + 15u) & ~static_cast<size_t>(15u);
+    }
+  }
+
+  TfLiteContext* context_ = nullptr;
+  uint32_t next_ = 0;
+  hpx_tensor_view_t staged_[kMaxTensors];
+  uint32_t staged_count_ = 0;
+};
+
+__attribute__((section(".noinit"))) alignas(CheckProfiler) uint8_t g_check_buf[sizeof(CheckProfiler)];
+
+}  // namespace
+
+extern "C" int hpx_engine_check(void) {
+  if (g_interpreter == nullptr) {
+    return HPX_TFLM_ERR_NOT_READY;
+  }
+  TfLiteContext& context = g_interpreter->mutable_context();
+  void* counted = context.profiler;
+  CheckProfiler* check = new (g_check_buf) CheckProfiler();
+  check->Start(&context);
+  context.profiler = static_cast<tflite::MicroProfilerInterface*>(check);
+  const TfLiteStatus status = g_interpreter->Invoke();
+  context.profiler = counted;
+  return status == kTfLiteOk ? 0 : HPX_TFLM_ERR_INVOKE;
+}
+#endif
 
 extern "C" int hpx_engine_init(void) {
   const tflite::Model* model = tflite::GetModel(hpx_tflm_model);
@@ -92,7 +212,7 @@ extern "C" int hpx_engine_init(void) {
   if (hpx_tflm_register_ops(g_resolver) != 0) {
     return HPX_TFLM_ERR_RESOLVER;
   }
-  tflite::MicroInterpreter* interpreter = make_interpreter(model);
+  Interpreter* interpreter = make_interpreter(model);
   if (interpreter == nullptr) {
     return HPX_TFLM_ERR_RESOURCES;
   }

@@ -15,23 +15,17 @@ import attrs
 import jinja2
 
 from hpx_core.boards import Board, get_board
+from hpx_core.boards.icount import tick_conversion, wrap_cost_q16
 from hpx_core.boards.support import SupportPlan, support_plan
 from hpx_core.build.templates import templates_root
 from hpx_core.contract import FirmwareContribution, PlannedBuffer
 from hpx_core.errors import BuildError
 
-HARNESS_SOURCES = ("hpx_main.c", "hpx_counter.c", "hpx_wire.c", "hpx_fault.c", "hpx_measure.S")
+HARNESS_SOURCES = ("hpx_main.c", "hpx_counter.c", "hpx_wire.c", "hpx_fault.c", "hpx_check.c",
+                   "hpx_measure.S")
+CHECK_DUMP_LIMIT = 1024 * 1024
+"""Bytes of tensors ``--check-layers=all`` sends in full at most (differing layers, in order)."""
 BOARD_COMMON_SOURCES = ("startup.c", "cmsdk_uart.c", "semihost_exit.c")
-# Instructions of the SysTick wrap handler (counters/systick_icount/counter_systick.c).
-SYSTICK_HANDLER_INSTRUCTIONS = 5
-
-
-def wrap_cost_q16(board: Board) -> int:
-    """Ticks one SysTick wrap handler costs under icount, in 16.16 fixed point (0 if none)."""
-    if board.counter != "systick_icount" or board.qemu is None:
-        return 0
-    ticks = SYSTICK_HANDLER_INSTRUCTIONS / board.instructions_per_tick()
-    return round(ticks * 65536)
 
 
 def _event_names(values: Iterable[str]) -> tuple[str, ...]:
@@ -48,9 +42,13 @@ class HarnessSettings:
     max_layers: int = 240
     cal_repeats: int = 8
     pmu_events: tuple[str, ...] = attrs.field(default=(), converter=_event_names)
+    check_layers: str = "off"  # profiling.check_layers: off, first or all
+    check_dump_limit: int = CHECK_DUMP_LIMIT
 
     def __attrs_post_init__(self) -> None:
-        if self.iterations < 1 or self.warmup < 0 or not 1 <= self.max_layers <= 4095:
+        bad_check = self.check_layers not in ("off", "first", "all")
+        if (self.iterations < 1 or self.warmup < 0 or not 1 <= self.max_layers <= 4095
+                or bad_check):
             raise BuildError(
                 f"invalid harness settings: {self}",
                 "iterations >= 1, warmup >= 0, 1 <= max_layers <= 4095",
@@ -196,7 +194,8 @@ def render_project(
         files[f"hpx/counters/{shared}"] = (root / "counters" / shared).read_bytes()
     files["hpx/harness/hpx_config.h"] = (
         env.get_template("harness/hpx_config.h.j2")
-        .render(**attrs.asdict(settings), wrap_cost_q16=wrap_cost_q16(board))
+        .render(**attrs.asdict(settings), wrap_cost_q16=wrap_cost_q16(board),
+                tick=tick_conversion(board))
         .encode()
     )
     for rel, text in contribution.files.items():

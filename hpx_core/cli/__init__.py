@@ -28,12 +28,25 @@ from hpx_core.cli import compare as _compare  # noqa: F401  isort: skip
 from hpx_core.cli import results_show as _results_show  # noqa: F401  isort: skip
 from hpx_core.cli import verify_kernels as _verify_kernels  # noqa: F401  isort: skip
 from hpx_core.cli import probes as _probes  # noqa: F401  isort: skip
+from hpx_core.cli import places as _places  # noqa: F401  isort: skip
+from hpx_core.cli import matrix as _matrix  # noqa: F401  isort: skip
+
+
+# Options whose value may be left out (``--check-layers`` means ``--check-layers=first``):
+# typer has no optional option values, so the bare flag is spelled out before parsing.
+OPTIONAL_VALUES = {"--check-layers": "first"}
+
+
+def spell_out(args: Sequence[str]) -> list[str]:
+    """``args`` with every bare optional-value option given its default value."""
+    return [f"{a}={OPTIONAL_VALUES[a]}" if a in OPTIONAL_VALUES else a for a in args]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI. As the console script it exits; called with ``argv`` it returns the code."""
     try:
-        app(args=list(argv) if argv is not None else None, prog_name="hpx")
+        args = spell_out(sys.argv[1:] if argv is None else argv)
+        app(args=args, prog_name="hpx")
         code = 0
     except HpxError as error:
         typer.secho(f"error: {error.message}", fg="red", err=True)

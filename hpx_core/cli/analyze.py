@@ -7,13 +7,14 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from hpx_core.cli.app import app, console
 from hpx_core.models import ModelInfo, TensorInfo
 from hpx_core.models.report import model_report
 from hpx_core.pipeline import read_model
-from hpx_core.plugins import default_registry
+from hpx_core.plugins import Registry, default_registry
 
 
 @app.command()
@@ -24,12 +25,15 @@ def analyze(
     as_json: Annotated[bool, typer.Option("--json", help="JSON output.")] = False,
 ) -> None:
     """Per-layer operators, output shapes, MACs and parameters of a model."""
-    info = read_model(model, default_registry())
+    registry = default_registry()
+    info = read_model(model, registry)
     if as_json:
         typer.echo(json.dumps(model_report(info), indent=2))
         return
     console.print(_layer_table(info))
     for line in _summary(info):
+        console.print(line)
+    for line in _absent(info, registry):
         console.print(line)
 
 
@@ -88,4 +92,16 @@ def _summary(info: ModelInfo) -> list[str]:
         )
     if info.sidecar is not None:
         lines.append(f"sidecar: {info.sidecar.path.name} (sha256 verified)")
+    return lines
+
+
+def _absent(info: ModelInfo, registry: Registry) -> list[str]:
+    """Fields an older converter left empty, and which installed engines get them supplied."""
+    lines = []
+    for field in info.absent_fields:
+        engines = sorted(name for name, entry in registry.engines.items()
+                         if field in entry.descriptor.model_fields)
+        needed = (f"hpx supplies it in a copy for {', '.join(engines)}" if engines
+                  else "no installed engine needs it")
+        lines.append(f"[yellow]absent field[/] {escape(field)}: {needed}")
     return lines

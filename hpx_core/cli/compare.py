@@ -12,6 +12,13 @@ from hpx_core.cli.app import app, console
 from hpx_core.compare.diff import Comparison
 from hpx_core.compare.policy import PolicyOutcome
 from hpx_core.compare.run import RegressionError, run_compare
+from hpx_core.errors import UsageError
+from hpx_core.matrix import is_matrix_folder
+from hpx_core.matrix.compare import (
+    compare_matrices,
+    write_matrix_comparison,
+    write_matrix_junit,
+)
 
 
 def _num(value: int | None) -> str:
@@ -108,8 +115,12 @@ def _policy(outcome: PolicyOutcome) -> None:
 
 @app.command("compare")
 def compare_command(
-    base: Annotated[Path, typer.Argument(help="The base result bundle.")],
-    candidate: Annotated[Path, typer.Argument(help="The candidate result bundle.")],
+    base: Annotated[
+        Path, typer.Argument(help="The base result bundle, or the --output-dir holding it.")
+    ],
+    candidate: Annotated[
+        Path, typer.Argument(help="The candidate result bundle, or the --output-dir holding it.")
+    ],
     top: Annotated[int, typer.Option("--top", help="Layers shown (0: all).")] = 10,
     output_dir: Annotated[
         Path | None,
@@ -144,12 +155,21 @@ def compare_command(
         typer.Option("--model", help="The model of the export manifest the bundles ran."),
     ] = None,
 ) -> None:
-    """Compare two result bundles, both verified against their manifests first."""
+    """Compare two result bundles (verified first), or two matrix folders cell by cell."""
+    if is_matrix_folder(base) and is_matrix_folder(candidate):
+        if manifest is not None or model is not None:
+            raise UsageError("--manifest and --model compare two bundles, not two matrices",
+                             "drop them, or point at two bundles of the matrices")
+        _compare_matrices(base, candidate, policy, junit, output_dir)
+        return
     result = run_compare(
         base, candidate, policy=policy, junit=junit, manifest=manifest, model=model,
         output_dir=output_dir
     )
     c = result.comparison
+    for given, view in ((base, c.base), (candidate, c.candidate)):
+        if view.path != given:
+            console.print(f"{given}: the bundle {view.path.name}", markup=False)
     console.print(_dimensions(c))
     console.print(_totals(c))
     if c.divergence is not None:
@@ -169,3 +189,33 @@ def compare_command(
                 f"the candidate regressed: {len(result.outcome.failures)} policy checks failed",
                 "see the checks above" + (f" and {junit}" if junit else ""),
             )
+
+
+def _compare_matrices(base: Path, candidate: Path, policy: str | None, junit: Path | None,
+                      output_dir: Path | None) -> None:
+    result = compare_matrices(base, candidate, policy)
+    table = Table("cell", "verdict", "base", "candidate", "delta", "delta %",
+                  title=f"matrices: {base} -> {candidate} (whole inference)")
+    for cell in result.cells:
+        total = (next((t for t in cell.comparison.totals if t.name == "whole inference"), None)
+                 if cell.comparison else None)
+        verdict = {"passed": "[green]passed", "regressed": "[red]REGRESSED"}.get(
+            cell.verdict, f"[yellow]{cell.verdict}")
+        table.add_row(cell.id, verdict, _num(total.base if total else None),
+                      _num(total.candidate if total else None),
+                      _signed(total.delta if total else None), _pct(total.pct if total else None))
+    console.print(table)
+    for cell in result.cells:
+        if cell.reason:
+            console.print(f"  {cell.id}: {cell.reason}", markup=False)
+        for check in cell.outcome.failures if cell.outcome else ():
+            console.print(f"  {cell.id}: {check.message}", markup=False)
+    written = [write_matrix_junit(junit, result)] if junit is not None else []
+    if output_dir is not None:
+        written.append(write_matrix_comparison(output_dir, result))
+    for path in written:
+        console.print(f"wrote {path}", markup=False)
+    if not result.passed:
+        regressed = [c for c in result.cells if c.verdict == "regressed"]
+        raise RegressionError(f"{len(regressed)} of {len(result.cells)} cells regressed",
+                              "see the checks above" + (f" and {junit}" if junit else ""))

@@ -15,6 +15,7 @@ from hpx_core import __version__, api, pipeline
 from hpx_core.boards import get_board
 from hpx_core.cli.app import app, config_app, console
 from hpx_core.cli.logs import configure_logging
+from hpx_core.compare.layer_check import layer_check_line
 from hpx_core.config import walk_values
 from hpx_core.errors import UsageError
 from hpx_core.pipeline.doctor import run_doctor
@@ -26,6 +27,13 @@ EngineOption = Annotated[str | None, typer.Option("--engine", help="Engine name.
 BackendOption = Annotated[str | None, typer.Option("--backend", help="Engine backend.")]
 BoardOption = Annotated[str | None, typer.Option("--board", help="Board name.")]
 ToolchainOption = Annotated[str | None, typer.Option("--toolchain", help="Toolchain name.")]
+PlaceOption = Annotated[str | None, typer.Option(
+    "--place", help="Run on this labgrid place (a board farm; LG_COORDINATOR names it).")]
+WaitOption = Annotated[float | None, typer.Option(
+    "--wait", help="Seconds to wait for a busy place (default 600).")]
+NoWaitOption = Annotated[bool, typer.Option("--no-wait", help="Fail at once if the place is busy.")]
+SshKeyOption = Annotated[Path | None, typer.Option(
+    "--ssh-key", help="Key for places that run QEMU on their exporter host.")]
 EngineConfigOption = Annotated[
     list[str] | None,
     typer.Option("--engine-config", help="engine.config KEY=VALUE (YAML value); repeatable."),
@@ -112,13 +120,16 @@ def collect_overrides(
 
 @config_app.command("validate")
 def config_validate(file: Path) -> None:
-    """Check a config file, including the engine's own section."""
-    validated = api.validate_config(file)
-    engine = validated.config.engine
+    """Check a config file as `hpx profile` would before its first fetch: the engine's own
+    section, the board, the model, the license and the counters."""
+    outcome = api.check_config(file, None, api.registry())
+    engine = outcome.config.engine
     typer.echo(
         f"{file}: valid ({engine.type}, backend {engine.backend}, "
-        f"board {validated.config.target.board})"
+        f"board {outcome.config.target.board}; checked: {', '.join(outcome.stages)})"
     )
+    for what in outcome.unchecked:
+        typer.echo(f"not checked: {what}")
 
 
 @config_app.command("show")
@@ -226,6 +237,19 @@ def profile(
         ),
     ] = None,
     probe: Annotated[str | None, typer.Option("--probe", help="Debug probe unique ID.")] = None,
+    check_layers: Annotated[
+        str | None,
+        typer.Option(
+            "--check-layers",
+            help="After the measured passes, compare every layer's outputs with the host "
+            "(--check-layers: the first differing layer in full; --check-layers=all: every "
+            "one, up to 1 MiB; off).",
+        ),
+    ] = None,
+    place: PlaceOption = None,
+    wait: WaitOption = None,
+    no_wait: NoWaitOption = False,
+    ssh_key: SshKeyOption = None,
 ) -> None:
     """Profile a model: config, sources, firmware, build, run, capture, results."""
     overrides = collect_overrides(
@@ -241,8 +265,14 @@ def profile(
         if counters is not None
         else None,
         target__probe=probe,
+        target__place=place,
+        farm__wait=wait,
+        farm__ssh_key=str(ssh_key) if ssh_key else None,
         build__offline=offline,
+        profiling__check_layers=check_layers,
     )
+    if no_wait:
+        overrides = {**overrides, "farm.wait": (0, "--no-wait")}
     with console.status("profiling") as status:
         outcome = pipeline.profile(
             model,
@@ -250,8 +280,22 @@ def profile(
             overrides,
             api.registry(),
             on_stage=lambda name: status.update(f"[bold]{name}[/]"),
+            on_note=note,
         )
     _print_profile(outcome)
+
+
+_STATUS_STYLE = {"exact": "green", "different": "bold red", "inherited": "yellow"}
+
+
+def _styled(status: str) -> str:
+    style = _STATUS_STYLE.get(status)
+    return f"[{style}]{status}[/]" if style else status
+
+
+def note(message: str) -> None:
+    """A note the user should see while a command runs (a busy farm place, ...)."""
+    console.print(f"[yellow]{message}[/]", highlight=False)
 
 
 def _print_profile(outcome: pipeline.ProfileOutcome) -> None:
@@ -260,13 +304,18 @@ def _print_profile(outcome: pipeline.ProfileOutcome) -> None:
         return
     total = sum(layer.median for layer in measurement.layers) or 1
     events = list(dict.fromkeys(e for layer in measurement.layers for e in layer.events))
+    check = outcome.record.layer_check if outcome.record else None
+    verdicts = {v.index: v.status for v in check.layers} if check else {}
     table = Table("layer", "op", measurement.units, "share", *events,
-                  title=str(outcome.config.model.path))
+                  *(("vs host",) if check else ()), title=str(outcome.config.model.path))
     for layer in measurement.layers:
         counted = [f"{layer.events[e]:,}" if e in layer.events else "-" for e in events]
+        status = [_styled(verdicts.get(layer.index, "not checked"))] if check else []
         table.add_row(layer.name, layer.op, f"{layer.median:,}", f"{layer.median / total:.1%}",
-                      *counted)
+                      *counted, *status)
     console.print(table)
+    if check is not None:
+        console.print(layer_check_line(check), markup=False, highlight=False)
     console.print(
         f"whole inference (uninstrumented): {measurement.whole_median:,} {measurement.units}; "
         f"per-layer sum {measurement.layer_sum:,}"

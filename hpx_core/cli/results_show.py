@@ -11,6 +11,7 @@ from rich.table import Table
 
 from hpx_core.cli.app import console, results_app
 from hpx_core.compare.export import write_atomic
+from hpx_core.compare.layer_check import layer_check_line
 from hpx_core.compare.view import BundleView, load_view
 from hpx_core.report.model_explorer import bundle_node_data
 
@@ -40,8 +41,11 @@ def _layers(view: BundleView, top: int) -> Table:
     ordered = sorted(view.layers, key=lambda x: -x.median)[:top] if top > 0 else view.layers
     title = f"layers ({view.units})" + (f", top {len(ordered)} by count" if top > 0 else "")
     events = list(dict.fromkeys(e for layer in view.layers for e in layer.events))
-    table = Table("#", "layer", "op", "calls", "median", "share", "spread", *events, title=title)
+    check = view.layer_check
+    table = Table("#", "layer", "op", "calls", "median", "share", "spread", *events,
+                  *(("vs host",) if check else ()), title=title)
     for layer in ordered:
+        status = [check.statuses.get(layer.index, "not checked")] if check else []
         share = f"{100 * layer.median / total:.2f}%" if total else "-"
         table.add_row(
             str(layer.index),
@@ -52,6 +56,7 @@ def _layers(view: BundleView, top: int) -> Table:
             share,
             f"{layer.spread:,}",
             *(f"{layer.events[e]:,}" if e in layer.events else "-" for e in events),
+            *status,
         )
     return table
 
@@ -75,6 +80,8 @@ def show(
     console.print(_summary(view))
     if view.layers:
         console.print(_layers(view, top))
+    if view.layer_check is not None:
+        console.print(layer_check_line(view.layer_check), markup=False, highlight=False)
     if html is not None:
         from hpx_core.report import bundle_report  # matplotlib only when a report is asked
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import attrs
 
+from hpx_core.compare.layer_check import first_disagreement, summary_word
 from hpx_core.compare.view import BundleView, LayerView
 from hpx_core.contract import MatchManifest, Region
 from hpx_core.errors import ConfigError, ResultsError
@@ -177,6 +178,7 @@ def _dimensions(base: BundleView, cand: BundleView) -> tuple[Dimension, ...]:
         ("counter units", base.units, cand.units),
         ("model sha256", base.model_sha256, cand.model_sha256),
         ("validity", base.validity, cand.validity),
+        ("layer check", summary_word(base.layer_check), summary_word(cand.layer_check)),
         ("hpx", hpx(base), hpx(cand)),
     ]
     return tuple(Dimension(name, value(b), value(c)) for name, b, c in rows)
@@ -302,6 +304,11 @@ def compare(
         )
     if explicit:
         notes.append("layers paired by the match manifest, not by op sequence")
+    disagree = None if explicit else first_disagreement(base.layer_check, candidate.layer_check)
+    if disagree is not None:
+        name = base.layer_check.names.get(disagree, "") if base.layer_check else ""
+        notes.append(f"the runs disagree numerically: layer {disagree} {name} has different "
+                     "outputs on the two devices (and so may every later layer)")
     regions = tuple(_region_total(base, candidate, r) for r in manifest.regions) if manifest else ()
     return Comparison(
         base=base,

@@ -1,5 +1,8 @@
 """Regression policies: a small versioned YAML, one rule per metric, applied to a comparison.
 
+``layer_check`` is the one metric that is not a count: the candidate's layer check must find
+every layer exact against the host (the default policy asks it of a candidate run with it).
+
 Emulated instruction counts are exact, so the default for two emulated runs allows no
 regression at all; silicon counts jitter, so the default for silicon runs tolerates the larger
 per-iteration spread (max - min) that either bundle recorded for that number.
@@ -15,6 +18,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
 from hpx_core.compare.diff import Comparison, LayerDelta, TotalDelta
+from hpx_core.compare.layer_check import divergence_text
 from hpx_core.errors import ConfigError
 
 POLICY_SCHEMA = 1
@@ -30,7 +34,8 @@ TOTALS = {
     "data_bytes": "data bytes",
     "bss_bytes": "bss bytes",
 }
-METRICS = (*TOTALS, "layers")
+NUMERICS = "layer_check"  # every layer of the candidate exact against the host
+METRICS = (*TOTALS, "layers", NUMERICS)
 _HINT = "see docs/compare.md for the policy format"
 
 
@@ -96,14 +101,11 @@ def default_policy(comparison: Comparison) -> Policy:
     noise: Noise = "none" if emulated else "spread"
     strict = Rule(max_regression_pct=0.0, noise=noise)
     kind = "emulated, zero tolerance" if emulated else "silicon, within the measured spread"
-    return Policy(
-        rules={
-            "whole_inference": strict,
-            "layer_sum": strict,
-            "layers": attrs.evolve(strict, missing="warn"),
-        },
-        source=f"default ({kind})",
-    )
+    rules = {"whole_inference": strict, "layer_sum": strict,
+             "layers": attrs.evolve(strict, missing="warn")}
+    if comparison.candidate.layer_check is not None:  # a checked candidate must be exact
+        rules[NUMERICS] = Rule()
+    return Policy(rules=rules, source=f"default ({kind})")
 
 
 def _choice(
@@ -186,12 +188,34 @@ def _layer_check(rule: Rule, d: LayerDelta) -> Check:
     return _judge("layers", subject, rule, d.base.median, d.candidate.median, noise)
 
 
+def _numerics_check(rule: Rule, comparison: Comparison) -> Check:
+    """The candidate's layer check must find every layer exact; a failure names the layer."""
+    check = comparison.candidate.layer_check
+    if check is None or not check.statuses:
+        status: Status = "fail" if rule.missing == "fail" else rule.missing
+        reason = check.note if check is not None and check.note else "run without --check-layers"
+        return Check(NUMERICS, "all layers exact", status, f"no layer check: {reason}")
+    first = check.first_divergent
+    if first is not None:
+        subject = f"layer {first} {check.names.get(first, '')}".rstrip()
+        return Check(NUMERICS, subject, "fail", divergence_text(check) or subject)
+    unchecked = [i for i, s in sorted(check.statuses.items()) if s != "exact"]
+    if unchecked:
+        return Check(NUMERICS, f"layer {unchecked[0]} {check.names.get(unchecked[0], '')}",
+                     "fail" if rule.missing == "fail" else rule.missing,
+                     f"{len(unchecked)} layers not checked: {check.stopped or 'no reference'}")
+    return Check(NUMERICS, "all layers exact", "pass",
+                 f"all {len(check.statuses)} layers exact against the host")
+
+
 def apply_policy(comparison: Comparison, policy: Policy) -> PolicyOutcome:
     """Check every metric the policy names; layers in index order."""
     checks: list[Check] = []
     names = {t.name for t in comparison.totals}
     for metric, rule in policy.rules.items():
-        if metric != "layers":
+        if metric == NUMERICS:
+            checks.append(_numerics_check(rule, comparison))
+        elif metric != "layers":
             total = TOTALS[metric]
             if total in names:
                 checks.append(_total_check(metric, rule, comparison.total(total)))

@@ -20,6 +20,7 @@ from hpx_core.compare.view import BundleView, load_view
 from hpx_core.contract import ManifestRequest, MatchManifest
 from hpx_core.errors import ConfigError, HpxError
 from hpx_core.report.model_explorer import delta_node_data
+from hpx_core.results.locate import bundle_in
 
 DEFAULT_POLICY = "default"
 
@@ -84,10 +85,11 @@ def run_compare(
 
     ``policy`` is a YAML file or ``"default"`` (zero tolerance for emulated runs, the measured
     spread for silicon runs). The caller decides what a failed policy means (the CLI exits 1).
+    ``base`` and ``candidate`` are bundles or folders holding one (``--output-dir`` of a run).
     """
     if model is not None and manifest is None:
         raise ConfigError("--model needs --manifest", "pass the export manifest with --manifest")
-    base_view, candidate_view = load_view(base), load_view(candidate)
+    base_view, candidate_view = load_view(bundle_in(base)), load_view(bundle_in(candidate))
     match = (resolve_match(manifest, model, base_view, candidate_view)
              if manifest is not None else None)
     comparison = compare(base_view, candidate_view, match)

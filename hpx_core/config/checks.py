@@ -15,12 +15,23 @@ class FieldValueError(ValueError):
         self.field = field
 
 
-def at_least(minimum: int) -> Any:
-    """Validator: an int no smaller than ``minimum`` (``None`` passes: it means "unset")."""
+UINT32_MAX = 2**32 - 1
+"""The largest count or size the firmware holds: its loops, sizes and wire fields are 32-bit."""
+
+
+def at_least(minimum: int, *, most: int = UINT32_MAX) -> Any:
+    """Validator: an int from ``minimum`` to ``most`` (``None`` passes: it means "unset").
+
+    The upper bound defaults to what the firmware holds in 32 bits: a larger count would wrap
+    (or not compile) there instead of being refused here.
+    """
 
     def check(_instance: object, attribute: attrs.Attribute[Any], value: int | None) -> None:
         if value is not None and value < minimum:
             raise FieldValueError(attribute.name, f"must be at least {minimum}, got {value}")
+        if value is not None and value > most:
+            why = " (the firmware holds it in 32 bits)" if most == UINT32_MAX else ""
+            raise FieldValueError(attribute.name, f"must be at most {most:,}{why}, got {value}")
 
     return check
 

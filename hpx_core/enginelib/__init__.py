@@ -2,7 +2,9 @@
 
 An engine library depends on the engine, backend, board (CPU flags), toolchain and source pins,
 never on the model. hpx builds it once into a content-addressed folder of the cache and links
-each model's small app against it.
+each model's small app against it. Engines run their tools through here too: build tools as
+logged subprocesses (:func:`run_logged`), Python tools in-process with their output captured to
+the run's log (:func:`tool_output_to`).
 """
 
 from hpx_core.enginelib.build import (
@@ -14,6 +16,7 @@ from hpx_core.enginelib.build import (
 )
 from hpx_core.enginelib.cached import CachedFolder, cached_folder
 from hpx_core.enginelib.spec import LibrarySpec, SourceGroup, Stage, toolchain_identity
+from hpx_core.enginelib.tool_output import tool_output_to
 
 __all__ = [
     "CachedFolder",
@@ -25,6 +28,7 @@ __all__ = [
     "ensure_library",
     "library_cmake",
     "run_logged",
+    "tool_output_to",
     "toolchain_args",
     "toolchain_identity",
 ]

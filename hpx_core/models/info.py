@@ -170,9 +170,13 @@ class ModelInfo:
     For a PTE, ``operators`` are the kernel (and delegate) calls of the analyzed plan in
     execution order; ``planned_memory`` holds its non-constant buffer sizes (buffer 0, reserved
     by ExecuTorch, left out); ``sidecar`` is its verified ``.pte.json``, when it has one.
+    ``format`` is ``tflite`` or ``pte`` for the formats the core reads, and an engine's own
+    format name for a model that engine's ``hpx_read_model`` read.
+    ``absent_fields`` names the fields an older converter left empty that some engine's tools
+    read (:mod:`hpx_core.models.tflite_fields`); hpx supplies them in a copy when it must.
     """
 
-    format: ModelFormat
+    format: str
     path: Path
     sha256: str
     size_bytes: int
@@ -189,6 +193,7 @@ class ModelInfo:
     needs_ns_ops: bool = False
     program: PteProgram | None = None
     sidecar: PteSidecar | None = None
+    absent_fields: tuple[str, ...] = attrs.field(default=(), converter=_strs)
 
     @property
     def total_macs(self) -> int:

@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Sequence
+from importlib import metadata
 
 import attrs
 
@@ -59,6 +60,7 @@ def run_doctor(
         required = role in ("sources", "build") or (role == "emulated" and bool(emulated))
         checks.append(_tool_check(tool, args, required))
     checks += _toolchain_checks(toolchain)
+    checks.append(_labgrid_check())
     return DoctorReport(tuple(checks))
 
 
@@ -120,6 +122,16 @@ def _toolchain_checks(chosen: str) -> list[Check]:
                                                    name == chosen else "")
         checks.append(Check(f"toolchain {name}", found.available, detail, name == chosen))
     return checks
+
+
+def _labgrid_check() -> Check:
+    """labgrid, for board farms (``target.place``): optional, never required here."""
+    try:
+        version = metadata.version("labgrid")
+    except metadata.PackageNotFoundError:
+        return Check("labgrid", False, 'not installed (board farms: pip install '
+                     '"hpx-core[labgrid]")', False)
+    return Check("labgrid", True, f"{version} (board farms)", False)
 
 
 def _version_line(path: str, args: Sequence[str]) -> str:

@@ -7,7 +7,7 @@ answer. A silicon board without a probe stops after the build, saying so.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -15,14 +15,15 @@ import attrs
 
 from hpx_core.boards import all_boards, get_board
 from hpx_core.build import HarnessSettings, build_info, build_project, get_toolchain, render_project
+from hpx_core.build.builder import RegionOverflowError
 from hpx_core.build.elfinfo import symbol_inventory
 from hpx_core.build.placement import check_elf, check_plan
-from hpx_core.config import walk_values
 from hpx_core.contract import (
     ErrorRequest,
     Explanation,
     FirmwareRequest,
     ModelRequest,
+    ResultExtras,
     ResultsRequest,
     SourceSet,
     SourcesRequest,
@@ -30,35 +31,49 @@ from hpx_core.contract import (
 )
 from hpx_core.errors import (
     BuildError,
+    ConfigError,
     HpxError,
     ModelError,
     PluginError,
     RunError,
+    SourceError,
     ToolError,
     UsageError,
 )
 from hpx_core.models import CORE_FORMATS, ModelInfo, detect_format, load_model
+from hpx_core.pipeline.facts import config_json, source_provenance
+from hpx_core.pipeline.memory import memory_stage, overflow_sentence, replan_after_overflow
+from hpx_core.pipeline.model_copy import model_for_engine
 from hpx_core.pipeline.state import RunState, StageUnavailableError, need
+from hpx_core.pipeline.workdir import claim_work_folder
 from hpx_core.plugins import Registry
 from hpx_core.probe.passes import plan_events, run_extra_passes
 from hpx_core.probe.probes import NoProbeError
 from hpx_core.results import Measurement
+from hpx_core.results.layer_check import check_layers
 from hpx_core.run.choose import runner_for
-from hpx_core.run.record import run_and_record
+from hpx_core.run.record import ResultParts, run_and_record
+from hpx_core.run.runner import held
 from hpx_core.sources import check_may_run, materialize
 from hpx_core.wire import Capture
 
 RUN_TIMEOUT = 600.0
+RUN_LOG = "run.log"
+"""The run's log in the work folder: what engine tools printed; kept in the bundle."""
 
 
 def config_stage(state: RunState) -> None:
     """The config was validated before the pipeline started; resolve the board it names, and
-    refuse a toolchain that is not installed before anything is fetched or built."""
+    refuse a toolchain that is not installed and check a board farm's place before anything
+    is fetched or built for it."""
     try:
         state.board = get_board(state.config.target.board)
     except HpxError as error:
         raise state.validated.document.error("target.board", error.message, error.hint) from None
     get_toolchain(state.config.target.toolchain)
+    target = state.config.target
+    if target.place is not None:
+        runner_for(state.board, place=target.place, farm=state.config.farm).check()
 
 
 def read_model(path: Path, registry: Registry, engine: str | None = None) -> ModelInfo:
@@ -85,7 +100,15 @@ def model_stage(state: RunState) -> None:
     """Read the model and check that the selected engine reads its format."""
     path = state.config.model.path
     if path is None:
+        if state.checking:  # a config meant for `hpx profile MODEL -c FILE`
+            state.unchecked.append("the model (model.path is not set; hpx profile takes MODEL)")
+            return
         raise UsageError("no model given", "pass MODEL to hpx profile, or set model.path")
+    if not Path(path).is_file():
+        raise state.validated.document.error(
+            "model.path", f"model file not found: {path}",
+            "check the path (one written in a config file is relative to that file)",
+        )
     engine = state.validated.engine.descriptor
     own_format = any(f not in CORE_FORMATS for f in engine.model_formats)
     state.model = read_model(path, state.registry, engine.name if own_format else None)
@@ -105,12 +128,31 @@ def license_stage(state: RunState) -> None:
                   all_boards().values())
 
 
+def counter_stage(state: RunState) -> None:
+    """Plan the counters: an emulated board asked for PMU events is refused before any fetch;
+    a PMU board reads its event names from the pinned SDK (a checking run only from the cache)."""
+    board = need(state.board, "board")
+    requested = state.config.profiling.counters
+    offline = state.config.build.offline or state.checking
+    try:
+        state.event_plan = plan_events(board, requested, offline=offline)
+    except SourceError:
+        if not state.checking:
+            raise
+        if requested and board.silicon is not None:
+            state.unchecked.append(
+                f"profiling.counters against {board.name}'s PMU event names: they come from "
+                f"its SDK, not in the cache (hpx sources fetch --board-family "
+                f"{board.silicon.family})")
+    except ConfigError as error:
+        raise state.validated.document.error("profiling.counters", error.message,
+                                             error.hint) from None
+
+
 def sources_stage(state: RunState) -> None:
-    """The counter plan first (an emulated board asked for PMU events is refused before any
-    fetch; a PMU board reads its event names from the SDK), then the engine's sources."""
+    """The engine's sources: its own materialization, or its declared pins from the cache."""
     board = need(state.board, "board")
     offline = state.config.build.offline
-    state.event_plan = plan_events(board, state.config.profiling.counters, offline=offline)
     request = SourcesRequest(state.engine, board, state.registry.catalog, offline)
     answer: SourceSet | None = _hook(state, "hpx_materialize_sources")(request=request)
     if answer is None:  # the engine declared its pins and needs nothing more
@@ -120,19 +162,29 @@ def sources_stage(state: RunState) -> None:
 
 
 def firmware_stage(state: RunState) -> None:
+    """The engine's glue for the model (a corrected copy when it lacks a field the engine
+    needs); the run's log starts empty here."""
     board, model = need(state.board, "board"), need(state.model, "model")
-    work = work_dir(state)
+    work = claim_work_folder(state)
+    state.work_folder = work
+    needed = state.validated.engine.descriptor.model_fields
+    engine_model, state.model_copy = model_for_engine(model, needed, work / "model")
     request = FirmwareRequest(
-        engine=state.engine, board=board, model=model, sources=need(state.sources, "sources"),
-        toolchain=state.config.target.toolchain, jobs=state.config.build.jobs or 2,
-        scratch=work / "scratch", arena_size=state.config.model.arena_size,
+        engine=state.engine, board=board, model=engine_model,
+        sources=need(state.sources, "sources"), toolchain=state.config.target.toolchain,
+        jobs=state.config.build.jobs or 2, scratch=work / "scratch", log=work / RUN_LOG,
+        arena_size=state.config.model.arena_size,
+        check_layers=state.config.profiling.check_layers, layout=state.layout,
     )
     request.scratch.mkdir(parents=True, exist_ok=True)
+    request.log.unlink(missing_ok=True)
     contribution = _required(state, "hpx_generate_firmware", request)
     profiling = state.config.profiling
     settings = HarnessSettings(
         engine=state.engine.name, iterations=profiling.iterations, warmup=profiling.warmup,
         pmu_events=need(state.event_plan, "counter plan").counters.passes[0],
+        # the harness's check pass needs the engine's hpx_engine_check() and host reference
+        check_layers=profiling.check_layers if contribution.layer_reference else "off",
     )
     state.contribution = contribution
     check_plan(board, contribution.buffers)  # before compiling
@@ -140,11 +192,25 @@ def firmware_stage(state: RunState) -> None:
 
 
 def build_stage(state: RunState) -> None:
+    """Build the firmware; a region the linker finds full under a plan hpx chose is planned
+    again with the code's real size and built once more."""
+    try:
+        _build(state)
+    except RegionOverflowError as overflow:
+        replan_after_overflow(state, overflow)  # raises unless the plan changed
+        firmware_stage(state)
+        try:
+            _build(state)
+        except RegionOverflowError as again:  # a third plan is not tried
+            raise overflow_sentence(state, again) from None
+
+
+def _build(state: RunState) -> None:
     board = need(state.board, "board")
     state.build = build_project(
         need(state.project, "project"),
         get_toolchain(state.config.target.toolchain),
-        config=config_json(state),
+        config=config_json(state.validated),
         model_sha256=need(state.model, "model").sha256,
         sources=state.sources,
         jobs=state.config.build.jobs or 2,
@@ -178,23 +244,28 @@ def run_stage(state: RunState) -> None:
     """Run through the board's runner, every PMU pass, and write the bundle."""
     board, built = need(state.board, "board"), need(state.build, "build")
     plan = need(state.event_plan, "counter plan")
-    runner = runner_for(board, timeout=RUN_TIMEOUT, probe=state.config.target.probe)
+    target = state.config.target
+    runner = runner_for(board, timeout=RUN_TIMEOUT, probe=target.probe, place=target.place,
+                        farm=state.config.farm, notify=state.notify)
     others: list[Measurement] = []
     try:
         runner.check()  # no probe: stop before building the other passes' images
-        if len(plan.counters.passes) > 1:
-            others = run_extra_passes(need(state.project, "project"), plan,
-                                      toolchain=state.config.target.toolchain, runner=runner)
-        state.record = run_and_record(
-            runner, built.elf, state.config.output.dir, engine=state.engine.name,
-            toolchain=f"{built.toolchain} {built.toolchain_version}",
-            model_sha256=need(state.model, "model").sha256, config=config_json(state),
-            build=build_info(built), provenance_extra=_provenance(state),
-            extra=_run_extra(state), extra_from=lambda capture: _extras(state, capture),
-            explain=lambda capture, code, stage: _explain(state, capture, code, stage),
-            event_names=plan.names, merge_with=others,
-            planned_events=[e for p in plan.counters.passes for e in p],
-        )
+        with held(runner):  # a farm's place: held across the passes, released however it ends
+            if len(plan.counters.passes) > 1:
+                others = run_extra_passes(need(state.project, "project"), plan,
+                                          toolchain=target.toolchain, runner=runner)
+            state.record = run_and_record(
+                runner, built.elf, state.config.output.dir, engine=state.engine.name,
+                toolchain=f"{built.toolchain} {built.toolchain_version}",
+                model_sha256=need(state.model, "model").sha256,
+                config=config_json(state.validated), build=build_info(built),
+                provenance_extra=_provenance(state),
+                extra=_run_extra(state), extra_from=lambda capture: _extras(state, capture),
+                explain=lambda capture, code, stage: _explain(state, capture, code, stage),
+                event_names=plan.names, merge_with=others,
+                planned_events=[e for p in plan.counters.passes for e in p],
+                logs=_logs(state),
+            )
     except (NoProbeError, ToolError) as error:
         if board.emulated:
             raise
@@ -210,6 +281,8 @@ STAGES: tuple[tuple[str, Stage], ...] = (
     ("config", config_stage),
     ("model analysis", model_stage),
     ("license check", license_stage),
+    ("counter plan", counter_stage),
+    ("memory plan", memory_stage),
     ("sources", sources_stage),
     ("firmware generation", firmware_stage),
     ("build", build_stage),
@@ -234,14 +307,20 @@ def _required(state: RunState, hook: str, request: object) -> Any:
     return answer
 
 
-def _extras(state: RunState, capture: Capture) -> Mapping[str, Any]:
+def _extras(state: RunState, capture: Capture) -> ResultParts:
+    """The engine's facts and files, and the layer check when the run made one."""
+    contribution = need(state.contribution, "firmware")
     request = ResultsRequest(
         engine=state.engine, board=need(state.board, "board"), model=need(state.model, "model"),
-        sources=need(state.sources, "sources"), capture=capture,
-        facts=need(state.contribution, "firmware").facts,
+        sources=need(state.sources, "sources"), capture=capture, facts=contribution.facts,
     )
-    answer = _hook(state, "hpx_result_extras")(request=request)
-    return dict(answer.values) if answer is not None else {}
+    answer: ResultExtras | None = _hook(state, "hpx_result_extras")(request=request)
+    mode = state.config.profiling.check_layers
+    layer_check = None if mode == "off" else check_layers(
+        capture, contribution.layer_reference, mode, state.engine.name)
+    if answer is None:
+        return ResultParts(layer_check=layer_check)
+    return ResultParts(dict(answer.values), dict(answer.files), layer_check)
 
 
 def _explain(state: RunState, capture: Capture, code: int, stage: str) -> HpxError | None:
@@ -263,47 +342,14 @@ def _run_extra(state: RunState) -> dict[str, Any]:
     return extra
 
 
-def work_dir(state: RunState) -> Path:
-    """Where the generated project lives: one folder per model, engine, backend and board, and
-    per toolchain other than the default (so GCC and LLVM builds of one model sit side by
-    side)."""
-    model = need(state.model, "model")
-    engine = state.config.engine
-    board = need(state.board, "board").name
-    name = f"{Path(model.path).stem}-{engine.type}-{engine.backend or 'default'}-{board}"
-    if state.config.target.toolchain != "arm-none-eabi-gcc":
-        name += f"-{state.config.target.toolchain}"
-    return state.config.output.dir.parent / "hpx-work" / name
-
-
-def config_json(state: RunState) -> dict[str, Any]:
-    """The resolved config with each value's origin, JSON-ready, for the bundle."""
-    values = walk_values(state.config, state.validated.document)
-    return {v.path: {"value": _plain(v.value), "from": v.origin} for v in values} | {
-        "engine.config": _plain(state.validated.engine_values()) or None
-    }
-
-
 def _provenance(state: RunState) -> dict[str, Any]:
-    sources = state.sources
-    if sources is None:
+    """Where the sources came from, and the corrected model copy the engine was given."""
+    copy = {"model_copy": state.model_copy.provenance()} if state.model_copy else {}
+    return source_provenance(state.sources, state.registry.catalog) | copy
+
+
+def _logs(state: RunState) -> dict[str, bytes]:
+    if state.work_folder is None:
         return {}
-    owners = state.registry.catalog.declared_by
-    return {
-        "sources": sources.provenance,
-        "repositories": [
-            {"name": r.name, "url": r.url, "commit": r.commit, "license": r.license,
-             "declared_by": owners.get(r.name, "unknown")}
-            for r in sources.repos
-        ],
-    }
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, Path):
-        return str(value)
-    if isinstance(value, tuple | list):
-        return [_plain(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    return value
+    log = state.work_folder / RUN_LOG
+    return {RUN_LOG: log.read_bytes()} if log.is_file() and log.stat().st_size else {}

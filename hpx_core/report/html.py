@@ -15,6 +15,7 @@ import jinja2
 
 from hpx_core.compare.diff import Comparison
 from hpx_core.compare.export import write_atomic
+from hpx_core.compare.layer_check import divergence_text
 from hpx_core.compare.policy import PolicyOutcome
 from hpx_core.compare.view import BundleView
 from hpx_core.report.charts import comparison_chart, delta_chart, layer_chart
@@ -59,6 +60,11 @@ def _coverage(view: BundleView) -> float | None:
     return 100.0 * view.layer_sum / view.whole_median
 
 
+def render_page(template: str, **values: Any) -> str:
+    """A page from one of the report templates (for reports defined in other modules)."""
+    return _ENV.get_template(template).render(**values)
+
+
 def bundle_report(view: BundleView) -> str:
     """The HTML page of one bundle."""
     return _ENV.get_template("bundle.html.j2").render(
@@ -66,6 +72,8 @@ def bundle_report(view: BundleView) -> str:
         coverage=_coverage(view),
         chart=layer_chart(view) if view.layers else None,
         total=view.layer_sum or 0,
+        check=view.layer_check,
+        divergence=divergence_text(view.layer_check) if view.layer_check else None,
     )
 
 

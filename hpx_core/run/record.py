@@ -20,8 +20,9 @@ import attrs
 from hpx_core.boards import Board
 from hpx_core.errors import CaptureError, HpxError, RunError
 from hpx_core.results import BundleInputs, Measurement, measure, merge_event_passes, write_bundle
+from hpx_core.results.layer_check import LayerCheck
 from hpx_core.run.fault import describe_fault
-from hpx_core.run.runner import Execution, Runner, StreamStoppedError
+from hpx_core.run.runner import Execution, RunInterruptedError, Runner, StreamStoppedError
 from hpx_core.wire import Capture, parse_capture
 from hpx_core.wire.protocol import EXIT_STATUS
 
@@ -36,6 +37,16 @@ COUNTER_ERRORS = {
 
 
 @attrs.frozen
+class ResultParts:
+    """What a run adds to its bundle from the capture: the engine's ``extra`` facts, the files
+    it sent (e.g. an ETDump) and the layer check."""
+
+    extra: Mapping[str, Any] = attrs.field(factory=dict)
+    files: Mapping[str, bytes] = attrs.field(factory=dict)
+    layer_check: LayerCheck | None = None
+
+
+@attrs.frozen
 class RunRecord:
     """A successful run: what the runner produced, the checked capture, counts and bundle."""
 
@@ -44,6 +55,7 @@ class RunRecord:
     measurement: Measurement
     bundle: Path
     extra: Mapping[str, Any] = attrs.field(factory=dict)  # the bundle's ``extra`` section
+    layer_check: LayerCheck | None = None
 
 
 def provenance(identity: Mapping[str, Any] | None = None,
@@ -118,6 +130,15 @@ def judge(board: Board, elf: Path, run: Execution, timeout: float,
     return capture
 
 
+def _execute(runner: Runner, elf: Path) -> Execution:
+    """``runner.execute``, with Ctrl-C (a runner that keeps no partial stream) as a stop."""
+    try:
+        return runner.execute(elf)
+    except KeyboardInterrupt:
+        raise StreamStoppedError("the run was interrupted", "nothing was captured", b"",
+                                 interrupted=True) from None
+
+
 def run_and_record(
     runner: Runner,
     elf: Path,
@@ -130,45 +151,51 @@ def run_and_record(
     build: Mapping[str, Any] | None = None,
     provenance_extra: Mapping[str, Any] | None = None,
     extra: Mapping[str, Any] | None = None,
-    extra_from: Callable[[Capture], Mapping[str, Any]] | None = None,
+    extra_from: Callable[[Capture], ResultParts] | None = None,
     explain: Explain | None = None,
     event_names: Mapping[int, str] | None = None,
     merge_with: Sequence[Measurement] = (),
     planned_events: Sequence[str] = (),
+    logs: Mapping[str, bytes] | None = None,
 ) -> RunRecord:
     """Run ``elf``, write a bundle under ``results_dir`` and return the record.
 
-    ``extra_from`` derives engine facts (outputs checked against a host reference) from the
-    checked capture; ``explain`` words an error the firmware reported; ``merge_with`` holds
-    the measurements of other PMU event passes, merged by layer identity. On any failure a
-    ``failed`` bundle is written first and the raised error's hint names it.
+    ``extra_from`` derives engine facts (outputs checked against a host reference), files and
+    the layer check from the checked capture; ``explain`` words an error the firmware
+    reported; ``merge_with`` holds the measurements of other PMU event passes, merged by layer
+    identity; ``logs`` (file name -> text) are kept in the bundle. On any failure a ``failed``
+    bundle is written first and the raised error's hint names it.
     """
     board = runner.board
     base = BundleInputs(
         status="failed", board=board.name, engine=engine, counter_units=board.counter_units(),
         model_sha256=model_sha256, toolchain=toolchain, config=config, build=build,
-        provenance=provenance(None, provenance_extra), extra=extra,
+        provenance=provenance(None, provenance_extra), extra=extra, logs=logs,
     )
     try:
-        run = runner.execute(elf)
+        run = _execute(runner, elf)
     except StreamStoppedError as error:
         stopped = {"runner": board.runner, "stopped": error.message}
         bundle = write_bundle(results_dir, attrs.evolve(base, error=error, capture=error.partial,
                                                         run=stopped))
-        raise RunError(error.message, f"{error.hint}; failed bundle: {bundle}") from error
+        failure = RunInterruptedError if error.interrupted else RunError
+        raise failure(error.message, f"{error.hint}; failed bundle: {bundle}") from error
     base = attrs.evolve(base, capture=run.stream, run=dict(run.details),
                         provenance=provenance(run.identity, provenance_extra))
+    parts = ResultParts()
     try:
         capture = judge(board, elf, run, runner.timeout, explain)
         measurement = measure(capture, board, event_names)
         if merge_with or planned_events:
             measurement = merge_event_passes(measurement, merge_with, planned_events)
         if extra_from is not None:
-            base = attrs.evolve(base, extra={**(extra or {}), **extra_from(capture)})
+            parts = extra_from(capture)
+            base = attrs.evolve(base, extra={**(extra or {}), **parts.extra},
+                                files=parts.files, layer_check=parts.layer_check)
     except HpxError as error:
         bundle = write_bundle(results_dir, attrs.evolve(base, error=error))
         kind = RunError if isinstance(error, RunError) else CaptureError
         raise kind(error.message, f"{error.hint}; failed bundle: {bundle}") from error
     bundle = write_bundle(results_dir, attrs.evolve(base, status="complete",
                                                     measurement=measurement))
-    return RunRecord(run, capture, measurement, bundle, dict(base.extra or {}))
+    return RunRecord(run, capture, measurement, bundle, dict(base.extra or {}), parts.layer_check)

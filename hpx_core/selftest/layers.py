@@ -69,8 +69,11 @@ def expected_whole(layers: tuple[CalibrationLayer, ...]) -> int:
     return sum(layer.expected for layer in layers) + WHOLE_FRAMING
 
 
-def selftest_contribution(board: Board, *, gnu_as: bool = True) -> FirmwareContribution:
-    """The selftest engine's glue: its C file and the generated assembly and header.
+def selftest_contribution(
+    board: Board, layers: tuple[CalibrationLayer, ...] | None = None, *, gnu_as: bool = True
+) -> FirmwareContribution:
+    """The selftest engine's glue: its C file and the generated assembly and header, for
+    ``layers`` (default: :func:`calibration_layers`).
 
     ``gnu_as`` (GCC) names the MVE architecture in the assembly; LLVM's assembler before 21
     rejects those directives, and the CPU flags already enable MVE for it.
@@ -81,7 +84,7 @@ def selftest_contribution(board: Board, *, gnu_as: bool = True) -> FirmwareContr
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
     )
-    layers = calibration_layers(board)
+    layers = calibration_layers(board) if layers is None else layers
     values = {"layers": layers, "mve": "mve" in board.features, "gnu_as": gnu_as}
     return FirmwareContribution(
         files={

@@ -77,7 +77,13 @@ def why(runs_on: str) -> str:
 
 
 def components(catalog: PinSet, engine: str, backend: str | None) -> tuple[Component, ...]:
-    """Everything an engine build (with ``backend``, or all backends when None) contains."""
+    """Everything an engine build (with ``backend``, or all backends when None) contains.
+
+    An engine that declares no pins (its descriptor's ``pins`` is None) brings its sources
+    itself: no pinned component restricts where it runs.
+    """
+    if engine not in catalog.engines:
+        return ()
     repos = [Component(p.name, p.license, p.runs_on) for p in catalog.pins_for(engine, backend)]
     pkgs = [Component(p.name, p.license, p.runs_on) for p in catalog.packages_for(engine)]
     return (*repos, *pkgs)

@@ -100,6 +100,8 @@ def materialize_pin(
     store = cache or SourceCache()
     report = progress or _quiet
     final = store.checkout(pin.name)
+    if offline and not final.exists():
+        _verified(pin, final, offline=True)  # refuses: nothing to lock, nothing to write
     try:
         with store.lock(pin.name):
             report(pin.name, "locked", None)

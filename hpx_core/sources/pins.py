@@ -123,7 +123,6 @@ class PinSet:
     packages: Mapping[str, PackagePin]
     engines: Mapping[str, EngineSources]
     boards: Mapping[str, BoardFamily]
-    common: tuple[str, ...] = attrs.field(converter=_strs)
     declared_by: Mapping[str, str] = attrs.field(factory=dict)
 
     def engine(self, name: str) -> EngineSources:
@@ -151,7 +150,7 @@ class PinSet:
     def pins_for(self, engine: str, backend: str | None = None) -> tuple[RepoPin, ...]:
         """Repositories to materialize for ``engine`` (all backends' when ``backend`` is None)."""
         spec = self.engine(engine)
-        names = list(self.common) + list(spec.repositories)
+        names = list(spec.repositories)
         for chosen in self.backends_of(engine, backend):
             names += spec.backends[chosen]
         return tuple(self.repositories[n] for n in dict.fromkeys(names))
@@ -170,9 +169,7 @@ class PinSet:
         return tuple(self.repositories[n] for n in board.repositories)
 
     def users_of(self, name: str) -> tuple[str, ...]:
-        """Who needs repository ``name``: engines (``engine/backend``), board families, all."""
-        if name in self.common:
-            return ("every build",)
+        """Who needs repository ``name``: engines (``engine/backend``) and board families."""
         users: list[str] = []
         for engine in self.engines.values():
             if name in engine.repositories:
@@ -361,7 +358,6 @@ def _check_references(pins: PinSet, source: str) -> None:
     for board in pins.boards.values():
         _check_known(board.repositories, pins.repositories, f"{source} boards.{board.name}",
                      "repository")
-    _check_known(pins.common, pins.repositories, f"{source} common", "repository")
 
 
 def parse_pins(data: Mapping[str, Any], *, source: str = "pins",
@@ -373,6 +369,10 @@ def parse_pins(data: Mapping[str, Any], *, source: str = "pins",
     """
     if data.get("schema") != 1:
         raise PinsError(f"{source}: unsupported schema {data.get('schema')!r}; expected 1")
+    unknown = sorted(set(data) - {"schema", "repositories", "packages", "engines", "boards"})
+    if unknown:
+        raise PinsError(f"{source}: unknown top-level key {unknown[0]!r}",
+                        "a pin file has schema, repositories, packages, engines and boards")
     sections = {key: _table(data.get(key, {}), f"{source} {key}")
                 for key in ("repositories", "packages", "engines", "boards")}
     repos = {n: _repository(n, t, f"{source} repositories.{n}")
@@ -382,7 +382,6 @@ def parse_pins(data: Mapping[str, Any], *, source: str = "pins",
         repositories=repos, packages=pkgs,
         engines={n: _engine(n, t, f"{source} engines.{n}") for n, t in sections["engines"].items()},
         boards={n: _board(n, t, f"{source} boards.{n}") for n, t in sections["boards"].items()},
-        common=_strings(data, "common", f"{source} top level"),
         declared_by=dict.fromkeys([*repos, *pkgs, *sections["engines"]], declared_by),
     )
     _check_references(merge_pins(shared, own) if shared is not None else own, source)
@@ -395,7 +394,6 @@ def merge_pins(*sets: PinSet) -> PinSet:
     pkgs: dict[str, PackagePin] = {}
     engines: dict[str, EngineSources] = {}
     boards: dict[str, BoardFamily] = {}
-    common: list[str] = []
     owners: dict[str, str] = {}
     for pins in sets:
         for kind, into, items in (("repository", repos, pins.repositories),
@@ -404,8 +402,7 @@ def merge_pins(*sets: PinSet) -> PinSet:
             for name, value in items.items():
                 _add(kind, name, value, into, owners, pins.declared_by.get(name, CORE))
         boards.update(pins.boards)
-        common += [n for n in pins.common if n not in common]
-    return PinSet(repos, pkgs, engines, boards, common, owners)
+    return PinSet(repos, pkgs, engines, boards, owners)
 
 
 def _add(kind: str, name: str, value: Any, into: dict[str, Any], owners: dict[str, str],

@@ -3,7 +3,8 @@
 Clones are partial (``--filter=blob:none``): history comes without file contents, and only the
 files of the pinned tree are fetched, which keeps large repositories small. A pin may
 ``exclude`` paths (sparse checkout), whose contents are then never fetched. A server that does
-not offer filtering simply sends everything.
+not offer filtering simply sends everything (git says so; a failure then says whether the
+server lacked an object). A failure names what was asked and what the server answered.
 """
 
 from __future__ import annotations
@@ -25,6 +26,13 @@ from hpx_core.sources.checkout import (
     split_submodule,
     unlisted_submodules,
 )
+from hpx_core.sources.gitfailure import (
+    INCOMPLETE_MIRROR_HINT,
+    failure_error,
+    git_said,
+    mirror_hint,
+    read_failure,
+)
 from hpx_core.sources.pins import RepoPin, SubmodulePin
 
 log = structlog.get_logger()
@@ -33,18 +41,6 @@ ProgressFn = Callable[[str, str, float | None], None]
 """Called with (repository name, phase, fraction done or None)."""
 
 BLOBLESS = "--filter=blob:none"
-
-
-def mirror_hint(url: str) -> str:
-    return (
-        f"check that the commit exists at {url}; to use a local mirror: "
-        f"git config --global url.<mirror>.insteadOf {url}"
-    )
-
-
-def git_message(exc: git.GitCommandError) -> str:
-    lines = [line.strip() for line in str(exc.stderr or exc).splitlines() if line.strip()]
-    return lines[-1].strip("'") if lines else str(exc)
 
 
 @cache
@@ -80,49 +76,50 @@ def _has_commit(runner: git.Git, commit: str) -> bool:
 
 
 def _ensure_commit(path: Path, url: str, commit: str) -> None:
-    """Fetch ``commit`` into ``path`` unless present; refuse with the mirror hint if unreachable."""
+    """Fetch ``commit`` into ``path`` unless present; refuse with what the server said."""
     runner = git_at(path)
     if _has_commit(runner, commit):
         return
-    problem = ""
+    asked = f"fetch commit {commit} from {url}"
+    failure = None
     for args in (("origin",), ("origin", commit)):
         try:
             runner.fetch("--tags", "--force", *args)
         except git.GitCommandError as exc:
-            problem = git_message(exc)
+            failure = read_failure(exc)
+            if failure.interrupted:
+                raise failure_error(asked, url, failure) from exc
         if _has_commit(runner, commit):
             return
-    detail = f": {problem}" if problem else ""
-    raise SourceError(f"commit {commit} is not reachable from {url}{detail}", mirror_hint(url))
+    if failure is not None:
+        raise failure_error(asked, url, failure)
+    raise SourceError(f"commit {commit} is not reachable from {url}", mirror_hint(url))
 
 
 def _clone_into(url: str, dest: Path, watcher: _CloneProgress | None = None) -> None:
-    git.Repo.clone_from(
-        url,
-        str(dest),
-        no_checkout=True,
-        multi_options=[BLOBLESS],
-        progress=watcher,  # type: ignore[arg-type]
-        env={**os.environ, **NO_PROMPT},
-    )
+    """A partial clone; a failure carries every line git said (the progress handler eats them)."""
+    listener = watcher or _CloneProgress(url, lambda _name, _phase, _fraction: None)
+    try:
+        git.Repo.clone_from(
+            url,
+            str(dest),
+            no_checkout=True,
+            multi_options=[BLOBLESS],
+            progress=listener,  # type: ignore[arg-type]
+            env={**os.environ, **NO_PROMPT},
+        )
+    except git.GitCommandError as exc:
+        said = [*listener.other_lines, *listener.error_lines, git_said(exc)]
+        raise git.GitCommandError(exc.command, exc.status, "\n".join(said)) from exc
 
 
 def clone(pin: RepoPin, dest: Path, report: ProgressFn) -> None:
     """Clone ``pin``'s repository into the empty folder ``dest`` without checking out."""
-    watcher = _CloneProgress(pin.name, report)
     try:
-        _clone_into(pin.url, dest, watcher)
+        _clone_into(pin.url, dest, _CloneProgress(pin.name, report))
     except git.GitCommandError as exc:
-        said = [line.strip() for line in watcher.error_lines if line.strip()]
-        said = said or [line.strip() for line in watcher.other_lines if line.strip()]
-        reason = said[-1] if said else git_message(exc)
-        hint = mirror_hint(pin.url)
-        if "corruption" in " ".join(said):
-            hint = (
-                "the remote lacks objects; a local mirror can still serve the pinned files as a "
-                "partial clone: git config --global uploadpack.allowFilter true"
-            )
-        raise SourceError(f"cannot clone {pin.url}: {reason}", hint) from exc
+        asked = f"clone {pin.url} (a partial clone, {BLOBLESS})"
+        raise failure_error(asked, pin.url, read_failure(exc)) from exc
 
 
 def apply_exclude(path: Path, exclude: Sequence[str]) -> None:
@@ -182,18 +179,17 @@ def _sync_submodule(root: Path, pin: RepoPin, sub: SubmodulePin) -> bool:
         updater = git_at(parent, allow_file_protocol=True)
         updater.submodule("update", "--init", "--force", *_submodule_filter(), "--", rel)
     except git.GitCommandError as exc:
-        if sub.required:
-            raise SourceError(
-                f"submodule {sub.path} of {pin.name}: commit {sub.commit} is not reachable from "
-                f"{sub.url}: {git_message(exc)}",
-                mirror_hint(sub.url),
-            ) from exc
+        failure = read_failure(exc)
+        if sub.required or failure.interrupted:
+            context = f"submodule {sub.path} of {pin.name}"
+            asked = f"fetch commit {sub.commit} from {sub.url}"
+            raise failure_error(asked, sub.url, failure, context=context) from exc
         log.warning(
             "optional submodule not materialized",
             repo=pin.name,
             path=sub.path,
             commit=sub.commit,
-            reason=git_message(exc),
+            reason=failure.answer(),
         )
         git_at(parent).submodule("deinit", "--force", "--", rel)
         return False
@@ -223,15 +219,17 @@ def force_sync(path: Path, pin: RepoPin, report: ProgressFn) -> list[str]:
         apply_exclude(path, pin.exclude)
         _checkout(path, pin.commit)
     except git.GitCommandError as exc:
-        reason = git_message(exc)
-        if "promisor remote" in reason:
+        failure = read_failure(exc)
+        if failure.interrupted:
+            asked = f"check out {pin.name} at {pin.commit} (its files come from {pin.url})"
+            raise failure_error(asked, pin.url, failure) from exc
+        if any("promisor remote" in line for line in failure.lines):
             raise SourceError(
-                f"{pin.url} does not serve every file of {pin.commit}: {reason}",
-                "the remote (or the mirror `insteadOf` points at) lacks objects of the pinned "
-                "tree; use a complete mirror",
+                f"{pin.url} does not serve every file of {pin.commit}: {failure.answer()}",
+                INCOMPLETE_MIRROR_HINT,
             ) from exc
         raise SourceError(
-            f"cannot check out {pin.name} at {pin.commit}: {reason}",
+            f"cannot check out {pin.name} at {pin.commit}: {failure.answer()}",
             f"run `hpx cache clean {pin.name}` and retry",
         ) from exc
     missing: list[str] = []

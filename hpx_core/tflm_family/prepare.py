@@ -12,10 +12,20 @@ from pathlib import Path
 
 import attrs
 
+from hpx_core.boards import Board
+from hpx_core.contract import LayerReference, MemoryLayout
 from hpx_core.models import ModelInfo
 from hpx_core.tflm_family.arena import ArenaPlan
+from hpx_core.tflm_family.check import (
+    CHECK_SOURCE,
+    check_source,
+    check_staging,
+    fault_layer,
+    staging_size,
+)
 from hpx_core.tflm_family.glue import FamilyGlue, family_glue
 from hpx_core.tflm_family.inputs import InputSpec, input_bytes
+from hpx_core.tflm_family.layer_reference import layer_io, layer_reference
 from hpx_core.tflm_family.reference import host_outputs
 from hpx_core.tflm_family.resolver import methods_from_checkout, select_ops
 
@@ -46,10 +56,23 @@ class FamilyFacts:
 
 @attrs.frozen
 class ModelGlue:
-    """The glue files, and the facts the results stage needs."""
+    """The glue files, the facts the results stage needs and, with the layer check, the host
+    reference of every layer."""
 
     glue: FamilyGlue
     facts: FamilyFacts
+    reference: LayerReference | None = None
+
+
+def _with_check(glue: FamilyGlue, model: ModelInfo, model_data: bytes, inputs: tuple[bytes, ...],
+                board: Board, arena: ArenaPlan) -> tuple[FamilyGlue, LayerReference]:
+    """The glue with the check's tables and staging buffer (refused when RAM is short)."""
+    io = layer_io(model_data)
+    staging = staging_size(io)
+    buffer = check_staging(board, arena, staging)
+    reference = layer_reference(model_data, inputs, model)
+    files = {**glue.files, CHECK_SOURCE: check_source(io, reference, staging, fault_layer())}
+    return attrs.evolve(glue, files=files, buffers=(*glue.buffers, buffer)), reference
 
 
 def model_glue(
@@ -60,13 +83,22 @@ def model_glue(
     input_seed: int,
     checkout: Path,
     arena: ArenaPlan,
+    layout: MemoryLayout | None = None,
+    board: Board | None = None,
+    check_layers: str = "off",
 ) -> ModelGlue:
-    """Glue for ``model`` against the TFLM tree at ``checkout`` (its resolver's methods)."""
+    """Glue for ``model`` against the TFLM tree at ``checkout`` (its resolver's methods), the
+    model and arena where ``layout`` placed them; with ``check_layers`` on (``first``/``all``)
+    also the layer check for ``board``."""
     model_data = Path(model.path).read_bytes()
     ops = select_ops(model, resolver_ops)
     spec = InputSpec.parse(input, input_seed)
     inputs = input_bytes(spec, model)
-    glue = family_glue(model, model_data, ops, methods_from_checkout(checkout), inputs, arena)
+    glue = family_glue(model, model_data, ops, methods_from_checkout(checkout), inputs, arena,
+                       layout)
     expected = host_outputs(model_data, inputs, model)
     facts = FamilyFacts(spec.describe(), ops, arena, glue.layer_names, expected)
-    return ModelGlue(glue, facts)
+    reference = None
+    if check_layers != "off" and board is not None:
+        glue, reference = _with_check(glue, model, model_data, inputs, board, arena)
+    return ModelGlue(glue, facts, reference)

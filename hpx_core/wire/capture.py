@@ -7,6 +7,11 @@ from collections.abc import Mapping
 import attrs
 
 
+def _int(value: int | str | bytes) -> int:
+    assert isinstance(value, int)
+    return value
+
+
 @attrs.frozen
 class Record:
     """One checked record: its sequence number, type and typed fields."""
@@ -63,12 +68,30 @@ class Capture:
 
     def outputs(self) -> dict[int, bytes]:
         """Output tensors reassembled from their chunks (the parser checked they are whole)."""
-        chunks: dict[int, dict[int, bytes]] = {}
-        for r in self.of("OUTPUT"):
+        return {_int(k[0]): v for k, v in self._joined("OUTPUT", ("tensor",)).items()}
+
+    def layer_sums(self) -> dict[tuple[int, int], Record]:
+        """(layer, output) -> its LAYERSUM record from the check pass."""
+        return {(r.number("idx"), r.number("tensor")): r for r in self.of("LAYERSUM")}
+
+    def layer_tensors(self) -> dict[tuple[int, str, int], bytes]:
+        """(layer, role, index) -> a tensor the check pass dumped, reassembled."""
+        joined = self._joined("TENSOR", ("idx", "role", "tensor"))
+        return {(_int(k[0]), str(k[1]), _int(k[2])): v for k, v in joined.items()}
+
+    def files(self) -> dict[str, bytes]:
+        """Files the engine sent (FILE chunks up to their FILEEND), reassembled by name."""
+        joined = self._joined("FILE", ("name",))
+        return {r.text("name"): joined.get((r.text("name"),), b"") for r in self.of("FILEEND")}
+
+    def _joined(self, type_: str, keys: tuple[str, ...]
+                ) -> dict[tuple[int | str | bytes, ...], bytes]:
+        chunks: dict[tuple[int | str | bytes, ...], dict[int, bytes]] = {}
+        for r in self.of(type_):
             value = r.fields["hex"]
             assert isinstance(value, bytes)
-            chunks.setdefault(r.number("tensor"), {})[r.number("offset")] = value
-        return {t: b"".join(parts[o] for o in sorted(parts)) for t, parts in chunks.items()}
+            chunks.setdefault(tuple(r.fields[k] for k in keys), {})[r.number("offset")] = value
+        return {k: b"".join(parts[o] for o in sorted(parts)) for k, parts in chunks.items()}
 
     def metrics(self) -> dict[str, int]:
         return {r.text("name"): r.number("value") for r in self.of("METRIC")}

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from selftest_bundles import bundle
+from tampered_bundles import copy_bundle, write_manifest
 
 from hpx_core.cli import main
 
@@ -128,3 +129,45 @@ def test_a_file_no_engine_reads_is_refused(
     assert code != 0 and "neither a match manifest nor an export manifest" in err
     code, _, err = _run(capsys, "compare", base, cand, "--model", "tier1")
     assert code != 0 and "--model needs --manifest" in err
+
+
+def test_the_output_dir_of_a_run_stands_for_its_one_bundle(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """``hpx profile --output-dir DIR`` writes its bundle into a folder inside DIR."""
+    fast, slow = tmp_path / "fast", tmp_path / "slow"
+    shutil.copytree(bundle(), fast / bundle().name)
+    shutil.copytree(bundle(variant="slower"), slow / bundle(variant="slower").name)
+    (fast / ".tmp-bundle-unfinished").mkdir()  # a run still writing is not a second bundle
+    code, out, err = _run(capsys, "compare", fast, slow, "--policy", "default")
+    assert code == 1 and "the candidate regressed" in err
+    assert "+150,000" in out
+    assert f"the bundle {bundle(variant='slower').name}" in out
+
+
+def test_a_folder_of_several_bundles_lists_them(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    both = tmp_path / "runs"
+    for variant in ("standard", "slower"):
+        shutil.copytree(bundle(variant=variant), both / f"{variant}-{bundle(variant=variant).name}")
+    code, _, err = _run(capsys, "compare", both, bundle())
+    assert code != 0 and "Traceback" not in err
+    assert f"{both} holds 2 result bundles, not one" in err
+    for variant in ("standard", "slower"):
+        assert f"{variant}-{bundle(variant=variant).name}" in err
+
+
+@pytest.mark.parametrize(
+    ("files", "says"),
+    [(["summary.json"], "files: ['summary.json'] is not of type 'object'"),
+     ({"summary.json": "abc"}, "files.summary.json: 'abc' is not of type 'object'")],
+    ids=["files-list", "entry-string"],
+)
+def test_a_manifest_of_the_wrong_shape_is_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, files: object, says: str
+) -> None:
+    copy = copy_bundle(bundle(variant="slower"), tmp_path)
+    write_manifest(copy, files)
+    code, _, err = _run(capsys, "compare", bundle(), copy)
+    assert code == 1 and says in err and "Traceback" not in err

@@ -112,3 +112,21 @@ def test_profile_counters_on_an_emulated_board_are_refused_before_any_fetch(
                         "--counters", "INST_RETIRED,L1D_CACHE_REFILL")
     assert code == 2 and "has no hardware counters" in err
     assert not (tmp_path / "cache").exists()  # nothing was fetched
+
+
+def test_a_bare_check_layers_flag_means_first() -> None:
+    from hpx_core.cli import spell_out
+
+    assert spell_out(["profile", "m.tflite", "--check-layers", "--board", "qemu-m4"]) == [
+        "profile", "m.tflite", "--check-layers=first", "--board", "qemu-m4"]
+    assert spell_out(["--check-layers=all"]) == ["--check-layers=all"]
+
+
+def test_an_unknown_check_layers_value_is_refused_with_its_choices() -> None:
+    from hpx_core.config.validate import overrides, validate_config
+    from hpx_core.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="check_layers") as caught:
+        validate_config(None, overrides("--check-layers", profiling__check_layers="some",
+                                        engine__type="tflm"))
+    assert "first" in caught.value.message + caught.value.hint

@@ -27,7 +27,6 @@ def toy_pins(up: Any) -> PinSet:
     return parse_pins(
         {
             "schema": 1,
-            "common": [],
             "repositories": {
                 "app": {
                     "url": pin.url,

@@ -27,7 +27,7 @@ from hpx_core.probe.rtt import (
     find_control_block,
     open_up_channel,
 )
-from hpx_core.wire import parse_capture
+from hpx_core.wire import VERSION, parse_capture
 from hpx_core.wire.encode import encode_record
 
 pytestmark = pytest.mark.emulated
@@ -156,18 +156,19 @@ def expected_stream() -> bytes:
         (
             "START",
             {
-                "v": 1,
+                "v": VERSION,
                 "board": "qemu-m55",
                 "engine": "rtt writer",
                 "counter": "none",
                 "units": "ticks",
-                "iterations": 0,
+                "iterations": 1,
                 "warmup": 0,
                 "max_layers": 1,
             },
         )
     ]
     records += [("METRIC", {"name": "count=%*", "value": i * 1000003}) for i in range(40)]
+    records += [("WHOLE", {"iter": 0, "raw": 1234}), ("SUMMARY", {"whole": 1, "layer_records": 0})]
     records.append(
         ("OUTPUT", {"tensor": 0, "offset": 0, "size": 5, "hex": bytes([0, 0x7F, 0x80, 0xFE, 0xFF])})
     )

@@ -12,6 +12,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from check_bundles import checked_bundle
 from PIL import Image, ImageStat
 from selftest_bundles import bundle
 
@@ -90,6 +91,15 @@ def test_bundle_report_renders(tmp_path: Path) -> None:
     assert variance > 100
 
 
+def test_a_bundle_with_a_divergent_layer_renders_it_marked(tmp_path: Path) -> None:
+    html = bundle_report(load_view(checked_bundle("divergent")))
+    assert 'class="divergent" title="first divergent layer"' in html
+    assert "first divergent layer 1 plus_one" in html
+    console, variance = _load(_write(tmp_path, "checked.html", html), tmp_path)
+    assert console == []
+    assert variance > 100
+
+
 def test_comparison_reports_render(tmp_path: Path) -> None:
     c = compare(load_view(bundle()), load_view(bundle(variant="slower")))
     d = compare(load_view(bundle("qemu-m55")), load_view(bundle("qemu-m4")))
@@ -100,3 +110,17 @@ def test_comparison_reports_render(tmp_path: Path) -> None:
         console, variance = _load(_write(tmp_path, f"{name}.html", html), tmp_path)
         assert console == [], name
         assert variance > 100, name
+
+
+def test_matrix_report_renders(tmp_path: Path) -> None:
+    from matrix_folders import smoke_matrix
+
+    result = smoke_matrix()
+    page = result.folder / "report.html"  # as written, beside the cells it links to
+    html = page.read_text()
+    for cell in result.with_status("complete"):
+        assert cell.numbers is not None and f"{cell.numbers.whole:,}" in html
+        assert f'href="cells/{cell.id}/report.html"' in html
+    console, variance = _load(page, tmp_path)
+    assert console == []
+    assert variance > 100

@@ -47,6 +47,7 @@ def test_complete_bundle_contents(tmp_path: Path) -> None:
         "manifest.json",
         "provenance.json",
         "summary.json",
+        "trace.json",
     ]
     assert (bundle / "capture.bin").read_bytes() == STREAM
     summary = json.loads((bundle / "summary.json").read_text())
@@ -62,7 +63,7 @@ def test_complete_bundle_contents(tmp_path: Path) -> None:
     manifest = json.loads((bundle / "manifest.json").read_text())
     assert sorted(manifest["files"]) == [n for n in names if n != "manifest.json"]
     check = verify_bundle(bundle)
-    assert check.status == "complete" and len(check.files) == 6
+    assert check.status == "complete" and len(check.files) == 7
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".tmp")]
 
 
@@ -106,6 +107,16 @@ def test_failed_bundle_keeps_the_error_and_names_do_not_collide(tmp_path: Path) 
     assert summary["error"] == {"type": "RunError", "message": "it broke", "hint": "fix it"}
     assert not (first / "layers.csv").exists()
     verify_bundle(first)
+
+
+def test_a_failed_bundle_keeps_the_runs_log(tmp_path: Path) -> None:
+    log = b"--- heliaAOT 0.18.0 ---\nWARNING helia_aot: unresolved dynamic tensors\n"
+    inputs = BundleInputs(board="apollo510_evb", engine="helia-aot", status="failed",
+                          counter_units="u", error=RunError("it broke", "fix it"),
+                          logs={"run.log": log})
+    bundle = write_bundle(tmp_path, inputs)
+    assert (bundle / "run.log").read_bytes() == log
+    assert "run.log" in verify_bundle(bundle).files
 
 
 def test_a_failure_while_writing_leaves_nothing_behind(tmp_path: Path) -> None:

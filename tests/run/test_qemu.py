@@ -11,12 +11,13 @@ from emulated_firmware import fixture_build, selftest_run
 from hpx_core.boards import get_board
 from hpx_core.errors import RunError
 from hpx_core.run import qemu_argv, run_on_qemu
+from hpx_core.wire import VERSION
 
 
 def test_argv_is_a_list_with_icount_and_semihosting() -> None:
     argv = qemu_argv(get_board("qemu-m4"), Path("fw.elf"), "qemu-system-arm")
     assert argv[:5] == ["qemu-system-arm", "-machine", "mps2-an386", "-cpu", "cortex-m4"]
-    assert argv[argv.index("-icount") + 1] == "shift=6,sleep=off"
+    assert argv[argv.index("-icount") + 1] == "shift=10,sleep=off"
     assert argv[argv.index("-semihosting-config") + 1] == "enable=on,target=native"
     assert argv[-2:] == ["-kernel", "fw.elf"]
 
@@ -31,7 +32,7 @@ def test_missing_elf_is_a_run_error(tmp_path: Path) -> None:
 def test_selftest_exits_zero_with_a_stream(board: str) -> None:
     out = selftest_run(board)
     assert out.exit_code == 0 and not out.timed_out
-    assert out.stream.startswith(b"@HPX 0 START v=1 board=" + board.encode())
+    assert out.stream.startswith(f"@HPX 0 START v={VERSION} board={board}".encode())
     assert out.stream.endswith(b"\n") and b" END status=0 " in out.stream
 
 

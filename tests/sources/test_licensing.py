@@ -83,3 +83,12 @@ def test_refusal_comes_before_any_fetch(catalog: Any, tmp_path: Path,
         materialize(catalog, "helia-rt", board=QEMU, cache=store)
     assert calls == []
     assert not store.root.exists()
+
+
+def test_an_engine_without_pins_is_restricted_by_none(catalog: Any) -> None:
+    """A third-party engine may bring its sources itself; ``hpx config validate`` and the
+    pipeline's license check then pass it on every board."""
+    assert "echo" not in catalog.engines
+    for board in (QEMU, APOLLO):
+        assert may_run(catalog, "echo", None, board).allowed
+        check_may_run(catalog, "echo", None, board, all_boards().values())

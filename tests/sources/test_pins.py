@@ -58,7 +58,7 @@ def test_each_engine_declares_its_own(catalog: Any) -> None:
     for name, floor in DOCS_FLOORS.items():
         assert catalog.pin(name).min_version == floor
     assert catalog.package("helia-aot").min_version == "0.18.0"
-    assert set(catalog.engines) == {"tflm", "helia-rt", "helia-aot", "executorch"}
+    assert {"tflm", "helia-rt", "helia-aot", "executorch"} <= set(catalog.engines)
     assert set(catalog.engines["tflm"].backends) == {"reference", "cmsis_nn"}
     assert set(catalog.engines["executorch"].backends) == {"arm", "ns"}
 
@@ -67,7 +67,7 @@ def test_pins_follow_the_backend(catalog: Any) -> None:
     reference = {p.name for p in catalog.pins_for("tflm", "reference")}
     cmsis = {p.name for p in catalog.pins_for("tflm", "cmsis_nn")}
     assert cmsis - reference == {"CMSIS-NN"}
-    assert "CMSIS_6" in reference  # common to every Cortex-M build
+    assert "CMSIS_6" in reference  # the Cortex-M core headers, which tflm declares
     arm = {p.name for p in catalog.pins_for("executorch", "arm")}
     ns = {p.name for p in catalog.pins_for("executorch", "ns")}
     assert "ns-cmsis-nn" in ns and "ns-cmsis-nn" not in arm

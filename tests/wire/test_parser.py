@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import zlib
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from hpx_core.wire import StreamError, WireParser, encode_record, parse_capture
 WIRE = Path(__file__).resolve().parents[1] / "fixtures" / "wire"
 STREAM = (WIRE / "selftest-qemu-m55.bin").read_bytes()
 FAULT = (WIRE / "fault-qemu-m55.bin").read_bytes()
+CHECK = (WIRE / "check-qemu-m55.bin").read_bytes()
 LINES = STREAM.splitlines(keepends=True)
 
 
@@ -110,7 +112,7 @@ def test_plain_text_lines_are_kept_apart() -> None:
 
 def test_wrong_version_is_refused() -> None:
     start = parse_capture(STREAM).start
-    newer = encode_record(0, "START", {**start.fields, "v": 2})
+    newer = encode_record(0, "START", {**start.fields, "v": start.number("v") + 1})
     with pytest.raises(StreamError) as caught:
         parse_capture(newer + b"".join(LINES[1:]))
     assert caught.value.problem == "version"
@@ -120,8 +122,6 @@ def test_well_formed_record_with_bad_field_is_malformed() -> None:
     bad = encode_record(5, "LAYERINFO", {"idx": 0, "name": "x", "op": "y"}).replace(
         b"idx=0", b"idx=-1"
     )
-    import zlib
-
     body = bad[: bad.rindex(b" *")]
     bad = body + f" *{zlib.crc32(body):08x}\n".encode()
     with pytest.raises(StreamError) as caught:
@@ -141,6 +141,55 @@ def test_output_with_missing_bytes_is_reported() -> None:
     assert caught.value.problem == "truncated"
 
 
+def test_check_pass_records_decode() -> None:
+    """A real check pass: signed statistics, a differing layer in full, a file in chunks."""
+    capture = parse_capture(CHECK)
+    sums = capture.layer_sums()
+    assert sums[(0, 0)].fields["min"] == -16 and sums[(0, 0)].fields["sum"] == -8
+    assert sums[(1, 0)].fields["crc"] == zlib.crc32(bytes([3, 253, 7, 249, 11, 245, 15, 241]))
+    tensors = capture.layer_tensors()
+    assert set(tensors) == {(1, "out", 0), (1, "in", 0)}  # layer 0 matched the host CRC
+    assert tensors[(1, "in", 0)] == bytes(b & 0xFF for b in (2, -4, 6, -8, 10, -12, 14, -16))
+    assert capture.files() == {"numbers.bin": bytes(i & 0xFF for i in range(300))}
+    records = b"".join(encode_record(r.seq, r.type, r.fields) for r in capture.records)
+    assert records == b"".join(x for x in CHECK.splitlines(keepends=True) if x.startswith(b"@"))
+
+
+def _without(stream: bytes, type_: str, nth: int) -> bytes:
+    """The stream with the ``nth`` record of ``type_`` removed and the rest renumbered."""
+    capture = parse_capture(stream)
+    drop = capture.of(type_)[nth].seq
+    kept = [r for r in capture.records if r.seq != drop]
+    return b"".join(encode_record(i, r.type, r.fields) for i, r in enumerate(kept))
+
+
+@pytest.mark.parametrize(("type_", "nth", "problem", "words"), [
+    ("LAYERSUM", 1, "lost", "LAYERSUM records were sent"),
+    ("TENSOR", 0, "lost", "TENSOR records were sent"),
+    ("FILE", 2, "lost", "file numbers.bin has a gap at byte 100"),
+    ("FILE", 5, "truncated", "file numbers.bin has 292 of 300 bytes"),
+    ("FILEEND", 0, "truncated", "file numbers.bin has no FILEEND"),
+])
+def test_check_and_file_records_that_go_missing_are_caught(
+    type_: str, nth: int, problem: str, words: str
+) -> None:
+    with pytest.raises(StreamError) as caught:
+        parse_capture(_without(CHECK, type_, nth))
+    assert caught.value.problem == problem and words in caught.value.message
+
+
+def test_a_signed_field_refuses_what_is_not_a_number() -> None:
+    line = CHECK.splitlines(keepends=True)[14]
+    assert b" LAYERSUM " in line
+    bad = line.replace(b"min=-16", b"min=--16")
+    body = bad[: bad.rindex(b" *")]
+    bad = body + f" *{zlib.crc32(body):08x}\n".encode()
+    lines = CHECK.splitlines(keepends=True)
+    with pytest.raises(StreamError) as caught:
+        parse_capture(b"".join([*lines[:14], bad, *lines[15:]]))
+    assert caught.value.problem == "malformed"
+
+
 @settings(max_examples=300, deadline=None)
 @given(position=st.integers(0, len(STREAM) - 1), value=st.integers(0, 255))
 def test_any_single_byte_change_is_caught_or_harmless(position: int, value: int) -> None:
@@ -151,3 +200,32 @@ def test_any_single_byte_change_is_caught_or_harmless(position: int, value: int)
     except CaptureError:
         return
     assert capture.records == parse_capture(STREAM).records
+
+
+def test_a_line_without_end_is_refused_while_it_streams() -> None:
+    """4 MB without a newline, in UART-sized chunks: refused once it outgrows any record."""
+    parser = WireParser()
+    parser.feed(LINES[0])
+    chunks = 0
+    with pytest.raises(StreamError) as caught:
+        for chunks, start in enumerate(range(0, 4 * 1024 * 1024, 256), start=1):  # noqa: B007
+            parser.feed(b"A" * 256)
+    assert caught.value.problem == "corrupted"
+    assert "longer than 32,768 bytes" in caught.value.message
+    assert chunks * 256 <= 32_768 + 256
+    assert caught.value.offset == len(LINES[0])
+
+
+def test_a_long_plain_text_line_is_refused() -> None:
+    with pytest.raises(StreamError, match="longer than 32,768 bytes"):
+        parse_capture(LINES[0] + b"x" * 40_000 + b"\n" + b"".join(LINES[1:]))
+
+
+def test_long_names_within_bounds_still_parse() -> None:
+    capture = parse_capture(STREAM)
+    info = capture.first("LAYERINFO")
+    assert info is not None
+    name = "model/" + "conv%2d;" * 500  # percent-encoded: 4,000 bytes of name
+    lines = list(LINES)
+    lines[info.seq] = encode_record(info.seq, "LAYERINFO", {**info.fields, "name": name})
+    assert parse_capture(b"".join(lines)).layer_names()[0][0] == name

@@ -14,7 +14,14 @@ import attrs
 
 from hpx_core.boards import Board, all_boards
 from hpx_core.build import Toolchain
-from hpx_core.contract import FirmwareContribution, LibraryUse, SourceRepo, SourceSet
+from hpx_core.contract import (
+    CodeSize,
+    FirmwareContribution,
+    LibraryUse,
+    MemoryLayout,
+    SourceRepo,
+    SourceSet,
+)
 from hpx_core.errors import ConfigError
 from hpx_core.models import ModelInfo
 from hpx_core.sources import (
@@ -36,6 +43,9 @@ BACKENDS = ("helia", "cmsis_nn", "reference")
 VARIANTS = ("release_with_logs", "debug")
 DIST_BACKEND = "helia"  # what a release bundle's archive contains
 PINS = load_pins("hpx_heliart")
+# Code and constants besides the model: the interpreter as upstream TFLM's (KWS, reference:
+# about 62 KB), ns-cmsis-nn's Helium kernels add about 58 KB (docs/choosing-an-engine.md).
+CODE = CodeSize(least=24 * 1024, likely=192 * 1024)
 DIST_THIRD_PARTY = ("third_party/flatbuffers/include", "third_party/gemmlowp", "third_party/ruy",
                     "third_party/kissfft")
 
@@ -101,7 +111,7 @@ def _dist_sources(catalog: PinSet, board: Board, config: HeliaRtConfig, *,
     dist = check_distribution(path, board.core, variant, origin)
     digest = hashlib.sha256(dist.archive.read_bytes()).hexdigest()
     pin = catalog.pin("helia-rt")
-    common = materialize_pins([catalog.pin(n) for n in catalog.common], offline=offline)
+    common = materialize_pins([catalog.pin("CMSIS_6")], offline=offline)
     repo = SourceRepo("helia-rt", origin, f"prebuilt-{dist.version}-sha256:{digest[:16]}",
                       dist.root, pin.license)
     return SourceSet([*common.repos, repo], "development-overrides")
@@ -132,11 +142,14 @@ def _defines(library: HeliaRtLibrary) -> dict[str, str]:
 
 
 def heliart_firmware(model: ModelInfo, config: HeliaRtConfig, sources: SourceSet,
-                     library: HeliaRtLibrary, arena: ArenaPlan) -> FirmwareContribution:
-    """The core's TFLM-family glue for ``model`` + a CMake fragment linking the library."""
+                     library: HeliaRtLibrary, arena: ArenaPlan,
+                     layout: MemoryLayout | None = None, *, board: Board | None = None,
+                     check_layers: str = "off") -> FirmwareContribution:
+    """The core's TFLM-family glue for ``model`` (placed per ``layout``) + a CMake fragment
+    linking the library (with the layer check, as for ``tflm``)."""
     prepared = model_glue(model, resolver_ops=config.resolver_ops, input=config.input,
                           input_seed=config.input_seed, checkout=sources.path_of("helia-rt"),
-                          arena=arena)
+                          arena=arena, layout=layout, board=board, check_layers=check_layers)
     glue = prepared.glue
     return FirmwareContribution(
         files=glue.files, sources=glue.sources,
@@ -147,4 +160,5 @@ def heliart_firmware(model: ModelInfo, config: HeliaRtConfig, sources: SourceSet
         libraries=[LibraryUse(f"helia-rt {library.backend}", library.key, library.built,
                               library.seconds)],
         facts=attrs.evolve(prepared.facts, library=library.folder.name, library_key=library.key),
+        layer_reference=prepared.reference,
     )

@@ -1,0 +1,87 @@
+"""Hook implementations of the ``kernelbench`` engine, in the order the pipeline calls them.
+
+Each adapts one request of :mod:`hpx_core.contract` to the typed functions of the package; the
+core calls them only for runs of this engine (``hpx_verify_symbols`` excepted: it goes to every
+plugin, so it answers ``[]`` for another engine's ELF). ``hpx_materialize_sources`` is not
+implemented: the core brings the pins the engine declares for the chosen backend, which is all
+kernelbench needs. ``hpx_match_manifest`` is not
+implemented: kernelbench has no export manifest, and two bundles of one kernels file compare
+layer by layer without one.
+"""
+
+from __future__ import annotations
+
+from hpx_core import hookimpl
+from hpx_core.contract import (
+    ConfigRequest,
+    EngineDescriptor,
+    ErrorRequest,
+    Explanation,
+    FirmwareContribution,
+    FirmwareRequest,
+    ModelRequest,
+    ResultExtras,
+    ResultsRequest,
+    SymbolFinding,
+    SymbolsRequest,
+)
+from hpx_core.errors import HpxError
+from hpx_core.models import ModelInfo
+from hpx_kernelbench import config, engine, results, symbols
+from hpx_kernelbench.kernels import FORMAT
+
+
+@hookimpl
+def hpx_engines() -> list[EngineDescriptor]:
+    return [
+        EngineDescriptor(
+            name=engine.ENGINE,
+            model_formats=(FORMAT,),
+            config_class=config.KernelbenchConfig,
+            summary="int8 kernel micro-benchmarks: portable C, Arm CMSIS-NN or ns-cmsis-nn "
+            "(ns: Ambiq CPUs only)",
+            backends=engine.BACKENDS,
+            pins=engine.PINS,
+        )
+    ]
+
+
+@hookimpl
+def hpx_validate_config(request: ConfigRequest) -> config.KernelbenchConfig:
+    return config.validate(request)
+
+
+@hookimpl
+def hpx_read_model(request: ModelRequest) -> ModelInfo | None:
+    return engine.read_benchmark(request)
+
+
+@hookimpl
+def hpx_generate_firmware(request: FirmwareRequest) -> FirmwareContribution:
+    return engine.firmware(request)
+
+
+@hookimpl
+def hpx_verify_symbols(request: SymbolsRequest) -> list[SymbolFinding]:
+    if request.engine != engine.ENGINE:
+        return []
+    if request.model is not None:  # after a run's build
+        ops = [op.name for op in request.model.operators]
+    else:  # `hpx verify-kernels --expect conv2d` on a bare ELF; no --expect: both operators
+        ops = sorted(request.expect & set(symbols.PORTABLE)) or sorted(symbols.PORTABLE)
+    return symbols.verify_symbols(request.backend or engine.BACKENDS[0], request.symbols, ops)
+
+
+@hookimpl
+def hpx_explain_error(request: ErrorRequest) -> Explanation | None:
+    try:
+        names = engine.kernels_of(request.model).names
+    except HpxError:
+        names = ()
+    return results.explain(request.code, request.stage, request.engine.backend, names)
+
+
+@hookimpl
+def hpx_result_extras(request: ResultsRequest) -> ResultExtras:
+    facts = request.facts_as(results.KernelbenchFacts)
+    return ResultExtras(results.result_extras(request.capture, facts))

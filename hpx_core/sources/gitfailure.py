@@ -1,0 +1,173 @@
+"""Why a git command failed, in one line: what hpx asked for and what the server answered.
+
+gitpython hands back an exit status and git's stderr, progress meters and all. A user needs to
+know whether the server refused or lacked something (and which object), or whether git was
+interrupted by a signal, in which case the pinned commit is not to blame.
+"""
+
+from __future__ import annotations
+
+import re
+import signal
+from collections.abc import Iterable
+
+import attrs
+import git
+
+from hpx_core.errors import SourceError
+
+_PROGRESS = re.compile(
+    r"^(remote: )?\s*(Counting|Compressing|Enumerating|Receiving|Resolving|Total|Unpacking|"
+    r"Finding sources|Updating files|Checking out|Filtering content|Cloning into|"
+    r"Submodule '[^']*' \(.*\) registered)"
+)
+_MISSING = re.compile(
+    r"(?:unable to read|missing (?:blob|tree|commit|object)|could not read|bad object)"
+    r"\s+'?([0-9a-f]{40,64})"
+)
+_DIED = re.compile(r"died of signal (\d+)")
+_UNFILTERED = "filtering not recognized by server"
+_SILENT_HELPER = "invalid index-pack output"
+"""fetch-pack's last word when index-pack stopped without writing anything (killed)."""
+_STDERR = "\n  stderr: '"
+
+
+def mirror_hint(url: str) -> str:
+    return (
+        f"check that the commit exists at {url}; to use a local mirror: "
+        f"git config --global url.<mirror>.insteadOf {url}"
+    )
+
+
+INCOMPLETE_MIRROR_HINT = (
+    "the server (or the mirror `insteadOf` points at) lacks objects: let it serve partial "
+    "clones (`git config uploadpack.allowFilter true` where it is served; for a file:// "
+    "mirror, in your global git config), so only the pinned files are asked for, or make it "
+    "complete"
+)
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def git_said(exc: git.GitCommandError) -> str:
+    """git's own stderr: gitpython wraps it as ``\\n  stderr: '...'``."""
+    text = str(exc.stderr or "")
+    if text.startswith(_STDERR) and text.endswith("'"):
+        text = text[len(_STDERR) : -1]
+    return text
+
+
+def _meaningful(text: str) -> tuple[str, ...]:
+    lines = (line.strip() for line in re.split(r"[\r\n]+", text))
+    return tuple(line for line in lines if line and not _PROGRESS.match(line))
+
+
+@attrs.frozen
+class GitFailure:
+    """A failed git command: its exit status and the lines it said (progress left out)."""
+
+    status: int | None
+    lines: tuple[str, ...]
+
+    @property
+    def signal(self) -> str | None:
+        """The signal that stopped git or one of its helpers, when one did."""
+        if self.status is not None and self.status < 0:
+            return _signal_name(-self.status)
+        for line in self.lines:
+            found = _DIED.search(line)
+            if found:
+                return _signal_name(int(found.group(1)))
+        return None
+
+    @property
+    def interrupted(self) -> bool:
+        """Stopped from outside (a signal, the out-of-memory killer), not refused."""
+        if self.signal is not None:
+            return True
+        complaints = [line for line in self.lines if line.startswith(("fatal:", "error:"))]
+        return (
+            bool(complaints)
+            and all(_SILENT_HELPER in line for line in complaints)
+            and not self.server_lines
+        )
+
+    @property
+    def unfiltered(self) -> bool:
+        """The server does not serve partial clones: every object of the history was asked."""
+        return any(_UNFILTERED in line for line in self.lines)
+
+    @property
+    def missing_object(self) -> str | None:
+        for line in self.lines:
+            found = _MISSING.search(line)
+            if found:
+                return found.group(1)
+        return None
+
+    @property
+    def server_lines(self) -> tuple[str, ...]:
+        """What the serving side said (``remote:`` lines, remote errors, a local upload-pack)."""
+        said: list[str] = []
+        for line in self.lines:
+            if line.startswith("remote: "):
+                text = line.removeprefix("remote: ").strip()
+            elif "remote error:" in line:
+                text = line.split("remote error:", 1)[1].strip()
+            elif "upload-pack" in line:
+                text = line.removeprefix("fatal: ").removeprefix("error: ")
+            else:
+                continue
+            text = text.removeprefix("git ").strip()  # a local upload-pack repeats the remote error
+            if text and text not in said:
+                said.append(text)
+        return tuple(said)
+
+    def answer(self) -> str:
+        """The server's answer, or git's own last complaint when the server said nothing."""
+        if self.server_lines:
+            return "the server answered: " + "; ".join(self.server_lines[:3])
+        complaints = [line for line in self.lines if line.startswith(("fatal:", "error:"))]
+        said = complaints or list(self.lines[-1:]) or [f"git exited with status {self.status}"]
+        return "git said: " + "; ".join(dict.fromkeys(said[:2]))
+
+    def interruption(self) -> str:
+        if self.signal is not None:
+            return f"git was stopped by {self.signal}"
+        return "git's index-pack stopped without a word, as a process killed by a signal does"
+
+
+def read_failure(exc: git.GitCommandError, said: Iterable[str] = ()) -> GitFailure:
+    """``exc`` as a :class:`GitFailure`; ``said`` adds lines a progress handler consumed."""
+    status = exc.status if isinstance(exc.status, int) else None
+    lines = _meaningful("\n".join([*said, git_said(exc)]))
+    return GitFailure(status, lines)
+
+
+def failure_error(asked: str, url: str, failure: GitFailure, *, context: str = "") -> SourceError:
+    """One error for a failed fetch: what was asked (``asked`` names ``url``) and the answer."""
+    lead = f"{context}: " if context else ""
+    if failure.interrupted:
+        return SourceError(
+            f"{lead}cannot {asked}: interrupted ({failure.interruption()})",
+            "nothing half-done was kept; run it again (a timeout, Ctrl-C or the out-of-memory "
+            "killer stops git from outside)",
+        )
+    missing = failure.missing_object
+    if missing is not None:
+        everything = (
+            "; the server does not filter, so every object of the history was asked for"
+            if failure.unfiltered
+            else ""
+        )
+        return SourceError(
+            f"{lead}cannot {asked}: the server lacks object {missing} ({failure.answer()})"
+            f"{everything}",
+            INCOMPLETE_MIRROR_HINT,
+        )
+    return SourceError(f"{lead}cannot {asked}: {failure.answer()}", mirror_hint(url))
