@@ -30,7 +30,8 @@ log = structlog.get_logger(__name__)
 STAMP = "hpx-build.json"
 _COMPILE_LINE = re.compile(r"^\[\d+/\d+\] Building (C|CXX|ASM) object ", re.MULTILINE)
 _OVERFLOWED = re.compile(r"region [`']([\w.]+)' overflowed by (\d+) bytes")
-_NO_FIT = re.compile(r"will not fit in region [`']([\w.]+)'")
+# lld names each section that crosses the region's end, with the region's overflow so far.
+_NO_FIT = re.compile(r"will not fit in region [`']([\w.]+)'(?:: overflowed by (\d+) bytes)?")
 
 
 class RegionOverflowError(BuildError):
@@ -48,8 +49,12 @@ def _overflow(output: str, log_file: Path) -> RegionOverflowError | None:
     found = _OVERFLOWED.search(output)
     if found:
         return RegionOverflowError(found.group(1), int(found.group(2)), log_file)
-    unfit = _NO_FIT.search(output)
-    return RegionOverflowError(unfit.group(1), None, log_file) if unfit else None
+    unfit = _NO_FIT.findall(output)
+    if not unfit:
+        return None
+    region = unfit[0][0]
+    counts = [int(by) for name, by in unfit if name == region and by]
+    return RegionOverflowError(region, max(counts) if counts else None, log_file)
 
 
 @attrs.frozen
