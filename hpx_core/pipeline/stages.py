@@ -163,9 +163,10 @@ def sources_stage(state: RunState) -> None:
 
 def firmware_stage(state: RunState) -> None:
     """The engine's glue for the model (a corrected copy when it lacks a field the engine
-    needs); the run's log starts empty here."""
+    needs); the run's log starts empty here. A second pass (a plan made again after the
+    linker measured the code) keeps the folder the first one claimed."""
     board, model = need(state.board, "board"), need(state.model, "model")
-    work = claim_work_folder(state)
+    work = state.work_folder or claim_work_folder(state)
     state.work_folder = work
     needed = state.validated.engine.descriptor.model_fields
     engine_model, state.model_copy = model_for_engine(model, needed, work / "model")

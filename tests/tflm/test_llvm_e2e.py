@@ -13,12 +13,16 @@ import shutil
 from pathlib import Path
 
 import pytest
+from fcmodel import fully_connected_model
+from hpx_tflm import plugin
 from profiles import extra_of, profile_run
 
 from hpx_core.build import detect_toolchains
 from hpx_core.compare import compare, load_view
+from hpx_core.config.validate import overrides
+from hpx_core.contract import CodeSize
 from hpx_core.models import load_model
-from hpx_core.pipeline import ProfileOutcome
+from hpx_core.pipeline import ProfileOutcome, profile
 
 LLVM = "clang"
 _found = detect_toolchains()[LLVM]
@@ -91,3 +95,26 @@ def test_gcc_and_llvm_bundles_compare_layer_by_layer(work: Path) -> None:
     whole = result.total("whole inference")
     assert whole.base is not None and whole.candidate is not None
     assert whole.delta == whole.candidate - whole.base
+
+
+def test_placement_options_and_a_plan_made_again_with_the_code_lld_measured(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The memory plan with lld: the arena placed in DTCM by option; a model near ITCM's size
+    whose engine estimates too little code overflows ITCM at the first link, and lld's count
+    moves it to the QSPI flash. The run still equals the host."""
+    monkeypatch.setattr(plugin, "CODE", CodeSize(16 * 1024, 16 * 1024))
+    model = tmp_path / "near_512k.tflite"
+    model.write_bytes(fully_connected_model(1024, 480))
+    settings = overrides("test", engine__type="tflm", engine__backend="cmsis_nn",
+                         target__board="qemu-m55", target__toolchain=LLVM,
+                         output__dir=str(tmp_path / "results"), profiling__iterations=3,
+                         profiling__warmup=1, model__arena_location="tcm")
+    outcome = profile(model, None, settings)
+    m = outcome.measurement
+    assert m is not None and m.validity == "valid", m and m.issues
+    assert outcome.build is not None and outcome.build.toolchain == LLVM
+    assert extra_of(outcome)["outputs"]["exact"], extra_of(outcome)["outputs"]
+    assert outcome.placement is not None
+    placed = {b.buffer.symbol: b.region for b in outcome.placement.buffers}
+    assert placed["hpx_tflm_model"] == "QSPI" and placed["hpx_tflm_arena"] == "DTCM", placed
