@@ -15,6 +15,9 @@ set(CMAKE_ASM_COMPILER "${_hpx_bin}arm-none-eabi-gcc")
 set(CMAKE_OBJCOPY "${_hpx_bin}arm-none-eabi-objcopy")
 set(CMAKE_SIZE "${_hpx_bin}arm-none-eabi-size")
 
+# The C library and runtime: newlib-nano, with system calls stubbed.
+set(CMAKE_EXE_LINKER_FLAGS_INIT "--specs=nano.specs --specs=nosys.specs")
+
 set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
 set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)

@@ -21,6 +21,7 @@ from hpx_core.build.elfinfo import SectionSizes, section_sizes
 from hpx_core.build.fingerprint import build_fingerprint, read_stamp
 from hpx_core.build.render import Project
 from hpx_core.build.toolchain import Toolchain
+from hpx_core.build.toolchain_file import write_toolchain_file
 from hpx_core.contract import SourceSet
 from hpx_core.errors import BuildError, ToolError
 
@@ -29,7 +30,8 @@ log = structlog.get_logger(__name__)
 STAMP = "hpx-build.json"
 _COMPILE_LINE = re.compile(r"^\[\d+/\d+\] Building (C|CXX|ASM) object ", re.MULTILINE)
 _OVERFLOWED = re.compile(r"region [`']([\w.]+)' overflowed by (\d+) bytes")
-_NO_FIT = re.compile(r"will not fit in region [`']([\w.]+)'")
+# lld names each section that crosses the region's end, with the region's overflow so far.
+_NO_FIT = re.compile(r"will not fit in region [`']([\w.]+)'(?:: overflowed by (\d+) bytes)?")
 
 
 class RegionOverflowError(BuildError):
@@ -47,8 +49,12 @@ def _overflow(output: str, log_file: Path) -> RegionOverflowError | None:
     found = _OVERFLOWED.search(output)
     if found:
         return RegionOverflowError(found.group(1), int(found.group(2)), log_file)
-    unfit = _NO_FIT.search(output)
-    return RegionOverflowError(unfit.group(1), None, log_file) if unfit else None
+    unfit = _NO_FIT.findall(output)
+    if not unfit:
+        return None
+    region = unfit[0][0]
+    counts = [int(by) for name, by in unfit if name == region and by]
+    return RegionOverflowError(region, max(counts) if counts else None, log_file)
 
 
 @attrs.frozen
@@ -95,8 +101,11 @@ def _run(argv: Sequence[str], log_file: Path, what: str) -> str:
 
 
 def _configure(project: Project, toolchain: Toolchain, log_file: Path) -> None:
-    # The rendered project carries the toolchain file (only GCC has a recipe so far).
-    prefix = str(toolchain.compiler.parent) if toolchain.compiler else ""
+    # The toolchain file is rendered for this toolchain and the board's CPU beside the project.
+    chain_file = write_toolchain_file(toolchain, project.board.cpu_flags, project.root)
+    # The GCC file finds its compilers in this folder; the LLVM ones name theirs in full.
+    prefix = ([f"-DHPX_TOOLCHAIN_PREFIX={toolchain.compiler.parent}"]
+              if toolchain.family == "gcc" and toolchain.compiler else [])
     _run(
         [
             _tool("cmake"),
@@ -106,8 +115,8 @@ def _configure(project: Project, toolchain: Toolchain, log_file: Path) -> None:
             str(project.source_dir),
             "-B",
             str(project.build_dir),
-            f"-DCMAKE_TOOLCHAIN_FILE={project.source_dir / 'toolchain-gcc.cmake'}",
-            f"-DHPX_TOOLCHAIN_PREFIX={prefix}",
+            f"-DCMAKE_TOOLCHAIN_FILE={chain_file}",
+            *prefix,
             f"-DCMAKE_MAKE_PROGRAM={_tool('ninja')}",
             "-DCMAKE_BUILD_TYPE=Release",
         ],
@@ -133,7 +142,9 @@ def build_project(
     )
     stamp_path = project.root / STAMP
     previous = read_stamp(stamp_path)
-    if previous.get("toolchain") != toolchain.name and project.build_dir.exists():
+    switched = (previous.get("toolchain"), previous.get("toolchain_version")) != (
+        toolchain.name, toolchain.version)
+    if switched and project.build_dir.exists():
         shutil.rmtree(project.build_dir)  # CMake cannot switch compilers in place
     project.build_dir.mkdir(parents=True, exist_ok=True)
     log_file = project.root / "build.log"

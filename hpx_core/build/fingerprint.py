@@ -35,7 +35,7 @@ def build_fingerprint(
     meta = {
         "board": project.board.name,
         "cpu_flags": list(project.board.cpu_flags),
-        "toolchain": [toolchain.name, toolchain.version, str(toolchain.compiler)],
+        "toolchain": [toolchain.name, toolchain.identity, str(toolchain.compiler)],
         "config": config or {},
         "model_sha256": model_sha256,
         "engine_sources": []

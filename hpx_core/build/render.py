@@ -198,7 +198,6 @@ def render_project(
                 tick=tick_conversion(board))
         .encode()
     )
-    files["toolchain-gcc.cmake"] = (root / "cmake" / "arm-none-eabi-gcc.cmake").read_bytes()
     for rel, text in contribution.files.items():
         if Path(rel).is_absolute() or ".." in Path(rel).parts:
             raise BuildError(f"engine file {rel!r} escapes the project", "use a relative path")

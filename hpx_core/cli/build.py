@@ -92,7 +92,8 @@ def _build_project(board: str | None, work_dir: Path, toolchain: str, jobs: int)
     if board is not None:
         target = get_board(board)
         project = render_project(
-            work_dir, target, selftest_contribution(target), HarnessSettings(ENGINE)
+            work_dir, target, selftest_contribution(target, gnu_as=chain.family == "gcc"),
+            HarnessSettings(ENGINE),
         )
     elif (work_dir / "hpx-project.json").is_file():
         project = load_project(work_dir)

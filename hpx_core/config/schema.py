@@ -16,7 +16,7 @@ from hpx_core.config.checks import at_least
 
 MemoryLocation = Literal["code", "flash", "itcm", "tcm", "data", "sram", "psram"]
 """A memory by the use word of its regions in the board's memory map (``hpx boards``)."""
-Toolchain = Literal["arm-none-eabi-gcc", "atfe", "armclang"]
+Toolchain = Literal["arm-none-eabi-gcc", "clang", "atfe", "armclang"]
 LayerFormat = Literal["csv", "json"]
 CheckLayers = Literal["off", "first", "all"]
 

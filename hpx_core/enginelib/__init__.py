@@ -7,7 +7,13 @@ logged subprocesses (:func:`run_logged`), Python tools in-process with their out
 the run's log (:func:`tool_output_to`).
 """
 
-from hpx_core.enginelib.build import EngineLibrary, ensure_library, library_cmake, run_logged
+from hpx_core.enginelib.build import (
+    EngineLibrary,
+    ensure_library,
+    library_cmake,
+    run_logged,
+    toolchain_args,
+)
 from hpx_core.enginelib.cached import CachedFolder, cached_folder
 from hpx_core.enginelib.spec import LibrarySpec, SourceGroup, Stage, toolchain_identity
 from hpx_core.enginelib.tool_output import tool_output_to
@@ -23,5 +29,6 @@ __all__ = [
     "library_cmake",
     "run_logged",
     "tool_output_to",
+    "toolchain_args",
     "toolchain_identity",
 ]

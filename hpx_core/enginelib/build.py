@@ -14,9 +14,10 @@ from typing import Any
 import attrs
 import structlog
 
-from hpx_core.build.templates import templates_root
+from hpx_core.build.toolchain import Toolchain, get_toolchain
+from hpx_core.build.toolchain_file import write_toolchain_file
 from hpx_core.enginelib.cached import cached_folder
-from hpx_core.enginelib.spec import LibrarySpec, Stage
+from hpx_core.enginelib.spec import DEFAULT_TOOLCHAIN, LibrarySpec, Stage
 from hpx_core.errors import BuildError, ToolError
 
 log = structlog.get_logger()
@@ -117,7 +118,16 @@ def run_logged(args: Sequence[str], log_file: Path, what: str) -> None:
         )
 
 
-def _build(spec: LibrarySpec, temp: Path, final: Path, stage: Stage | None, jobs: int) -> None:
+def toolchain_args(toolchain: Toolchain | None, cpu_flags: Sequence[str], folder: Path
+                   ) -> list[str]:
+    """CMake arguments selecting ``toolchain`` (default arm-none-eabi-gcc) for ``cpu_flags``:
+    its toolchain file, rendered into ``folder``."""
+    chosen = toolchain if toolchain is not None else get_toolchain(DEFAULT_TOOLCHAIN)
+    return [f"-DCMAKE_TOOLCHAIN_FILE={write_toolchain_file(chosen, cpu_flags, folder)}"]
+
+
+def _build(spec: LibrarySpec, temp: Path, final: Path, stage: Stage | None, jobs: int,
+           toolchain: Toolchain | None) -> None:
     if stage is not None:
         stage(temp)
     project = temp / "project"
@@ -125,7 +135,6 @@ def _build(spec: LibrarySpec, temp: Path, final: Path, stage: Stage | None, jobs
     (project / "CMakeLists.txt").write_text(library_cmakelists(spec, final), encoding="utf-8")
     build = temp / "build"
     log_file = temp / "build.log"
-    toolchain = templates_root() / "cmake" / "arm-none-eabi-gcc.cmake"
     run_logged(
         [
             "cmake",
@@ -135,7 +144,7 @@ def _build(spec: LibrarySpec, temp: Path, final: Path, stage: Stage | None, jobs
             str(project),
             "-B",
             str(build),
-            f"-DCMAKE_TOOLCHAIN_FILE={toolchain}",
+            *toolchain_args(toolchain, spec.cpu_flags, project),
             "-DCMAKE_BUILD_TYPE=",
             f"-DHPX_LIB_OUT={temp}",
         ],
@@ -156,13 +165,15 @@ def ensure_library(
     *,
     root: Path | None = None,
     jobs: int = 2,
+    toolchain: Toolchain | None = None,
 ) -> EngineLibrary:
-    """The library for ``spec``: from the cache, or built now (``jobs`` parallel compiles)."""
+    """The library for ``spec``: from the cache, or built now (``jobs`` parallel compiles) with
+    ``toolchain`` (default arm-none-eabi-gcc; ``spec.identity`` names it in the key)."""
     key = spec.key()
 
     def make(temp: Path, final: Path) -> dict[str, Any]:
         # Objects reference the final path (see -ffile-prefix-map), so debug info stays valid.
-        _build(_prefixed(spec, temp, final), temp, final, stage, jobs)
+        _build(_prefixed(spec, temp, final), temp, final, stage, jobs, toolchain)
         return {"spec": attrs.asdict(spec), "files": spec.file_count}
 
     done = cached_folder(spec.name, key, make, root=root)

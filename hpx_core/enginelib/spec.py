@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
-import shutil
-import subprocess
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 import attrs
 
-from hpx_core.errors import ToolError
+from hpx_core.build.toolchain import Toolchain, get_toolchain
+from hpx_core.build.toolchain_file import recipe_digest
+
+DEFAULT_TOOLCHAIN = "arm-none-eabi-gcc"
 
 RECIPE_VERSION = 1
 """Bump when the way libraries are built changes, so old cache entries are not reused."""
@@ -75,15 +75,10 @@ class LibrarySpec:
         return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
 
 
-@functools.cache
-def toolchain_identity(compiler: str = "arm-none-eabi-gcc") -> str:
-    """The compiler's first ``--version`` line: part of every library key."""
-    found = shutil.which(compiler)
-    if found is None:
-        raise ToolError(
-            f"{compiler} is not on PATH",
-            "install the Arm GNU toolchain (Debian: gcc-arm-none-eabi libnewlib-arm-none-eabi "
-            "libstdc++-arm-none-eabi-newlib)",
-        )
-    out = subprocess.run([found, "--version"], capture_output=True, text=True, check=False)
-    return out.stdout.splitlines()[0].strip() if out.stdout else compiler
+def toolchain_identity(toolchain: Toolchain | None = None) -> str:
+    """What names ``toolchain`` (default: arm-none-eabi-gcc) in every library key: for GCC its
+    first ``--version`` line, for the LLVM recipes also the compiler's path and C library."""
+    chosen = (toolchain if toolchain is not None else get_toolchain(DEFAULT_TOOLCHAIN)).require()
+    if chosen.family == "gcc":
+        return chosen.identity  # as it always was: existing GCC cache entries stay valid
+    return f"{chosen.identity}; recipe {recipe_digest()}"

@@ -105,7 +105,7 @@ def plan_matrix(loaded: LoadedSpec, registry: Registry, folder: Path,
         validated = _validated(cell, overrides, loaded, registry)
         toolchain = toolchains.get(cell.toolchain) or get_toolchain(cell.toolchain)
         fingerprint = _fingerprint(cell, firmware_settings(validated), registry,
-                                   f"{toolchain.name} {toolchain.version}")
+                                   f"{toolchain.name} {toolchain.identity}")
         planned.append(PlannedCell(cell, overrides, folder / CELLS / cell.id, fingerprint))
     _check_unique(loaded, [p.cell.id for p in planned] + [p.cell.id for p in pruned])
     return MatrixPlan(spec.name or loaded.file.stem, loaded.file, folder, dict(spec.labels),

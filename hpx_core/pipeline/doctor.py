@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import platform
 import re
 import shutil
@@ -10,10 +9,10 @@ import subprocess
 import sys
 from collections.abc import Sequence
 from importlib import metadata
-from pathlib import Path
 
 import attrs
 
+from hpx_core.build.toolchain import detect_toolchains
 from hpx_core.plugins import Registry
 from hpx_core.sources import package_status
 
@@ -44,8 +43,6 @@ _TOOLS: dict[str, tuple[Sequence[str], str]] = {
     "git": (["--version"], "sources"),
     "cmake": (["--version"], "build"),
     "ninja": (["--version"], "build"),
-    "arm-none-eabi-gcc": (["--version"], "toolchain:arm-none-eabi-gcc"),
-    "armclang": (["--version"], "toolchain:armclang"),
     "qemu-system-arm": (["--version"], "emulated"),
 }
 
@@ -60,10 +57,9 @@ def run_doctor(
     """
     checks = [_python_check(), *_plugin_checks(reg), *_package_checks(reg, engine)]
     for tool, (args, role) in _TOOLS.items():
-        required = role in ("sources", "build") or role == f"toolchain:{toolchain}"
-        required = required or (role == "emulated" and bool(emulated))
+        required = role in ("sources", "build") or (role == "emulated" and bool(emulated))
         checks.append(_tool_check(tool, args, required))
-    checks.append(_atfe_check(required=toolchain == "atfe"))
+    checks += _toolchain_checks(toolchain)
     checks.append(_labgrid_check())
     return DoctorReport(tuple(checks))
 
@@ -114,14 +110,18 @@ def _tool_check(tool: str, args: Sequence[str], required: bool) -> Check:
     return Check(tool, True, f"{_version_line(path, args)} ({path})", required)
 
 
-def _atfe_check(*, required: bool) -> Check:
-    root = os.environ.get("ATFE_ROOT")
-    if not root:
-        return Check("ATfE", False, "not available: ATFE_ROOT is not set", required)
-    clang = Path(root) / "bin" / "clang"
-    if not clang.is_file():
-        return Check("ATfE", False, f"not available: {clang} does not exist", required)
-    return Check("ATfE", True, _version_line(str(clang), ["--version"]), required)
+def _toolchain_checks(chosen: str) -> list[Check]:
+    """Every toolchain with its version, or the reason it cannot build (and what to install)."""
+    checks = []
+    for name, found in detect_toolchains().items():
+        if found.available:
+            detail = f"{found.version} ({found.compiler})"
+        else:
+            prefix = "" if found.reason.startswith("not supported") else "not available: "
+            detail = f"{prefix}{found.reason}" + (f"; {found.hint}" if found.hint and
+                                                   name == chosen else "")
+        checks.append(Check(f"toolchain {name}", found.available, detail, name == chosen))
+    return checks
 
 
 def _labgrid_check() -> Check:

@@ -64,11 +64,13 @@ RUN_LOG = "run.log"
 
 def config_stage(state: RunState) -> None:
     """The config was validated before the pipeline started; resolve the board it names, and
-    check a board farm's place before anything is built for it."""
+    refuse a toolchain that is not installed and check a board farm's place before anything
+    is fetched or built for it."""
     try:
         state.board = get_board(state.config.target.board)
     except HpxError as error:
         raise state.validated.document.error("target.board", error.message, error.hint) from None
+    get_toolchain(state.config.target.toolchain)
     target = state.config.target
     if target.place is not None:
         runner_for(state.board, place=target.place, farm=state.config.farm).check()
@@ -161,9 +163,10 @@ def sources_stage(state: RunState) -> None:
 
 def firmware_stage(state: RunState) -> None:
     """The engine's glue for the model (a corrected copy when it lacks a field the engine
-    needs); the run's log starts empty here."""
+    needs); the run's log starts empty here. A second pass (a plan made again after the
+    linker measured the code) keeps the folder the first one claimed."""
     board, model = need(state.board, "board"), need(state.model, "model")
-    work = claim_work_folder(state)
+    work = state.work_folder or claim_work_folder(state)
     state.work_folder = work
     needed = state.validated.engine.descriptor.model_fields
     engine_model, state.model_copy = model_for_engine(model, needed, work / "model")

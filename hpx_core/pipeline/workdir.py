@@ -14,6 +14,7 @@ import hashlib
 import json
 from pathlib import Path
 
+from hpx_core.enginelib.spec import DEFAULT_TOOLCHAIN
 from hpx_core.locks import hold
 from hpx_core.pipeline.facts import firmware_settings
 from hpx_core.pipeline.state import RunState, need
@@ -40,8 +41,10 @@ def claim_work_folder(state: RunState) -> Path:
     model = need(state.model, "model")
     engine = state.config.engine
     board = need(state.board, "board").name
-    name = (f"{Path(model.path).stem}-{engine.type}-{engine.backend or 'default'}-{board}-"
-            f"{work_key(state)[:KEY_LENGTH]}")
+    toolchain = state.config.target.toolchain
+    shown = "" if toolchain == DEFAULT_TOOLCHAIN else f"-{toolchain}"  # GCC and LLVM side by side
+    name = (f"{Path(model.path).stem}-{engine.type}-{engine.backend or 'default'}-{board}"
+            f"{shown}-{work_key(state)[:KEY_LENGTH]}")
     folder = work_root(state) / name
     state.resources.enter_context(hold(folder.with_name(f".{name}.lock"), f"work folder {name}"))
     return folder

@@ -70,10 +70,14 @@ def expected_whole(layers: tuple[CalibrationLayer, ...]) -> int:
 
 
 def selftest_contribution(
-    board: Board, layers: tuple[CalibrationLayer, ...] | None = None
+    board: Board, layers: tuple[CalibrationLayer, ...] | None = None, *, gnu_as: bool = True
 ) -> FirmwareContribution:
     """The selftest engine's glue: its C file and the generated assembly and header, for
-    ``layers`` (default: :func:`calibration_layers`)."""
+    ``layers`` (default: :func:`calibration_layers`).
+
+    ``gnu_as`` (GCC) names the MVE architecture in the assembly; LLVM's assembler before 21
+    rejects those directives, and the CPU flags already enable MVE for it.
+    """
     root = templates_root() / "selftest"
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(root)),
@@ -81,7 +85,7 @@ def selftest_contribution(
         keep_trailing_newline=True,
     )
     layers = calibration_layers(board) if layers is None else layers
-    values = {"layers": layers, "mve": "mve" in board.features}
+    values = {"layers": layers, "mve": "mve" in board.features, "gnu_as": gnu_as}
     return FirmwareContribution(
         files={
             "selftest_engine.c": (root / "selftest_engine.c").read_text("utf-8"),

@@ -87,7 +87,8 @@ def run_selftest(
         )
     chain = get_toolchain(toolchain)
     settings = HarnessSettings(ENGINE, iterations=iterations, warmup=1)
-    project = render_project(work_dir / board.name, board, selftest_contribution(board), settings)
+    glue = selftest_contribution(board, gnu_as=chain.family == "gcc")
+    project = render_project(work_dir / board.name, board, glue, settings)
     built = build_project(project, chain)
     runner = runner_for(board, timeout=timeout)
     records = tuple(

@@ -8,7 +8,13 @@ import pytest
 from emulated_firmware import fixture_contribution, require_tools
 
 from hpx_core.boards import get_board
-from hpx_core.build import HarnessSettings, build_project, get_toolchain, render_project
+from hpx_core.build import (
+    HarnessSettings,
+    build_project,
+    detect_toolchains,
+    get_toolchain,
+    render_project,
+)
 from hpx_core.build.builder import RegionOverflowError
 from hpx_core.contract import FirmwareContribution
 from hpx_core.errors import BuildError
@@ -57,9 +63,18 @@ def test_compile_error_is_a_build_error_with_the_log(tmp_path: Path) -> None:
     assert "error" in (tmp_path / "build.log").read_text()
 
 
-def test_a_full_region_is_named_with_the_linkers_count(tmp_path: Path) -> None:
-    """ld's "region `ITCM' overflowed by N bytes" becomes a RegionOverflowError, not the log."""
+@pytest.mark.parametrize(("toolchain", "said"), [
+    ("arm-none-eabi-gcc", "region `ITCM' overflowed by"),
+    ("clang", "will not fit in region 'ITCM': overflowed by"),
+])
+def test_a_full_region_is_named_with_the_linkers_count(toolchain: str, said: str,
+                                                       tmp_path: Path) -> None:
+    """ld's "region `ITCM' overflowed by N bytes" (lld: "section ... will not fit in region
+    'ITCM': overflowed by N bytes") becomes a RegionOverflowError, not the log."""
     require_tools()
+    found = detect_toolchains()[toolchain]
+    if not found.available:
+        pytest.skip(f"{toolchain}: {found.reason}")
     board = get_board("qemu-m55")
     source = fixture_contribution("error_engine").files["error_engine.c"].replace(
         "    (void)mode;\n    return 0;", "    return hpx_test_blob[mode];")
@@ -68,9 +83,9 @@ def test_a_full_region_is_named_with_the_linkers_count(tmp_path: Path) -> None:
         sources=("blob.c",))
     project = render_project(tmp_path, board, blob, HarnessSettings("blob"))
     with pytest.raises(RegionOverflowError) as caught:
-        build_project(project, get_toolchain("arm-none-eabi-gcc"))
+        build_project(project, get_toolchain(toolchain))
     assert caught.value.region == "ITCM"
     assert caught.value.excess is not None and caught.value.excess > 600 * 1024 - 512 * 1024
     assert caught.value.message == (
         f"the firmware overflows memory region ITCM by {caught.value.excess:,} bytes")
-    assert "region `ITCM' overflowed by" in (tmp_path / "build.log").read_text()
+    assert said in (tmp_path / "build.log").read_text()

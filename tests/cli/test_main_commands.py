@@ -98,7 +98,8 @@ def test_doctor_json(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = _run(capsys, "doctor", "--json")
     report = json.loads(out)
     names = {c["name"] for c in report["checks"]}
-    assert {"python", "git", "cmake", "ninja", "arm-none-eabi-gcc", "qemu-system-arm"} <= names
+    assert {"python", "git", "cmake", "ninja", "toolchain arm-none-eabi-gcc", "toolchain clang",
+            "toolchain atfe", "toolchain armclang", "qemu-system-arm"} <= names
     assert code == (0 if report["healthy"] else 1)
 
 

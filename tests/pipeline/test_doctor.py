@@ -28,9 +28,24 @@ def test_atfe_reports_why_it_is_unavailable(
 ) -> None:
     monkeypatch.setenv("ATFE_ROOT", str(tmp_path))
     report = run_doctor(load_registry(disabled=[]), toolchain="atfe", emulated=None)
-    atfe = next(c for c in report.checks if c.name == "ATfE")
-    assert not atfe.ok and atfe.required and "bin/clang does not exist" in atfe.detail
+    atfe = next(c for c in report.checks if c.name == "toolchain atfe")
+    assert not atfe.ok and atfe.required
+    assert f"not available: ATFE_ROOT {tmp_path} is not an ATfE installation" in atfe.detail
+    assert "set ATFE_ROOT" in atfe.detail  # the chosen toolchain says what to do
     assert not report.healthy
+
+
+def test_every_toolchain_is_listed_and_armclang_is_not_supported() -> None:
+    report = run_doctor(load_registry(disabled=[]), toolchain="clang", emulated=None)
+    chains = {c.name: c for c in report.checks if c.name.startswith("toolchain ")}
+    assert set(chains) == {"toolchain arm-none-eabi-gcc", "toolchain clang", "toolchain atfe",
+                           "toolchain armclang"}
+    armclang = chains["toolchain armclang"]
+    assert not armclang.ok and not armclang.required
+    assert armclang.detail.startswith("not supported: ")
+    clang = chains["toolchain clang"]
+    assert clang.required
+    assert ("clang version" in clang.detail) if clang.ok else ("not available" in clang.detail)
 
 
 def test_real_tools_are_found_with_versions() -> None:

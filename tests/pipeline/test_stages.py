@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from hpx_core import pipeline
-from hpx_core.errors import ConfigError, LicenseError, UsageError
+from hpx_core.errors import ConfigError, LicenseError, ToolError, UsageError
 
 MODELS = Path(__file__).resolve().parents[2] / "examples" / "models" / "mlperf_tiny"
 KWS = MODELS / "kws_ref_model.tflite"
@@ -30,6 +30,24 @@ def test_ambiq_licensed_provider_refused_before_any_fetch(
     assert "qemu-m55" in caught.value.message
     assert "executorch --backend arm" in caught.value.hint
     assert not cache.exists()
+
+
+@pytest.mark.parametrize("toolchain", ["clang", "atfe"])
+def test_a_missing_toolchain_is_refused_before_any_fetch_or_build(
+    toolchain: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    cache, results = tmp_path / "cache", tmp_path / "out" / "results"
+    monkeypatch.setenv("HPX_CACHE_DIR", str(cache))
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))  # no clang, no ATfE
+    monkeypatch.delenv("ATFE_ROOT", raising=False)
+    monkeypatch.delenv("HPX_CLANG", raising=False)
+    with pytest.raises(ToolError) as caught:
+        _profile(KWS, engine__type="tflm", target__toolchain=toolchain,
+                 output__dir=str(results))
+    assert caught.value.message.startswith(f"toolchain {toolchain} is not available")
+    hint = caught.value.hint
+    assert ("clang-19 lld-19" in hint) if toolchain == "clang" else ("ATFE_ROOT" in hint)
+    assert not cache.exists() and not (tmp_path / "out").exists()
 
 
 def test_engine_must_read_the_model_format() -> None:

@@ -35,6 +35,7 @@ def test_the_key_follows_the_inputs_not_the_outputs() -> None:
     assert work_key(_state(engine__backend="nops")) != key
     assert work_key(_state(engine__config={"scale": 5})) != key
     assert work_key(_state(AD01)) != key
+    assert work_key(_state(target__toolchain="clang")) != key
 
 
 def test_the_folder_sits_in_the_work_root_and_is_locked_for_the_run(tmp_path: Path) -> None:
@@ -52,3 +53,7 @@ def test_the_folder_sits_in_the_work_root_and_is_locked_for_the_run(tmp_path: Pa
     custom = _state(output__dir=str(tmp_path / "r"), build__work_dir=str(tmp_path / "w"))
     assert claim_work_folder(custom).parent == tmp_path / "w"
     custom.resources.close()
+    llvm = _state(output__dir=str(tmp_path / "r"), target__toolchain="clang")
+    assert claim_work_folder(llvm).name == (
+        f"kws_ref_model-loops-plain-qemu-m55-clang-{work_key(llvm)[:12]}")
+    llvm.resources.close()

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
+from mock_atfe import make_mock_atfe, mock_atfe_missing
 
 from hpx_core.boards import all_boards, get_board
+from hpx_core.build import detect_toolchains
 from hpx_core.errors import UsageError
 from hpx_core.results import verify_bundle
 from hpx_core.selftest.layers import calibration_layers, expected_whole
@@ -44,14 +47,32 @@ def test_silicon_board_is_refused_before_building(tmp_path: Path) -> None:
     assert not (tmp_path / "w").exists()
 
 
-@pytest.mark.emulated
-@pytest.mark.parametrize("board", ["qemu-m55", "qemu-m4"])
-def test_selftest_counts_every_loop_exactly_in_every_iteration(board: str, tmp_path: Path) -> None:
-    import shutil
-
+@pytest.fixture
+def toolchain_env(request: pytest.FixtureRequest, tmp_path: Path,
+                  monkeypatch: pytest.MonkeyPatch) -> str:
+    """The toolchain named by the parameter, usable here (ATfE: an ATfE-shaped install)."""
+    name: str = request.param
     if any(shutil.which(t) is None for t in ("arm-none-eabi-gcc", "qemu-system-arm", "ninja")):
         pytest.skip("needs the Arm toolchain, QEMU and ninja (CI installs them)")
-    report = run_selftest(board, tmp_path / "work", tmp_path / "results", iterations=5)
+    if name == "atfe":
+        if missing := mock_atfe_missing():
+            pytest.skip(missing)
+        monkeypatch.setenv("ATFE_ROOT", str(make_mock_atfe(tmp_path / "atfe")))
+    found = detect_toolchains()[name]
+    if not found.available:
+        pytest.skip(f"{name}: {found.reason}")
+    return name
+
+
+@pytest.mark.emulated
+@pytest.mark.parametrize("toolchain_env", ["arm-none-eabi-gcc", "clang", "atfe"],
+                         indirect=True)
+@pytest.mark.parametrize("board", ["qemu-m55", "qemu-m4"])
+def test_selftest_counts_every_loop_exactly_in_every_iteration(board: str, toolchain_env: str,
+                                                               tmp_path: Path) -> None:
+    report = run_selftest(board, tmp_path / "work", tmp_path / "results", iterations=5,
+                          toolchain=toolchain_env)
+    assert report.build.toolchain == toolchain_env
     assert report.passed, [(c.name, c.expected, c.measured) for c in report.checks]
     assert report.runs_identical and report.output_ok
     first, second = report.runs

@@ -10,6 +10,7 @@ from __future__ import annotations
 import attrs
 
 from hpx_core.boards import Board, all_boards
+from hpx_core.build import Toolchain
 from hpx_core.contract import FirmwareContribution, MemoryLayout, SourceSet
 from hpx_core.errors import ConfigError, RunError
 from hpx_core.models import ModelInfo
@@ -115,9 +116,10 @@ def runtime_options(settings: Settings, board: Board) -> RuntimeOptions:
 
 
 def executorch_runtime(sources: SourceSet, settings: Settings, board: Board,
-                       jobs: int = 2) -> RuntimeLibrary:
+                       jobs: int = 2, toolchain: Toolchain | None = None) -> RuntimeLibrary:
     """The runtime for this provider/kernels/board/toolchain/pins, built once into the cache."""
-    return ensure_runtime(sources, runtime_options(settings, board), board.name, jobs=jobs)
+    return ensure_runtime(sources, runtime_options(settings, board), board.name, jobs=jobs,
+                          toolchain=toolchain)
 
 
 def executorch_glue(model: ModelInfo, prepared: Prepared, runtime: RuntimeLibrary,

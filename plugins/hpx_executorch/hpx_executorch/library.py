@@ -21,9 +21,9 @@ from typing import Any
 import attrs
 import structlog
 
-from hpx_core.build.templates import templates_root
+from hpx_core.build import Toolchain
 from hpx_core.contract import SourceSet
-from hpx_core.enginelib import cached_folder, run_logged, toolchain_identity
+from hpx_core.enginelib import cached_folder, run_logged, toolchain_args, toolchain_identity
 from hpx_core.errors import BuildError
 from hpx_executorch.runtime_cmake import RuntimeOptions, arm_module_stub, runtime_cmakelists
 
@@ -61,10 +61,11 @@ class RuntimeLibrary:
         return f"target_link_libraries({target} PRIVATE\n{body}\n)\n"
 
 
-def runtime_key(sources: SourceSet, options: RuntimeOptions, board: str) -> str:
+def runtime_key(sources: SourceSet, options: RuntimeOptions, board: str,
+                toolchain: Toolchain | None = None) -> str:
     doc = {
         "recipe": RECIPE, "options": attrs.asdict(options), "board": board,
-        "toolchain": toolchain_identity(), "flags": COMMON_FLAGS,
+        "toolchain": toolchain_identity(toolchain), "flags": COMMON_FLAGS,
         "provenance": sources.provenance,
         "pins": sorted((r.name, r.commit, r.path.as_posix()) for r in sources.repos),
     }
@@ -105,7 +106,8 @@ def _collect(build: Path, temp: Path, options: RuntimeOptions) -> list[Path]:
     return archives
 
 
-def _build(sources: SourceSet, options: RuntimeOptions, temp: Path, jobs: int) -> list[Path]:
+def _build(sources: SourceSet, options: RuntimeOptions, temp: Path, jobs: int,
+           toolchain: Toolchain | None) -> list[Path]:
     nsx = sources.path_of("nsx-executorch")
     arm = _stage_arm_module(temp, sources) if options.provider == "arm" else None
     ns = sources.path_of("ns-cmsis-nn") if options.provider == "ns" else None
@@ -118,9 +120,8 @@ def _build(sources: SourceSet, options: RuntimeOptions, temp: Path, jobs: int) -
         runtime_cmakelists(nsx, sources.path_of("CMSIS_6"), options, arm_module=arm, ns_root=ns,
                            flatcc_copy=flatcc, extra_flags=COMMON_FLAGS), encoding="utf-8")
     build, log_file = temp / "build", temp / "build.log"
-    toolchain = templates_root() / "cmake" / "arm-none-eabi-gcc.cmake"
     run_logged(["cmake", "-G", "Ninja", "-S", str(project), "-B", str(build),
-          f"-DCMAKE_TOOLCHAIN_FILE={toolchain}", "-DCMAKE_BUILD_TYPE=Release",
+          *toolchain_args(toolchain, options.cpu_flags, project), "-DCMAKE_BUILD_TYPE=Release",
           f"-DPython3_EXECUTABLE={sys.executable}"], log_file, "configuring the ExecuTorch runtime")
     run_logged(["cmake", "--build", str(build), "--parallel", str(jobs)], log_file,
          "building the ExecuTorch runtime")
@@ -138,12 +139,14 @@ def include_dirs(sources: SourceSet, folder: Path) -> tuple[Path, ...]:
 
 
 def ensure_runtime(sources: SourceSet, options: RuntimeOptions, board: str, *,
-                   root: Path | None = None, jobs: int = 2) -> RuntimeLibrary:
-    """The runtime for ``options`` from the cache, or built now (``jobs`` parallel compiles)."""
-    key = runtime_key(sources, options, board)
+                   root: Path | None = None, jobs: int = 2,
+                   toolchain: Toolchain | None = None) -> RuntimeLibrary:
+    """The runtime for ``options`` from the cache, or built now (``jobs`` parallel compiles)
+    with ``toolchain`` (default arm-none-eabi-gcc)."""
+    key = runtime_key(sources, options, board, toolchain)
 
     def make(temp: Path, _final: Path) -> dict[str, Any]:
-        archives = _build(sources, options, temp, jobs)
+        archives = _build(sources, options, temp, jobs, toolchain)
         return {"options": attrs.asdict(options), "archives": [a.name for a in archives]}
 
     done = cached_folder(f"executorch_{options.provider}", key, make, root=root)

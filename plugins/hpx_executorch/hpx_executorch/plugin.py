@@ -100,14 +100,14 @@ def hpx_plan_memory(request: MemoryRequest) -> MemoryNeeds:
 
 @hookimpl
 def hpx_generate_firmware(request: FirmwareRequest) -> FirmwareContribution:
-    # The runtime is built with the toolchain the config names: refuse one without a recipe
+    # The runtime is built with the toolchain the config names: refuse one that is not there
     # (ATfE without ATFE_ROOT, say) before the long runtime build starts.
-    get_toolchain(request.toolchain).require()
+    toolchain = get_toolchain(request.toolchain)
     config = request.engine.config_as(ExecutorchConfig)
     prepared = prepare(request.model, config, request.engine.backend, request.board,
                        request.sources, request.check_layers)
     runtime = executorch_runtime(request.sources, prepared.settings, request.board,
-                                 jobs=request.jobs)
+                                 jobs=request.jobs, toolchain=toolchain)
     return executorch_glue(request.model, prepared, runtime, request.board, request.layout)
 
 

@@ -18,6 +18,7 @@ import attrs
 import jinja2
 
 from hpx_core.boards import Board, all_boards
+from hpx_core.build import Toolchain
 from hpx_core.contract import FirmwareContribution, LibraryUse, MemoryLayout, SourceSet
 from hpx_core.models import ModelInfo
 from hpx_core.sources import PinSet, check_may_run, load_pins, materialize
@@ -46,10 +47,11 @@ def aot_sources(catalog: PinSet, board: Board, config: HeliaAotConfig, *,
     return sources
 
 
-def aot_kernels(sources: SourceSet, board: Board, jobs: int = 2) -> KernelLibrary:
+def aot_kernels(sources: SourceSet, board: Board, jobs: int = 2,
+                toolchain: Toolchain | None = None) -> KernelLibrary:
     ns = next(r for r in sources.repos if r.name == "ns-cmsis-nn")
     return ensure_kernels(ns.path, ns.commit, sources.path_of("CMSIS_6") / "CMSIS/Core/Include",
-                          board.cpu_flags, jobs=jobs)
+                          board.cpu_flags, jobs=jobs, toolchain=toolchain)
 
 
 def _bytes(value: Iterable[bytes]) -> tuple[bytes, ...]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import attrs
 
 from hpx_core import hookimpl
+from hpx_core.build import get_toolchain
 from hpx_core.contract import (
     ConfigRequest,
     EngineDescriptor,
@@ -82,7 +83,8 @@ def hpx_generate_firmware(request: FirmwareRequest) -> FirmwareContribution:
     config = request.engine.config_as(HeliaAotConfig)
     module = aot_module(request.model, config, request.board, request.scratch, request.log,
                         request.layout)
-    kernels = aot_kernels(request.sources, request.board, jobs=request.jobs)
+    kernels = aot_kernels(request.sources, request.board, jobs=request.jobs,
+                          toolchain=get_toolchain(request.toolchain))
     return aot_firmware(request.model, config, module, kernels)
 
 

@@ -13,6 +13,7 @@ import hashlib
 import attrs
 
 from hpx_core.boards import Board, all_boards
+from hpx_core.build import Toolchain
 from hpx_core.contract import (
     CodeSize,
     FirmwareContribution,
@@ -117,12 +118,13 @@ def _dist_sources(catalog: PinSet, board: Board, config: HeliaRtConfig, *,
 
 
 def heliart_library(sources: SourceSet, backend: str | None, board: Board,
-                    config: HeliaRtConfig, jobs: int = 2) -> HeliaRtLibrary:
+                    config: HeliaRtConfig, jobs: int = 2,
+                    toolchain: Toolchain | None = None) -> HeliaRtLibrary:
     """The library for this backend/board/toolchain/pins: built once into the cache, or the
     prebuilt distribution's archive."""
     chosen = check_backend(backend)
     if not prebuilt(config):
-        return ensure_heliart(sources, chosen, board.cpu_flags, jobs=jobs)
+        return ensure_heliart(sources, chosen, board.cpu_flags, jobs=jobs, toolchain=toolchain)
     variant = check_variant(config)
     root = sources.path_of("helia-rt")
     dist = check_distribution(root, board.core, variant)

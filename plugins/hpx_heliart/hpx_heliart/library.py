@@ -21,9 +21,9 @@ from typing import Any
 import attrs
 import structlog
 
-from hpx_core.build.templates import templates_root
+from hpx_core.build import Toolchain
 from hpx_core.contract import SourceSet
-from hpx_core.enginelib import cached_folder, run_logged, toolchain_identity
+from hpx_core.enginelib import cached_folder, run_logged, toolchain_args, toolchain_identity
 from hpx_core.errors import BuildError
 from hpx_heliart.library_cmake import BUILD_TYPE, backend_target, library_cmakelists
 
@@ -69,10 +69,12 @@ class HeliaRtLibrary:
         return f"target_link_libraries({target} PRIVATE\n{body}\n)\n"
 
 
-def library_key(sources: SourceSet, backend: str, cpu_flags: Sequence[str]) -> str:
+def library_key(sources: SourceSet, backend: str, cpu_flags: Sequence[str],
+                toolchain: Toolchain | None = None) -> str:
     doc = {
         "recipe": RECIPE, "backend": backend, "build_type": BUILD_TYPE,
-        "cpu_flags": list(cpu_flags), "flags": COMMON_FLAGS, "toolchain": toolchain_identity(),
+        "cpu_flags": list(cpu_flags), "flags": COMMON_FLAGS,
+        "toolchain": toolchain_identity(toolchain),
         "provenance": sources.provenance,
         "pins": sorted((r.name, r.commit, r.path.as_posix()) for r in sources.repos),
     }
@@ -87,17 +89,17 @@ def _kernels(sources: SourceSet, backend: str) -> Path | None:
 
 
 def _build(sources: SourceSet, backend: str, cpu_flags: Sequence[str], temp: Path,
-           jobs: int) -> dict[str, list[str]]:
+           jobs: int, toolchain: Toolchain | None) -> dict[str, list[str]]:
     project, build, log_file = temp / "project", temp / "build", temp / "build.log"
     project.mkdir()
     text = library_cmakelists(sources.path_of("helia-rt"), backend, _kernels(sources, backend),
                               sources.path_of("CMSIS_6") / "CMSIS/Core/Include",
-                              [*cpu_flags, *COMMON_FLAGS])
+                              [*cpu_flags, *COMMON_FLAGS],
+                              gnu=toolchain is None or toolchain.family == "gcc")
     text += INTERFACE.format(target=backend_target(backend))
     (project / "CMakeLists.txt").write_text(text, encoding="utf-8")
-    toolchain = templates_root() / "cmake" / "arm-none-eabi-gcc.cmake"
     run_logged(["cmake", "-G", "Ninja", "-S", str(project), "-B", str(build),
-          f"-DCMAKE_TOOLCHAIN_FILE={toolchain}", "-DCMAKE_BUILD_TYPE="], log_file,
+          *toolchain_args(toolchain, cpu_flags, project), "-DCMAKE_BUILD_TYPE="], log_file,
          f"configuring heliaRT ({backend})")
     run_logged(["cmake", "--build", str(build), "--parallel", str(jobs)], log_file,
          f"building heliaRT ({backend})")
@@ -117,12 +119,14 @@ def _build(sources: SourceSet, backend: str, cpu_flags: Sequence[str], temp: Pat
 
 
 def ensure_heliart(sources: SourceSet, backend: str, cpu_flags: Sequence[str], *,
-                   root: Path | None = None, jobs: int = 2) -> HeliaRtLibrary:
-    """The ``backend`` library from the cache, or built now (``jobs`` parallel compiles)."""
-    key = library_key(sources, backend, cpu_flags)
+                   root: Path | None = None, jobs: int = 2,
+                   toolchain: Toolchain | None = None) -> HeliaRtLibrary:
+    """The ``backend`` library from the cache, or built now (``jobs`` parallel compiles) with
+    ``toolchain`` (default arm-none-eabi-gcc)."""
+    key = library_key(sources, backend, cpu_flags, toolchain)
 
     def make(temp: Path, _final: Path) -> dict[str, Any]:
-        found = _build(sources, backend, cpu_flags, temp, jobs)
+        found = _build(sources, backend, cpu_flags, temp, jobs, toolchain)
         return {"backend": backend, "build_type": BUILD_TYPE, **found}
 
     done = cached_folder(f"helia_rt_{backend}", key, make, root=root)

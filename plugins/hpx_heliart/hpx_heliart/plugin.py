@@ -6,6 +6,7 @@ license gate refuses non-Ambiq CPUs before anything is fetched.
 from __future__ import annotations
 
 from hpx_core import hookimpl
+from hpx_core.build import get_toolchain
 from hpx_core.contract import (
     ConfigRequest,
     EngineDescriptor,
@@ -82,7 +83,7 @@ def hpx_plan_memory(request: MemoryRequest) -> MemoryNeeds:
 def hpx_generate_firmware(request: FirmwareRequest) -> FirmwareContribution:
     config = request.engine.config_as(HeliaRtConfig)
     library = heliart_library(request.sources, request.engine.backend, request.board, config,
-                              jobs=request.jobs)
+                              jobs=request.jobs, toolchain=get_toolchain(request.toolchain))
     return heliart_firmware(request.model, config, request.sources, library,
                             planned_arena(request), request.layout, board=request.board,
                             check_layers=request.check_layers)

@@ -12,6 +12,7 @@ import json
 import attrs
 
 from hpx_core.boards import Board
+from hpx_core.build import Toolchain
 from hpx_core.contract import CodeSize, FirmwareContribution, LibraryUse, MemoryLayout, SourceSet
 from hpx_core.enginelib import EngineLibrary, ensure_library, library_cmake
 from hpx_core.errors import ConfigError
@@ -52,11 +53,11 @@ def tflm_sources(
 
 
 def tflm_library(sources: SourceSet, backend: str | None, board: Board,
-                 jobs: int = 2) -> EngineLibrary:
+                 jobs: int = 2, toolchain: Toolchain | None = None) -> EngineLibrary:
     """The engine library for this backend/board/toolchain/pins, built once into the cache."""
     chosen = check_backend(backend)
-    spec = tflm_spec(sources, chosen, board.cpu_flags, board.name)
-    return ensure_library(spec, flatbuffers_stage(sources), jobs=jobs)
+    spec = tflm_spec(sources, chosen, board.cpu_flags, board.name, toolchain=toolchain)
+    return ensure_library(spec, flatbuffers_stage(sources), jobs=jobs, toolchain=toolchain)
 
 
 def tflm_firmware(

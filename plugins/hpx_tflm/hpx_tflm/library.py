@@ -13,6 +13,7 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
+from hpx_core.build import Toolchain
 from hpx_core.contract import SourceSet
 from hpx_core.enginelib import LibrarySpec, SourceGroup, Stage, toolchain_identity
 from hpx_core.errors import SourceError
@@ -57,9 +58,10 @@ def public_include_dirs(sources: SourceSet) -> list[str]:
 
 def tflm_spec(
     sources: SourceSet, backend: str, cpu_flags: Sequence[str], board: str,
-    listing: TflmSources | None = None,
+    listing: TflmSources | None = None, toolchain: Toolchain | None = None,
 ) -> LibrarySpec:
-    """The library spec for ``backend`` on a board with ``cpu_flags``."""
+    """The library spec for ``backend`` on a board with ``cpu_flags``, built by ``toolchain``
+    (default arm-none-eabi-gcc)."""
     root = sources.path_of("tflite-micro")
     nn_root = sources.path_of("CMSIS-NN") if backend == "cmsis_nn" else None
     found = listing or derive_sources(root, backend, nn_root)
@@ -69,13 +71,15 @@ def tflm_spec(
     ]
     if nn_root is not None:
         groups.append(SourceGroup("cmsis_nn", _abs(nn_root, found.cmsis_nn), ("-O2",)))
+    gnu_as = toolchain is None or toolchain.family == "gcc"  # the workaround is for GCC's
     file_options = {
-        f: NO_IF_CONVERSION[1] for f in _abs(root, found.kernels) if f.endswith(NO_IF_CONVERSION[0])
+        f: NO_IF_CONVERSION[1] for f in _abs(root, found.kernels)
+        if gnu_as and f.endswith(NO_IF_CONVERSION[0])
     }
     defines = dict(DEFINES) | (CMSIS_NN_DEFINES if backend == "cmsis_nn" else {})
     identity = {
         "engine": "tflm", "backend": backend, "board": board,
-        "toolchain": toolchain_identity(), "provenance": sources.provenance,
+        "toolchain": toolchain_identity(toolchain), "provenance": sources.provenance,
     } | {f"pin:{r.name}": r.commit for r in sources.repos}
     return LibrarySpec(
         name=f"tflm_{backend}", groups=groups, include_dirs=_include_dirs(sources, backend),

@@ -4,6 +4,7 @@ of :mod:`hpx_tflm.engine`."""
 from __future__ import annotations
 
 from hpx_core import hookimpl
+from hpx_core.build import get_toolchain
 from hpx_core.contract import (
     ConfigRequest,
     EngineDescriptor,
@@ -70,7 +71,7 @@ def hpx_plan_memory(request: MemoryRequest) -> MemoryNeeds:
 @hookimpl
 def hpx_generate_firmware(request: FirmwareRequest) -> FirmwareContribution:
     library = tflm_library(request.sources, request.engine.backend, request.board,
-                           jobs=request.jobs)
+                           jobs=request.jobs, toolchain=get_toolchain(request.toolchain))
     config = request.engine.config_as(TflmConfig)
     return tflm_firmware(request.model, config, request.sources, library,
                          planned_arena(request), request.layout, board=request.board,

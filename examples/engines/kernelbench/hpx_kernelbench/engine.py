@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
+from hpx_core.build import get_toolchain
 from hpx_core.contract import FirmwareContribution, FirmwareRequest, LibraryUse, ModelRequest
 from hpx_core.enginelib import library_cmake
 from hpx_core.errors import ModelError
@@ -65,7 +66,8 @@ def firmware(request: FirmwareRequest) -> FirmwareContribution:
     low, high = config.activation_min, config.activation_max
     expected = host_outputs(kernels, data, low, high)[-1]
     glue = make_glue(kernels, data, backend, low, high)
-    library = backend_library(request.sources, backend, request.board, request.jobs)
+    library = backend_library(request.sources, backend, request.board, request.jobs,
+                              get_toolchain(request.toolchain))
     facts = KernelbenchFacts(backend=backend, seed=config.seed, names=kernels.names,
                              library=library.folder.name, library_key=library.key,
                              expected=np.ascontiguousarray(expected).tobytes())

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from hpx_core.boards import Board
+from hpx_core.build import Toolchain
 from hpx_core.contract import SourceSet
 from hpx_core.enginelib import (
     EngineLibrary,
@@ -51,8 +52,10 @@ def include_dirs(sources: SourceSet, backend: str) -> tuple[Path, ...]:
     return (root / "include",) if backend == "portable" else (root / "Include", root)
 
 
-def library_spec(sources: SourceSet, backend: str, board: Board) -> LibrarySpec:
-    """Everything that decides the bytes of the backend's library on ``board``."""
+def library_spec(sources: SourceSet, backend: str, board: Board,
+                 toolchain: Toolchain | None = None) -> LibrarySpec:
+    """Everything that decides the bytes of the backend's library on ``board`` built with
+    ``toolchain`` (default: arm-none-eabi-gcc)."""
     root = _root(sources, backend)
     if backend == "portable":
         files = _c_files(root / "src")
@@ -64,7 +67,7 @@ def library_spec(sources: SourceSet, backend: str, board: Board) -> LibrarySpec:
         raise SourceError(f"the {REPOSITORY[backend]} checkout at {root} has no C sources",
                           f"`hpx cache clean {REPOSITORY[backend]}` and run again")
     identity = {"engine": "kernelbench", "backend": backend, "board": board.name,
-                "toolchain": toolchain_identity(), "provenance": sources.provenance}
+                "toolchain": toolchain_identity(toolchain), "provenance": sources.provenance}
     identity |= {f"pin:{repo.name}": repo.commit for repo in sources.repos}
     return LibrarySpec(
         name=f"kernelbench_{backend}",
@@ -77,6 +80,9 @@ def library_spec(sources: SourceSet, backend: str, board: Board) -> LibrarySpec:
     )
 
 
-def backend_library(sources: SourceSet, backend: str, board: Board, jobs: int) -> EngineLibrary:
-    """The backend's library for ``board``: from the cache, or built now."""
-    return ensure_library(library_spec(sources, backend, board), jobs=jobs)
+def backend_library(sources: SourceSet, backend: str, board: Board, jobs: int,
+                    toolchain: Toolchain) -> EngineLibrary:
+    """The backend's library for ``board`` built with ``toolchain``: from the cache, or built
+    now."""
+    return ensure_library(library_spec(sources, backend, board, toolchain), jobs=jobs,
+                          toolchain=toolchain)
