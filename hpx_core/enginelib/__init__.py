@@ -1,8 +1,8 @@
 """Engine libraries built once per configuration and shared by every model's firmware.
 
 An engine library depends on the engine, backend, CPU flags, toolchain and source pins, never on
-the model, the board's name or where the sources and the cache are. hpx builds it once into a content-addressed folder of the cache and links
-each model's small app against it.
+the model, the board's name or where the sources and the cache are. hpx builds it once into a
+content-addressed folder of the cache and links each model's small app against it.
 """
 
 from hpx_core.enginelib.build import EngineLibrary, ensure_library, library_cmake

@@ -46,7 +46,7 @@ def _git_digest(path: Path) -> str | None:
 def _add_file(digest: hashlib._Hash, rel: str, file: Path) -> None:
     digest.update(f"\0{rel}\0".encode(errors="surrogateescape"))
     if file.is_symlink():
-        digest.update(os.readlink(file).encode(errors="surrogateescape"))
+        digest.update(file.readlink().as_posix().encode(errors="surrogateescape"))
     elif file.is_file():
         digest.update(hashlib.sha256(file.read_bytes()).digest())
 
