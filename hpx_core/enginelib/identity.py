@@ -35,7 +35,7 @@ def source_roots(sources: SourceSet) -> dict[str, str]:
 def source_identity(sources: SourceSet) -> dict[str, str]:
     """The provenance and, per repository, its commit; a development override's content hash
     in place of a commit that does not describe it (local edits, no git)."""
-    identity = {"provenance": sources.provenance}
+    identity: dict[str, str] = {"provenance": sources.provenance}
     inside = cache_root().resolve()
     for repo in sources.repos:
         edited = sources.provenance == "development-overrides" and not _under(repo.path, inside)
@@ -65,6 +65,13 @@ def _replace(value: Any, roots: list[tuple[str, str]]) -> Any:
     return value
 
 
+def resolved(value: str, roots: Mapping[str, str]) -> str:
+    """A :func:`portable` string with each ``@name@`` written as that root's folder now."""
+    for name, root in roots.items():
+        value = value.replace(f"@{name}@", root)
+    return value
+
+
 def identity_key(doc: Mapping[str, Any], roots: Mapping[str, str]) -> str:
     """SHA-256 over ``doc`` with its paths made portable."""
     text = json.dumps(portable(doc, roots), sort_keys=True, default=str)
@@ -74,6 +81,7 @@ def identity_key(doc: Mapping[str, Any], roots: Mapping[str, str]) -> str:
 def debug_prefix_flags(root: Path, temp: Path, final: Path) -> tuple[str, ...]:
     """Compiler flags recording the cache folder ``root`` as :data:`DEBUG_ROOT`, and a library
     built in ``temp`` as its ``final`` folder (the later map wins in GCC and clang)."""
-    final_name = f"{DEBUG_ROOT}/{final.relative_to(root).as_posix()}"
+    inside = final.is_relative_to(root)
+    final_name = f"{DEBUG_ROOT}/{final.relative_to(root).as_posix()}" if inside else str(final)
     return (f"-ffile-prefix-map={root.as_posix()}={DEBUG_ROOT}",
             f"-ffile-prefix-map={temp.as_posix()}={final_name}")

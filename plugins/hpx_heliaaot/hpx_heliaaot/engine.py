@@ -16,7 +16,7 @@ import attrs
 import jinja2
 
 from hpx_core.boards import Board, all_boards
-from hpx_core.contract import FirmwareContribution, LibraryUse, SourceSet
+from hpx_core.contract import FirmwareContribution, SourceSet
 from hpx_core.models import ModelInfo
 from hpx_core.sources import PinSet, check_may_run, load_pins, materialize
 from hpx_core.tflm_family import InputSpec, host_outputs, input_bytes
@@ -44,9 +44,7 @@ def aot_sources(catalog: PinSet, board: Board, config: HeliaAotConfig, *,
 
 
 def aot_kernels(sources: SourceSet, board: Board, jobs: int = 2) -> KernelLibrary:
-    ns = next(r for r in sources.repos if r.name == "ns-cmsis-nn")
-    return ensure_kernels(ns.path, ns.commit, sources.path_of("CMSIS_6") / "CMSIS/Core/Include",
-                          board.cpu_flags, jobs=jobs)
+    return ensure_kernels(sources, board.cpu_flags, jobs=jobs)
 
 
 def _bytes(value: Iterable[bytes]) -> tuple[bytes, ...]:
@@ -129,5 +127,5 @@ def aot_firmware(model: ModelInfo, config: HeliaAotConfig, board: Board, kernels
         files=files, cmake=_cmake(config.module_name, kernels),
         fingerprint_inputs={"ns_cmsis_nn": kernels.key, "model": model.sha256,
                             "helia_aot": module.version},
-        libraries=[LibraryUse("ns-cmsis-nn", kernels.key, kernels.built, kernels.seconds)],
+        libraries=[kernels.use()],
         facts=facts)

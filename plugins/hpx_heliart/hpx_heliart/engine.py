@@ -13,7 +13,7 @@ import hashlib
 import attrs
 
 from hpx_core.boards import Board, all_boards
-from hpx_core.contract import FirmwareContribution, LibraryUse, SourceRepo, SourceSet
+from hpx_core.contract import FirmwareContribution, SourceRepo, SourceSet
 from hpx_core.errors import ConfigError
 from hpx_core.models import ModelInfo
 from hpx_core.sources import (
@@ -144,8 +144,7 @@ def heliart_firmware(model: ModelInfo, config: HeliaRtConfig, sources: SourceSet
         defines=_defines(library), cmake=library.cmake(),
         fingerprint_inputs={"engine_library": library.key, "model": model.sha256},
         buffers=glue.buffers,
-        libraries=[LibraryUse(f"helia-rt {library.backend}", library.key, library.built,
-                              library.seconds)],
+        libraries=[library.use()],
         facts=attrs.evolve(prepared.facts, library=library.folder.name, library_key=library.key),
         layer_reference=prepared.reference,
     )
