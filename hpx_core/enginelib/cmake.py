@@ -85,14 +85,16 @@ def cmake_library(
     targets: Sequence[str] = (),
     jobs: int = 2,
 ) -> LibraryBuild:
-    """Configure ``project`` into ``build`` with the Arm GCC toolchain file and build it."""
+    """Configure ``project`` into ``build`` with the Arm GCC toolchain file (unless that was
+    done before: Ninja then reconfigures by itself when the project changed) and build it."""
     cache = find_compiler_cache()
     stats_log = log_file.with_name(STATS_LOG)
     stats_log.unlink(missing_ok=True)
     toolchain = templates_root() / "cmake" / "arm-none-eabi-gcc.cmake"
-    run_logged(["cmake", "-G", "Ninja", "-S", str(project), "-B", str(build),
-                f"-DCMAKE_TOOLCHAIN_FILE={toolchain}", *defines, *cmake_args(cache)],
-               log_file, f"configuring {what}", env=build_env(cache))
+    if not (build / "build.ninja").is_file():
+        run_logged(["cmake", "-G", "Ninja", "-S", str(project), "-B", str(build),
+                    f"-DCMAKE_TOOLCHAIN_FILE={toolchain}", *defines, *cmake_args(cache)],
+                   log_file, f"configuring {what}", env=build_env(cache))
     compiled = 0
     progress = tracker(name)
 

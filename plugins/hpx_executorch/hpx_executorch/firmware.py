@@ -15,7 +15,7 @@ from typing import TypeVar
 
 import attrs
 
-from hpx_core.contract import FirmwareContribution, LibraryUse
+from hpx_core.contract import FirmwareContribution
 from hpx_core.errors import ModelError
 from hpx_core.models import ModelInfo, TensorInfo
 from hpx_executorch.layers import LayerTable
@@ -151,7 +151,6 @@ def executorch_firmware(model: ModelInfo, settings: Settings, table: LayerTable,
         defines={"ET_EVENT_TRACER_ENABLED": "1", "C10_USING_CUSTOM_GENERATED_MACROS": "1"},
         cmake=runtime.cmake(),
         fingerprint_inputs={"executorch_runtime": runtime.key, "model": model.sha256},
-        libraries=[LibraryUse(f"executorch runtime ({settings.backend})", runtime.key,
-                              runtime.built, runtime.seconds)],
+        libraries=list(runtime.parts),
         facts=ExecutorchFacts(settings, table, runtime.key),
     )
