@@ -7,15 +7,9 @@ from typing import Annotated
 
 import typer
 
-from hpx_core.boards import get_board
-from hpx_core.build import build_project, get_toolchain, render_project
-from hpx_core.build.placement import check_elf
-from hpx_core.build.render import HarnessSettings, load_project
 from hpx_core.cli.app import app, console
 from hpx_core.cli.placement import print_placement
 from hpx_core.errors import UsageError
-from hpx_core.selftest.layers import selftest_contribution
-from hpx_core.selftest.run import ENGINE
 
 WorkDirOption = Annotated[Path, typer.Option("--work-dir", help="Project and build folder.")]
 
@@ -31,6 +25,13 @@ def build(
     jobs: Annotated[int, typer.Option("--jobs", "-j", min=1)] = 2,
 ) -> None:
     """Build the firmware project in WORK_DIR (with --board: the selftest project)."""
+    from hpx_core.boards import get_board
+    from hpx_core.build import build_project, get_toolchain, render_project
+    from hpx_core.build.placement import check_elf
+    from hpx_core.build.render import HarnessSettings, load_project
+    from hpx_core.selftest.layers import selftest_contribution
+    from hpx_core.selftest.run import ENGINE
+
     chain = get_toolchain(toolchain)
     if board is not None:
         target = get_board(board)

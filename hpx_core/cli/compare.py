@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
 
 from hpx_core.cli.app import app, console
-from hpx_core.compare.diff import Comparison
-from hpx_core.compare.policy import PolicyOutcome
-from hpx_core.compare.run import RegressionError, run_compare
+
+if TYPE_CHECKING:
+    from hpx_core.compare.diff import Comparison
+    from hpx_core.compare.policy import PolicyOutcome
 
 
 def _num(value: int | None) -> str:
@@ -149,6 +150,8 @@ def compare_command(
     ] = None,
 ) -> None:
     """Compare two result bundles, both verified against their manifests first."""
+    from hpx_core.compare.run import RegressionError, run_compare
+
     result = run_compare(
         base, candidate, policy=policy, junit=junit, manifest=manifest, model=model,
         output_dir=output_dir

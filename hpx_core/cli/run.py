@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from hpx_core.build import load_project
-from hpx_core.build.fingerprint import read_stamp
 from hpx_core.cli.app import app, console
 from hpx_core.errors import BuildError
-from hpx_core.run import RunRecord, run_and_record, runner_for
+
+if TYPE_CHECKING:
+    from hpx_core.run import RunRecord
 
 
 @app.command()
@@ -30,6 +30,10 @@ def run(
     ] = None,
 ) -> None:
     """Run the firmware built in WORK_DIR; a bundle is written whether it succeeds or not."""
+    from hpx_core.build import load_project
+    from hpx_core.build.fingerprint import read_stamp
+    from hpx_core.run import run_and_record, runner_for
+
     project = load_project(work_dir)
     stamp = read_stamp(project.root / "hpx-build.json")
     if not project.elf.is_file() or not stamp:
