@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -14,6 +15,8 @@ from hpx_core.cli.app import app, config_app, console
 from hpx_core.errors import UsageError
 
 if TYPE_CHECKING:  # each command imports what it uses: `hpx --help` stays fast
+    from rich.status import Status
+
     from hpx_core import api, pipeline
 
 ConfigOption = Annotated[
@@ -273,7 +276,7 @@ def profile(
         build__offline=offline,
         profiling__check_layers=check_layers,
     )
-    with console.status("profiling") as status:
+    with console.status("profiling") as status, _library_progress(status):
         outcome = pipeline.profile(
             model,
             config,
@@ -282,6 +285,17 @@ def profile(
             on_stage=lambda name: status.update(f"[bold]{name}[/]"),
         )
     _print_profile(outcome)
+
+
+def _library_progress(status: Status) -> AbstractContextManager[None]:
+    """On a terminal a library build shows as a bar in the status line; elsewhere the builds
+    print a line every tenth of the way."""
+    from hpx_core.enginelib.progress import bar, reporting
+
+    if not console.is_terminal:
+        return nullcontext()
+    return reporting(lambda name, done, total: status.update(
+        f"[bold]building {name}[/] {bar(done, total)} {done}/{total} units"))
 
 
 _STATUS_STYLE = {"exact": "green", "different": "bold red", "inherited": "yellow"}
