@@ -7,8 +7,9 @@ come from git as a user's would) and a private ccache folder, so nothing shared 
 prints its figures and its ratio, all measured in this one run:
 
 - ``ccache``: the first profile of KWS (tflm cmsis_nn, qemu-m55) with an empty hpx cache, its
-  library built without the compiler cache, then with an empty one (filling it), then with the
-  warm one; the ratio is the warm library build to the one without.
+  library built through an empty compiler cache (filling it), then through the warm one.
+- ``plain``: the same first profile without the compiler cache; the ratio is the warm library
+  build of ``ccache`` to this one (last, being the longest: ``ccache`` must run before it).
 - ``executorch``: the first ExecuTorch program (tier1, portable operators clamp, leaky_relu,
   sub) builds the whole runtime, the second (tier1mean: mean) only its portable operators; the
   ratio is the second's library build to the first's, both without the compiler cache.
@@ -38,7 +39,7 @@ KWS = REPO / "examples/models/mlperf_tiny/kws_ref_model.tflite"
 TIER1 = REPO / "tests/fixtures/executorch_tier1"
 KERNELS = REPO / "examples/engines/kernelbench/kernels.yaml"
 BUILD = "build"
-SECTIONS = ("ccache", "executorch", "boards", "moved")
+SECTIONS = ("ccache", "executorch", "boards", "moved", "plain")
 
 
 @contextmanager
@@ -83,22 +84,30 @@ def built_seconds(uses: list[LibraryUse]) -> float:
     return sum(u.seconds for u in uses if u.built)
 
 
-def ccache_section(root: Path) -> Path:
-    """Returns the hpx cache it leaves (for ``moved``)."""
-    cache, ccache = root / "hpx-cache", root / "ccache"
-    times = {}
-    for label, launcher in (("without ccache", "off"), ("empty ccache", None),
-                            ("warm ccache", None)):
-        shutil.rmtree(cache, ignore_errors=True)  # an empty hpx cache every time
-        with environment(HPX_CACHE_DIR=str(cache), CCACHE_DIR=str(ccache),
-                         HPX_COMPILER_CACHE=launcher):
-            uses = libraries(run(KWS, "tflm", "cmsis_nn", "qemu-m55", root / "work"))
-        times[label] = built_seconds(uses)
-        print(f"  KWS first profile, {label}: {describe(uses)}")
-    ratio = times["warm ccache"] / times["without ccache"]
-    print(f"ccache: library build with a warm ccache / without: {ratio:.3f} "
-          f"({times['warm ccache']:.1f} s / {times['without ccache']:.1f} s)")
-    return cache
+def first_kws_profile(root: Path, label: str, launcher: str | None) -> float:
+    """KWS's first profile in an empty hpx cache at ``root/hpx-cache``: library seconds."""
+    cache = root / "hpx-cache"
+    shutil.rmtree(cache, ignore_errors=True)  # an empty hpx cache every time, same folder
+    with environment(HPX_CACHE_DIR=str(cache), CCACHE_DIR=str(root / "ccache"),
+                     HPX_COMPILER_CACHE=launcher):
+        uses = libraries(run(KWS, "tflm", "cmsis_nn", "qemu-m55", root / "work"))
+    print(f"  KWS first profile, {label}: {describe(uses)}", flush=True)
+    return built_seconds(uses)
+
+
+def ccache_section(root: Path) -> tuple[Path, float]:
+    """The hpx cache it leaves (for ``moved``) and the warm library build's seconds."""
+    empty = first_kws_profile(root, "empty ccache", None)
+    warm = first_kws_profile(root, "warm ccache", None)
+    print(f"ccache: warm ccache / empty ccache: {warm / empty:.3f} ({warm:.1f} s / "
+          f"{empty:.1f} s)", flush=True)
+    return root / "hpx-cache", warm
+
+
+def plain_section(root: Path, warm: float) -> None:
+    plain = first_kws_profile(root, "without ccache", "off")
+    print(f"ccache: library build with a warm ccache / without: {warm / plain:.3f} "
+          f"({warm:.1f} s / {plain:.1f} s)", flush=True)
 
 
 def executorch_section(root: Path) -> None:
@@ -122,7 +131,8 @@ def boards_section(root: Path) -> None:
                                root / "work"))
         print(f"  apollo4p_evb: {describe(apollo)}")
     print(f"boards: libraries apollo4p_evb built after qemu-m4: "
-          f"{sum(u.built for u in apollo)} (same key: {m4[0].key == apollo[0].key})")
+          f"{sum(u.built for u in apollo)} (same key: {m4[0].key == apollo[0].key})",
+          flush=True)
 
 
 def moved_section(root: Path, cache: Path | None) -> None:
@@ -138,7 +148,8 @@ def moved_section(root: Path, cache: Path | None) -> None:
         uses = libraries(run(KWS, "tflm", "cmsis_nn", "qemu-m55", root / "work-moved"))
     print(f"  KWS in the moved cache ({time.monotonic() - started:.1f} s): {describe(uses)}")
     print(f"moved: library compile units after moving the cache: "
-          f"{sum(u.compiled for u in uses)}")
+          f"{sum(u.compiled for u in uses)} (libraries built: {sum(u.built for u in uses)})",
+          flush=True)
 
 
 def main() -> None:
@@ -150,15 +161,17 @@ def main() -> None:
     root = Path(tempfile.mkdtemp(prefix="hpx-libraries-"))
     print(f"working in {root}")
     try:
-        cache = None
-        if "ccache" in chosen:
-            cache = ccache_section(root / "ccache")
-        if "executorch" in chosen:
-            executorch_section(root / "executorch")
+        cache, warm = None, None
         if "boards" in chosen:
             boards_section(root / "boards")
+        if "executorch" in chosen:
+            executorch_section(root / "executorch")
+        if "ccache" in chosen:
+            cache, warm = ccache_section(root / "ccache")
         if "moved" in chosen:
             moved_section(root / "moved", cache)
+        if "plain" in chosen and warm is not None:
+            plain_section(root / "ccache", warm)
     finally:
         if not args.keep:
             shutil.rmtree(root, ignore_errors=True)
