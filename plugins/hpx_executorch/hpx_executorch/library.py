@@ -30,7 +30,7 @@ from hpx_core.enginelib import (
     source_roots,
     toolchain_identity,
 )
-from hpx_core.enginelib.cached import Make
+from hpx_core.enginelib.cached import BUILD_LOG, Make
 from hpx_core.enginelib.identity import DEBUG_ROOT
 from hpx_core.errors import BuildError
 from hpx_core.sources import cache_root
@@ -136,7 +136,11 @@ def ensure_runtime(sources: SourceSet, options: RuntimeOptions, *, root: Path | 
     def make(targets: tuple[str, ...], names: list[str], helpers: tuple[str, ...]) -> Make:
         def build(temp: Path, _final: Path) -> Mapping[str, Any]:
             with seed_lock(seed):
-                done = build_in_seed(seed, sources, options, flags, targets, jobs)
+                try:
+                    done = build_in_seed(seed, sources, options, flags, targets, jobs)
+                finally:  # where a failed build's log is kept (beside the cache entry)
+                    if (seed / "build.log").is_file():
+                        shutil.copyfile(seed / "build.log", temp / BUILD_LOG)
                 archives = _take(seed / "build", names, helpers, temp / "lib", seed / "build.log")
                 if not targets:  # the core: the schema headers the glue includes
                     shutil.copytree(seed / "build" / "schema" / "include", temp / "include")
