@@ -58,8 +58,8 @@ def _replace(value: Any, roots: list[tuple[str, str]]) -> Any:
         for name, root in roots:
             value = value.replace(root, f"@{name}@")
         return value
-    if isinstance(value, Mapping):
-        return {str(k): _replace(v, roots) for k, v in value.items()}
+    if isinstance(value, Mapping):  # keys too: per-file options are keyed by path
+        return {_replace(str(k), roots): _replace(v, roots) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [_replace(v, roots) for v in value]
     return value

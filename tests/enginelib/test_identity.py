@@ -35,6 +35,7 @@ def _spec(sources: SourceSet) -> LibrarySpec:
     return LibrarySpec(
         name="moved", groups=[SourceGroup("all", [str(root / "k.c")], ["-O2"])],
         include_dirs=[str(root / "include")], defines={}, cpu_flags=M4,
+        file_options={str(root / "k.c"): "-fno-if-conversion"},
         common_flags=["-g", "-ffunction-sections"],
         identity={"engine": "demo", **source_identity(sources)}, roots=source_roots(sources))
 
@@ -62,6 +63,8 @@ def test_paths_are_written_relative_to_their_roots(tmp_path: Path) -> None:
     written = portable(text, roots)
     assert written == "-I@kernels@/include;@cache@/engines/x"
     assert resolved(written, roots) == text
+    assert portable({f"{tmp_path}/k/a.c": [f"{tmp_path}/k"]}, roots) == {
+        "@kernels@/a.c": ["@kernels@"]}
 
 
 def _git(path: Path, *args: str) -> None:
