@@ -24,23 +24,26 @@ GIT_STATE = ("HEAD", "index")
 def signature(path: Path) -> str:
     """SHA-256 over the stat of every entry under ``path`` and git's HEAD and index files."""
     digest = hashlib.sha256()
-    _walk(path, path, digest, in_git=False)
+    _walk(len(str(path)) + 1, str(path), digest, in_git=False)
     return digest.hexdigest()
 
 
-def _walk(root: Path, folder: Path, digest: hashlib._Hash, *, in_git: bool) -> None:
-    with os.scandir(folder) as entries:
-        for entry in sorted(entries, key=lambda e: e.name):
-            is_dir = entry.is_dir(follow_symlinks=False)
-            inside_git = in_git or entry.name == ".git"
-            if inside_git and not is_dir and entry.name not in GIT_STATE:
-                continue  # objects, logs, hooks: HEAD and index say what is checked out
-            stat = entry.stat(follow_symlinks=False)
-            rel = Path(entry.path).relative_to(root).as_posix()
-            digest.update(f"{rel}\0{stat.st_size}\0{stat.st_mtime_ns}\0{stat.st_ino}\n".encode(
-                errors="surrogateescape"))
-            if is_dir and not (inside_git and entry.name in ("objects", "logs", "hooks")):
-                _walk(root, Path(entry.path), digest, in_git=inside_git)
+def _walk(skip: int, folder: str, digest: hashlib._Hash, *, in_git: bool) -> None:
+    with os.scandir(folder) as found:
+        entries = sorted(found, key=lambda e: e.name)
+    lines = []
+    for entry in entries:
+        is_dir = entry.is_dir(follow_symlinks=False)
+        inside_git = in_git or entry.name == ".git"
+        if inside_git and not is_dir and entry.name not in GIT_STATE:
+            continue  # objects, logs, hooks: HEAD and index say what is checked out
+        stat = entry.stat(follow_symlinks=False)
+        lines.append(f"{entry.path[skip:]}\0{stat.st_size}\0{stat.st_mtime_ns}\0{stat.st_ino}\n")
+        if is_dir and not (inside_git and entry.name in ("objects", "logs", "hooks")):
+            digest.update("".join(lines).encode(errors="surrogateescape"))
+            lines = []
+            _walk(skip, entry.path, digest, in_git=inside_git)
+    digest.update("".join(lines).encode(errors="surrogateescape"))
 
 
 def _memo_file(locks: Path, pin: RepoPin) -> Path:
