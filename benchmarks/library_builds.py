@@ -6,8 +6,9 @@ Every section works in a private hpx cache (``HPX_CACHE_DIR`` under a temporary 
 come from git as a user's would) and a private ccache folder, so nothing shared is touched, and
 prints its figures and its ratio, all measured in this one run:
 
-- ``ccache``: the first profile of KWS (tflm cmsis_nn, qemu-m55) with an empty hpx cache, its
-  library built through an empty compiler cache (filling it), then through the warm one.
+- ``ccache``: the first profile of KWS (tflm, ``--backend``: reference by default, qemu-m55)
+  with an empty hpx cache, its library built through an empty compiler cache (filling it), then
+  through the warm one.
 - ``plain``: the same first profile without the compiler cache; the ratio is the warm library
   build of ``ccache`` to this one (last, being the longest: ``ccache`` must run before it).
 - ``executorch``: the first ExecuTorch program (tier1, portable operators clamp, leaky_relu,
@@ -16,7 +17,7 @@ prints its figures and its ratio, all measured in this one run:
 - ``boards``: one engine (kernelbench cmsis_nn) on qemu-m4, then apollo4p_evb (same CPU flags):
   the libraries the second compiles (0 expected).
 - ``moved``: the hpx cache of the ``ccache`` section moved to another folder, KWS profiled
-  again: the library compile units (0 expected).
+  again, whole run on QEMU: the library compile units (0 expected) and the instruction count.
 """
 
 from __future__ import annotations
@@ -61,10 +62,11 @@ def environment(**values: str | None) -> Iterator[None]:
                 os.environ[key] = value
 
 
-def run(model: Path, engine: str, backend: str, board: str, work: Path) -> ProfileOutcome:
+def run(model: Path, engine: str, backend: str, board: str, work: Path,
+        until: str | None = BUILD) -> ProfileOutcome:
     settings = overrides("benchmark", engine__type=engine, engine__backend=backend,
                          target__board=board, output__dir=str(work / "results"))
-    return profile(model, None, settings, until=BUILD)
+    return profile(model, None, settings, until=until)
 
 
 def libraries(outcome: ProfileOutcome) -> list[LibraryUse]:
@@ -84,28 +86,28 @@ def built_seconds(uses: list[LibraryUse]) -> float:
     return sum(u.seconds for u in uses if u.built)
 
 
-def first_kws_profile(root: Path, label: str, launcher: str | None) -> float:
+def first_kws_profile(root: Path, label: str, launcher: str | None, backend: str) -> float:
     """KWS's first profile in an empty hpx cache at ``root/hpx-cache``: library seconds."""
     cache = root / "hpx-cache"
     shutil.rmtree(cache, ignore_errors=True)  # an empty hpx cache every time, same folder
     with environment(HPX_CACHE_DIR=str(cache), CCACHE_DIR=str(root / "ccache"),
                      HPX_COMPILER_CACHE=launcher):
-        uses = libraries(run(KWS, "tflm", "cmsis_nn", "qemu-m55", root / "work"))
+        uses = libraries(run(KWS, "tflm", backend, "qemu-m55", root / "work"))
     print(f"  KWS first profile, {label}: {describe(uses)}", flush=True)
     return built_seconds(uses)
 
 
-def ccache_section(root: Path) -> tuple[Path, float]:
+def ccache_section(root: Path, backend: str) -> tuple[Path, float]:
     """The hpx cache it leaves (for ``moved``) and the warm library build's seconds."""
-    empty = first_kws_profile(root, "empty ccache", None)
-    warm = first_kws_profile(root, "warm ccache", None)
+    empty = first_kws_profile(root, "empty ccache", None, backend)
+    warm = first_kws_profile(root, "warm ccache", None, backend)
     print(f"ccache: warm ccache / empty ccache: {warm / empty:.3f} ({warm:.1f} s / "
           f"{empty:.1f} s)", flush=True)
     return root / "hpx-cache", warm
 
 
-def plain_section(root: Path, warm: float) -> None:
-    plain = first_kws_profile(root, "without ccache", "off")
+def plain_section(root: Path, warm: float, backend: str) -> None:
+    plain = first_kws_profile(root, "without ccache", "off", backend)
     print(f"ccache: library build with a warm ccache / without: {warm / plain:.3f} "
           f"({warm:.1f} s / {plain:.1f} s)", flush=True)
 
@@ -135,18 +137,22 @@ def boards_section(root: Path) -> None:
           flush=True)
 
 
-def moved_section(root: Path, cache: Path | None) -> None:
+def moved_section(root: Path, cache: Path | None, backend: str) -> None:
     if cache is None:  # run alone: make a cache to move
         cache = root / "hpx-cache"
         with environment(HPX_CACHE_DIR=str(cache), CCACHE_DIR=str(root / "ccache")):
-            run(KWS, "tflm", "cmsis_nn", "qemu-m55", root / "work")
+            run(KWS, "tflm", backend, "qemu-m55", root / "work")
     moved = root / "moved" / "hpx-cache"
     moved.parent.mkdir(parents=True, exist_ok=True)
     cache.rename(moved)
     started = time.monotonic()
     with environment(HPX_CACHE_DIR=str(moved), HPX_COMPILER_CACHE="off"):
-        uses = libraries(run(KWS, "tflm", "cmsis_nn", "qemu-m55", root / "work-moved"))
+        outcome = run(KWS, "tflm", backend, "qemu-m55", root / "work-moved", until=None)
+    uses = libraries(outcome)
     print(f"  KWS in the moved cache ({time.monotonic() - started:.1f} s): {describe(uses)}")
+    if outcome.measurement is not None:
+        print(f"  KWS {backend} on qemu-m55: {outcome.measurement.whole_median:,} "
+              f"instructions")
     print(f"moved: library compile units after moving the cache: "
           f"{sum(u.compiled for u in uses)} (libraries built: {sum(u.built for u in uses)})",
           flush=True)
@@ -156,6 +162,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", default=",".join(SECTIONS))
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
+    parser.add_argument("--backend", default="reference", help="KWS's tflm backend")
     args = parser.parse_args()
     chosen = [s.strip() for s in args.only.split(",") if s.strip()]
     root = Path(tempfile.mkdtemp(prefix="hpx-libraries-"))
@@ -167,11 +174,11 @@ def main() -> None:
         if "executorch" in chosen:
             executorch_section(root / "executorch")
         if "ccache" in chosen:
-            cache, warm = ccache_section(root / "ccache")
+            cache, warm = ccache_section(root / "ccache", args.backend)
         if "moved" in chosen:
-            moved_section(root / "moved", cache)
+            moved_section(root / "moved", cache, args.backend)
         if "plain" in chosen and warm is not None:
-            plain_section(root / "ccache", warm)
+            plain_section(root / "ccache", warm, args.backend)
     finally:
         if not args.keep:
             shutil.rmtree(root, ignore_errors=True)
