@@ -20,7 +20,11 @@ if TYPE_CHECKING:
         auto_or_names,
         names_to_tuple,
     )
+    from hpx_core.config.schema import MemoryLocation
     from hpx_core.contract import (
+        BufferNeed,
+        BufferPlacement,
+        CodeSize,
         ConfigRequest,
         EngineDescriptor,
         EngineSelection,
@@ -31,6 +35,9 @@ if TYPE_CHECKING:
         LibraryUse,
         ManifestRequest,
         MatchManifest,
+        MemoryLayout,
+        MemoryNeeds,
+        MemoryRequest,
         ModelRequest,
         PlannedBuffer,
         Region,
@@ -50,7 +57,8 @@ if TYPE_CHECKING:
 
 _HOMES = {"FieldValueError": "config.checks", "at_least": "config.checks",
           "auto_or_names": "config.checks", "names_to_tuple": "config.checks",
-          "ConfigError": "errors", "HpxError": "errors"}
+          "ConfigError": "errors", "HpxError": "errors",
+          "MemoryLocation": "config.schema"}
 
 
 def __getattr__(name: str) -> Any:
@@ -77,6 +85,9 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "PROJECT_NAME",
+    "BufferNeed",
+    "BufferPlacement",
+    "CodeSize",
     "ConfigError",
     "ConfigRequest",
     "EngineDescriptor",
@@ -90,6 +101,10 @@ __all__ = [
     "LibraryUse",
     "ManifestRequest",
     "MatchManifest",
+    "MemoryLayout",
+    "MemoryLocation",
+    "MemoryNeeds",
+    "MemoryRequest",
     "ModelRequest",
     "PlannedBuffer",
     "Region",

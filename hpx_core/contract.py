@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypeVar
 import attrs
 
 from hpx_core.errors import PluginError
+from hpx_core.models.tflite_fields import check_fields
 
 if TYPE_CHECKING:
     from hpx_core.boards.model import Board
@@ -65,6 +66,14 @@ def _regions(values: Iterable[Region]) -> tuple[Region, ...]:
     return tuple(values)
 
 
+def _needs(values: Iterable[BufferNeed]) -> tuple[BufferNeed, ...]:
+    return tuple(values)
+
+
+def _placements(values: Iterable[BufferPlacement]) -> tuple[BufferPlacement, ...]:
+    return tuple(values)
+
+
 def _tensors(values: Iterable[ReferenceTensor]) -> tuple[ReferenceTensor, ...]:
     return tuple(values)
 
@@ -94,7 +103,9 @@ class EngineDescriptor:
     and ``pte`` are read by the core; any other needs ``hpx_read_model``); ``config_class`` the
     frozen attrs class of its ``engine.config`` section; ``pins`` its sources, read from the
     plugin's own package data with :func:`hpx_core.sources.load_pins`. The first backend is the
-    default.
+    default. ``model_fields`` are the model fields its tools require that older converters
+    leave empty (:data:`hpx_core.models.tflite_fields.KNOWN_FIELDS`): when the model lacks one,
+    the engine is given a corrected copy (``FirmwareRequest.model``), never the user's file.
     """
 
     name: str
@@ -103,6 +114,7 @@ class EngineDescriptor:
     summary: str = ""
     backends: tuple[str, ...] = attrs.field(default=(), converter=_strs)
     pins: PinSet | None = None
+    model_fields: tuple[str, ...] = attrs.field(default=(), converter=check_fields)
 
 
 @attrs.frozen
@@ -190,12 +202,108 @@ class SourceSet:
 
 
 @attrs.frozen
+class MemoryRequest:
+    """For ``hpx_plan_memory``: the model, the board and the ``model`` section's placement
+    options (``model.arena_size``, ``model.location``, ``model.arena_location``)."""
+
+    engine: EngineSelection
+    board: Board
+    model: ModelInfo
+    arena_size: int | None = None
+    location: str | None = None
+    arena_location: str | None = None
+
+
+@attrs.frozen
+class BufferNeed:
+    """A large object the glue will define, before it is placed.
+
+    ``writable`` buffers (arenas, I/O) are zero-initialized working memory, the others (a
+    model) data loaded with the image. ``option`` is the config key that places it and
+    ``location`` the use word the user gave there (None: the core chooses, by ``prefer``, the
+    use words in order of preference; empty: the core's order for the kind). ``resize`` names
+    the option that sets its size, for hints.
+    """
+
+    name: str
+    what: str
+    size: int
+    writable: bool
+    option: str
+    location: str | None = None
+    prefer: tuple[str, ...] = attrs.field(default=(), converter=_strs)
+    resize: str | None = None
+
+
+@attrs.frozen
+class CodeSize:
+    """The engine's code and constants besides its buffers, in bytes: surely at least
+    ``least`` (a plan that cannot fit even so is refused), likely at most ``likely`` (the core
+    keeps that much room when it chooses)."""
+
+    least: int
+    likely: int
+
+
+@attrs.frozen
+class MemoryNeeds:
+    """Answer of ``hpx_plan_memory``: the buffers to place and the code's size."""
+
+    buffers: tuple[BufferNeed, ...] = attrs.field(converter=_needs)
+    code: CodeSize
+
+
+@attrs.frozen
+class BufferPlacement:
+    """Where one buffer goes: a region of the board, the use word that chose it, and the
+    section attribute that puts it there (``""``: the default place for its kind)."""
+
+    need: BufferNeed
+    region: str
+    word: str
+    section: str
+    chosen: bool  # the user named the place
+
+    @property
+    def attribute(self) -> str:
+        """The C attribute to put on the buffer's definition (empty for the default place)."""
+        return f'__attribute__((section("{self.section}")))' if self.section else ""
+
+
+@attrs.frozen
+class MemoryLayout:
+    """The core's plan (``FirmwareRequest.layout``): every buffer placed, code in
+    ``code_region``, checked against the memory map before anything is compiled."""
+
+    board: str
+    placements: tuple[BufferPlacement, ...] = attrs.field(converter=_placements)
+    code_region: str | None
+    code: CodeSize
+
+    def place(self, name: str) -> BufferPlacement:
+        for placement in self.placements:
+            if placement.need.name == name:
+                return placement
+        raise PluginError(f"the memory plan has no buffer {name!r}",
+                          "hpx_plan_memory did not declare it; check the engine's hooks")
+
+    def attribute(self, name: str) -> str:
+        """The section attribute for ``name``; empty when it is not planned."""
+        names = {p.need.name for p in self.placements}
+        return self.place(name).attribute if name in names else ""
+
+
+@attrs.frozen
 class FirmwareRequest:
     """For ``hpx_generate_firmware``: the model, the board, the sources and how to build.
 
-    ``scratch`` is a folder private to this run for the engine's intermediate files (a
-    compiler's output, say); ``arena_size`` is ``model.arena_size`` from the config (None: the
-    engine's own default). ``check_layers`` is ``profiling.check_layers`` (``off``, ``first``,
+    ``model`` is the user's model, or hpx's corrected copy of it when it lacked a field the
+    engine declared in ``model_fields``. ``scratch`` is a folder private to this run for the
+    engine's intermediate files (a compiler's output, say); ``log`` is the run's log file, where
+    a tool the engine runs in-process writes (:func:`hpx_core.enginelib.tool_output_to`);
+    ``arena_size`` is ``model.arena_size`` from the config (None: the engine's own default);
+    ``layout`` places the buffers the engine declared in ``hpx_plan_memory`` (None when it
+    declares none). ``check_layers`` is ``profiling.check_layers`` (``off``, ``first``,
     ``all``): when not ``off`` an engine that can implements ``hpx_engine_check()`` and answers
     a :class:`LayerReference`.
     """
@@ -207,7 +315,9 @@ class FirmwareRequest:
     toolchain: str
     jobs: int
     scratch: Path
+    log: Path
     arena_size: int | None = None
+    layout: MemoryLayout | None = None
     check_layers: str = "off"
 
 

@@ -85,6 +85,10 @@ class RunError(HpxError):
     """The firmware did not run to completion on the board."""
 
 
+class FarmError(HpxError):
+    """A board farm (labgrid coordinator, place or exporter) refused or failed."""
+
+
 class CaptureError(HpxError):
     """The device stream is truncated, corrupted or not understood."""
 

@@ -31,6 +31,8 @@ if TYPE_CHECKING:
         FirmwareRequest,
         ManifestRequest,
         MatchManifest,
+        MemoryNeeds,
+        MemoryRequest,
         ModelRequest,
         ResultExtras,
         ResultsRequest,
@@ -91,13 +93,32 @@ def hpx_materialize_sources(request: SourcesRequest) -> SourceSet:
 
 
 @hookspec(firstresult=True)
+def hpx_plan_memory(request: MemoryRequest) -> MemoryNeeds:
+    """Declare the large buffers the glue will define and how much code the engine links.
+
+    Optional; called after the license check, before any source is fetched. Answer a
+    :class:`~hpx_core.contract.BufferNeed` per buffer (the model, arenas, I/O: sizes from the
+    model and the config, the config key that places it and the use word the user gave there)
+    and a :class:`~hpx_core.contract.CodeSize`. The core places every buffer in a region of the
+    board's memory map (the user's choice, else the first preference that leaves room), refuses
+    a plan that cannot fit, and hands the plan back as ``FirmwareRequest.layout``: put
+    ``layout.attribute(name)`` on each buffer's definition. Without this hook nothing is
+    placed and only the linker finds what does not fit.
+    """
+
+
+@hookspec(firstresult=True)
 def hpx_generate_firmware(request: FirmwareRequest) -> FirmwareContribution:
     """Return the engine's glue for the core firmware harness.
 
     The glue implements the harness's engine interface (``hpx_engine.h``: load the model,
     describe layers, refill inputs, run one inference, report outputs) and adds the engine's
     libraries through a CMake fragment. The harness, the wire protocol and the counter backends
-    belong to the core. Put what ``hpx_result_extras`` will need into ``facts``.
+    belong to the core. Put what ``hpx_result_extras`` will need into ``facts``. Compile
+    ``request.model`` (a corrected copy when the model lacked one of the descriptor's
+    ``model_fields``); run an in-process tool inside
+    ``hpx_core.enginelib.tool_output_to(request.log, ...)`` so nothing it prints reaches the
+    user's terminal, and raise its failure as one HpxError whose hint names the log.
     """
 
 

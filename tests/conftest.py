@@ -33,3 +33,12 @@ def write_yaml(tmp_path: Path):  # type: ignore[no-untyped-def]
 def catalog() -> PinSet:
     """Every pin hpx knows with the installed engines: the core's and each engine's own."""
     return load_registry().catalog
+
+
+@pytest.fixture
+def loops_installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The loops test engine installed for this process's entry points (and so `hpx`)."""
+    from loops_engine import loops_paths
+
+    for folder in loops_paths(tmp_path / "site"):
+        monkeypatch.syspath_prepend(str(folder))

@@ -55,9 +55,9 @@ def test_unknown_engine_key_is_located(write_yaml: WriteYaml) -> None:
     assert "did you mean 'method_arena_size'" in error.message
 
 
-def test_executorch_locations_only_tcm_or_sram(write_yaml: WriteYaml) -> None:
+def test_executorch_locations_are_memory_use_words(write_yaml: WriteYaml) -> None:
     path = write_yaml("engine:\n  type: executorch\n  config:\n    io_location: mram\n")
-    assert "must be one of 'tcm', 'sram'" in _refused(path).message
+    assert "must be one of 'code', 'flash', 'itcm', 'tcm', 'data'" in _refused(path).message
 
 
 def test_heliart_env_fills_source_path(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -19,6 +19,15 @@ const char *hpx_counter_units(void);
 
 #include "hpx_counter_impl.h" /* static inline uint64_t hpx_counter_read(void) */
 
+/* What a layer adds between two reads, in the backend's units. The harness calls it after the
+ * end read, outside the measured span; a backend whose reads are not in its units (SysTick
+ * ticks) defines HPX_COUNTER_HAS_SPAN and its own conversion. */
+#ifndef HPX_COUNTER_HAS_SPAN
+static inline uint64_t hpx_counter_span(uint64_t start, uint64_t end) {
+    return end - start;
+}
+#endif
+
 /* Event counters beside the main counter (the Armv8.1-M PMU's). When a pass counts events,
  * hpx_config.h sets HPX_MAX_EVENTS to their number (the slots compiled into the harness) and the
  * backend implements the functions below; the harness reads them around every layer. With no

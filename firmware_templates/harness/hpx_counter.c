@@ -64,7 +64,7 @@ void hpx_layer_end(uint32_t index) {
     if (!hpx_slot_enabled[index]) {
         return;
     }
-    hpx_slot_total[index] += now - slot_start[index];
+    hpx_slot_total[index] += hpx_counter_span(slot_start[index], now); /* after the read */
 #if HPX_MAX_EVENTS > 0
     events_end(index);
 #endif

@@ -29,7 +29,7 @@ extern "C" {
 #include "hpx_platform.h"
 
 // C linkage: the placement check finds the arena by this symbol in the linked ELF.
-alignas(16) uint8_t hpx_tflm_arena[HPX_TFLM_ARENA_SIZE];
+alignas(16) uint8_t hpx_tflm_arena[HPX_TFLM_ARENA_SIZE] HPX_TFLM_ARENA_SECTION;
 }
 
 namespace {

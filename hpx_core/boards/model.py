@@ -13,12 +13,28 @@ RunnerName = Literal["qemu", "probe"]
 
 @attrs.frozen
 class MemoryRegion:
-    """One region of the memory map (the linker script's MEMORY block mirrors these)."""
+    """One region of the memory map (the linker script's MEMORY block mirrors these).
+
+    ``use`` is one or more comma-separated words (``data,tcm``): what the region holds by
+    default (``code``, ``data``) and what kind of memory it is (``flash``, ``sram``, ``tcm``,
+    ``itcm``, ``psram``, ``stack``); placement options name regions by these words. ``init``
+    and ``zero`` are the section attributes that put initialized (e.g. a model) or
+    zero-initialized data (an arena) there: ``""`` is the default place, absent is not possible.
+    """
 
     name: str
     origin: int
     length: int
     use: str
+    init: str | None = None
+    zero: str | None = None
+
+    @property
+    def uses(self) -> tuple[str, ...]:
+        return tuple(word.strip() for word in self.use.split(","))
+
+    def serves(self, word: str) -> bool:
+        return word in self.uses
 
 
 @attrs.frozen
@@ -78,6 +94,10 @@ class Board:
     def counter_units(self) -> str:
         """What the host reports counts in (emulated boards count instructions, not cycles)."""
         return "instructions (emulated)" if self.emulated else "cycles"
+
+    def regions_for(self, word: str) -> tuple[MemoryRegion, ...]:
+        """The regions whose use includes ``word``, in memory-map order."""
+        return tuple(region for region in self.memory if region.serves(word))
 
     def instructions_per_tick(self) -> Fraction:
         """Exact conversion of SysTick ticks to instructions under ``-icount shift=N``.

@@ -37,6 +37,27 @@ log = structlog.get_logger(__name__)
 
 STAMP = "hpx-build.json"
 _COMPILE_LINE = re.compile(r"^\[\d+/\d+\] Building (C|CXX|ASM) object ", re.MULTILINE)
+_OVERFLOWED = re.compile(r"region [`']([\w.]+)' overflowed by (\d+) bytes")
+_NO_FIT = re.compile(r"will not fit in region [`']([\w.]+)'")
+
+
+class RegionOverflowError(BuildError):
+    """The linker found a memory region too small: ``excess`` bytes (None: not said)."""
+
+    def __init__(self, region: str, excess: int | None, log_file: Path) -> None:
+        by = f" by {excess:,} bytes" if excess is not None else ""
+        super().__init__(f"the firmware overflows memory region {region}{by}",
+                         f"the full log is in {log_file}")
+        self.region = region
+        self.excess = excess
+
+
+def _overflow(output: str, log_file: Path) -> RegionOverflowError | None:
+    found = _OVERFLOWED.search(output)
+    if found:
+        return RegionOverflowError(found.group(1), int(found.group(2)), log_file)
+    unfit = _NO_FIT.search(output)
+    return RegionOverflowError(unfit.group(1), None, log_file) if unfit else None
 
 
 @attrs.frozen
@@ -76,6 +97,9 @@ def _run(argv: Sequence[str], log_file: Path, what: str,
     with log_file.open("a", encoding="utf-8") as handle:
         handle.write(f"$ {' '.join(argv)}\n{output}\n")
     if done.returncode != 0:
+        overflow = _overflow(output, log_file)
+        if overflow is not None:
+            raise overflow
         errors = [ln for ln in output.splitlines() if "error" in ln.lower()]
         first = errors[0].strip() if errors else f"exit status {done.returncode}"
         raise BuildError(f"{what} failed: {first}", f"the full log is in {log_file}")

@@ -63,7 +63,7 @@ class PlacementReport:
 
 
 def _allowed(board: Board, uses: tuple[str, ...]) -> list[MemoryRegion]:
-    return [r for r in board.memory if r.use in uses]
+    return [r for r in board.memory if any(r.serves(word) for word in uses)]
 
 
 def _region_of(board: Board, start: int, size: int) -> MemoryRegion | None:
@@ -120,7 +120,7 @@ def _loads(board: Board, binary: lief.ELF.Binary) -> None:
     """On silicon, every byte the probe writes must land in flash."""
     import lief
 
-    flash = [r for r in board.memory if r.use == "flash"]
+    flash = board.regions_for("flash")
     for segment in binary.segments:
         if segment.type != lief.ELF.Segment.TYPE.LOAD or segment.physical_size == 0:
             continue
@@ -141,7 +141,7 @@ def _symbol(binary: lief.ELF.Binary, name: str) -> lief.ELF.Symbol | None:
 
 
 def _vectors(board: Board, binary: lief.ELF.Binary) -> None:
-    flash = next(r for r in board.memory if r.use == "flash")
+    flash = board.regions_for("flash")[0]
     symbol = _symbol(binary, VECTOR_SYMBOL)
     if symbol is None or symbol.value != flash.origin:
         where = "missing" if symbol is None else f"at {symbol.value:#010x}"
@@ -159,7 +159,8 @@ def _buffer(board: Board, binary: lief.ELF.Binary, buffer: PlannedBuffer) -> Pla
             "the engine glue did not define it; this is an hpx bug",
         )
     region = _region_of(board, symbol.value, symbol.size)
-    if region is None or region.use not in buffer.uses or symbol.size < buffer.size:
+    allowed = region is not None and any(region.serves(word) for word in buffer.uses)
+    if region is None or not allowed or symbol.size < buffer.size:
         place = region.name if region else "no region"
         raise BuildError(
             f"the {buffer.what} ({buffer.symbol}, {symbol.size} bytes at {symbol.value:#010x}) "

@@ -15,6 +15,7 @@ import attrs
 import jinja2
 
 from hpx_core.boards import Board, get_board
+from hpx_core.boards.icount import tick_conversion, wrap_cost_q16
 from hpx_core.boards.support import SupportPlan, support_plan
 from hpx_core.build.templates import templates_root
 from hpx_core.contract import FirmwareContribution, PlannedBuffer
@@ -25,16 +26,6 @@ HARNESS_SOURCES = ("hpx_main.c", "hpx_counter.c", "hpx_wire.c", "hpx_fault.c", "
 CHECK_DUMP_LIMIT = 1024 * 1024
 """Bytes of tensors ``--check-layers=all`` sends in full at most (differing layers, in order)."""
 BOARD_COMMON_SOURCES = ("startup.c", "cmsdk_uart.c", "semihost_exit.c")
-# Instructions of the SysTick wrap handler (counters/systick_icount/counter_systick.c).
-SYSTICK_HANDLER_INSTRUCTIONS = 5
-
-
-def wrap_cost_q16(board: Board) -> int:
-    """Ticks one SysTick wrap handler costs under icount, in 16.16 fixed point (0 if none)."""
-    if board.counter != "systick_icount" or board.qemu is None:
-        return 0
-    ticks = SYSTICK_HANDLER_INSTRUCTIONS / board.instructions_per_tick()
-    return round(ticks * 65536)
 
 
 def _event_names(values: Iterable[str]) -> tuple[str, ...]:
@@ -203,7 +194,8 @@ def render_project(
         files[f"hpx/counters/{shared}"] = (root / "counters" / shared).read_bytes()
     files["hpx/harness/hpx_config.h"] = (
         env.get_template("harness/hpx_config.h.j2")
-        .render(**attrs.asdict(settings), wrap_cost_q16=wrap_cost_q16(board))
+        .render(**attrs.asdict(settings), wrap_cost_q16=wrap_cost_q16(board),
+                tick=tick_conversion(board))
         .encode()
     )
     files["toolchain-gcc.cmake"] = (root / "cmake" / "arm-none-eabi-gcc.cmake").read_bytes()

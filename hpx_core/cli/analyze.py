@@ -7,12 +7,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from hpx_core.cli.app import app, console
 
 if TYPE_CHECKING:
     from hpx_core.models import ModelInfo, TensorInfo
+    from hpx_core.plugins import Registry
 
 
 @app.command()
@@ -27,12 +29,15 @@ def analyze(
     from hpx_core.pipeline import read_model
     from hpx_core.plugins import default_registry
 
-    info = read_model(model, default_registry())
+    registry = default_registry()
+    info = read_model(model, registry)
     if as_json:
         typer.echo(json.dumps(model_report(info), indent=2))
         return
     console.print(_layer_table(info))
     for line in _summary(info):
+        console.print(line)
+    for line in _absent(info, registry):
         console.print(line)
 
 
@@ -91,4 +96,16 @@ def _summary(info: ModelInfo) -> list[str]:
         )
     if info.sidecar is not None:
         lines.append(f"sidecar: {info.sidecar.path.name} (sha256 verified)")
+    return lines
+
+
+def _absent(info: ModelInfo, registry: Registry) -> list[str]:
+    """Fields an older converter left empty, and which installed engines get them supplied."""
+    lines = []
+    for field in info.absent_fields:
+        engines = sorted(name for name, entry in registry.engines.items()
+                         if field in entry.descriptor.model_fields)
+        needed = (f"hpx supplies it in a copy for {', '.join(engines)}" if engines
+                  else "no installed engine needs it")
+        lines.append(f"[yellow]absent field[/] {escape(field)}: {needed}")
     return lines

@@ -1,30 +1,92 @@
-"""`hpx build`: render and build firmware, stopping after the build (no board needed)."""
+"""`hpx build`: firmware for a model, checked and kept in a build bundle, without running it.
+
+With a MODEL (or a config naming one) it is the profile pipeline up to kernel verification, for
+any board: emulated or silicon, probe attached or not. Without one it builds the project in
+--work-dir (with --board: the selftest project rendered there first).
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from hpx_core.cli.app import app, console
+from hpx_core.cli.main_commands import (
+    BackendOption,
+    ConfigOption,
+    EngineConfigOption,
+    EngineOption,
+    collect_overrides,
+    library_progress,
+)
 from hpx_core.cli.placement import print_placement
 from hpx_core.errors import UsageError
 
-WorkDirOption = Annotated[Path, typer.Option("--work-dir", help="Project and build folder.")]
+if TYPE_CHECKING:
+    from hpx_core.build import BuildResult
+
+PROJECT_DIR = Path("hpx-work/build")
+BUILD_ONLY = "kernel verification"
 
 
 @app.command()
 def build(
+    model: Annotated[Path | None, typer.Argument(help="Model file (.tflite or .pte).")] = None,
+    config: ConfigOption = None,
+    engine: EngineOption = None,
+    backend: BackendOption = None,
     board: Annotated[
         str | None,
-        typer.Option("--board", help="Render the selftest workload for this board first."),
+        typer.Option("--board", help="Board name (without a model: render the selftest for it)."),
     ] = None,
-    work_dir: WorkDirOption = Path("hpx-work/build"),
-    toolchain: Annotated[str, typer.Option("--toolchain")] = "arm-none-eabi-gcc",
-    jobs: Annotated[int, typer.Option("--jobs", "-j", min=1)] = 2,
+    toolchain: Annotated[str | None, typer.Option("--toolchain", help="Toolchain name.")] = None,
+    engine_config: EngineConfigOption = None,
+    output_dir: Annotated[
+        Path | None, typer.Option("--output-dir", help="Where the build bundle goes.")
+    ] = None,
+    iterations: Annotated[int | None, typer.Option("--iterations")] = None,
+    warmup: Annotated[int | None, typer.Option("--warmup")] = None,
+    offline: Annotated[bool | None, typer.Option("--offline/--online")] = None,
+    work_dir: Annotated[
+        Path | None,
+        typer.Option("--work-dir", help=f"Without a model: the project folder ({PROJECT_DIR}); "
+                     "with one: where work folders are kept."),
+    ] = None,
+    jobs: Annotated[int | None, typer.Option("--jobs", "-j", min=1)] = None,
 ) -> None:
-    """Build the firmware project in WORK_DIR (with --board: the selftest project)."""
+    """Build a model's firmware (checked, kept in a build bundle), or a rendered project."""
+    if model is None and config is None:
+        _build_project(board, work_dir or PROJECT_DIR, toolchain or "arm-none-eabi-gcc", jobs or 2)
+        return
+    from hpx_core import api, pipeline
+    from hpx_core.pipeline.built import write_build
+    from hpx_core.pipeline.state import need
+
+    overrides = collect_overrides(
+        engine=engine, backend=backend, board=board, toolchain=toolchain,
+        engine_config=engine_config, output__dir=str(output_dir) if output_dir else None,
+        profiling__iterations=iterations, profiling__warmup=warmup, build__offline=offline,
+        build__work_dir=str(work_dir) if work_dir else None, build__jobs=jobs,
+    )
+    registry = api.registry()
+    with console.status("building") as status, library_progress(status):
+        outcome = pipeline.profile(model, config, overrides, registry, until=BUILD_ONLY,
+                                   on_stage=lambda name: status.update(f"[bold]{name}[/]"))
+    bundle = write_build(outcome, outcome.config.output.dir, registry.catalog)
+    built = need(outcome.build, "build")
+    console.print(f"built {bundle / 'firmware.elf'} (from {built.elf})", markup=False)
+    _print_build(built)
+    for finding in outcome.findings:
+        mark = "ok" if finding.passed else ("FAILED" if finding.fatal else "warning")
+        console.print(f"  kernel check {finding.check}: {mark} ({finding.detail})", markup=False)
+    if outcome.placement is not None:
+        print_placement(outcome.placement)
+    console.print(f"bundle: {bundle}  (run it: hpx run {bundle})", markup=False)
+
+
+def _build_project(board: str | None, work_dir: Path, toolchain: str, jobs: int) -> None:
     from hpx_core.boards import get_board
     from hpx_core.build import build_project, get_toolchain, render_project
     from hpx_core.build.placement import check_elf
@@ -43,17 +105,22 @@ def build(
     else:
         raise UsageError(
             f"{work_dir} holds no firmware project",
-            "pass --board to render the selftest project there",
+            "pass a MODEL to build its firmware, or --board to render the selftest project there",
         )
     result = build_project(project, chain, jobs=jobs)
     console.print(f"built {result.elf}")
-    console.print(
-        f"  toolchain {result.toolchain_version}; text {result.sizes.text} B, "
-        f"data {result.sizes.data} B, bss {result.sizes.bss} B"
-    )
+    _print_build(result)
     state = "no work to do" if result.no_work else f"{result.compiled} compiler runs"
     console.print(
         f"  {state}; inputs {'unchanged' if result.fingerprint_unchanged else 'new'} "
         f"(fingerprint {result.fingerprint[:16]}); {result.seconds:.2f} s"
     )
     print_placement(check_elf(project.board, result.elf, project.contribution.buffers))
+
+
+def _print_build(result: BuildResult) -> None:
+    sizes = result.sizes
+    console.print(
+        f"  toolchain {result.toolchain_version}; text {sizes.text} B, "
+        f"data {sizes.data} B, bss {sizes.bss} B"
+    )

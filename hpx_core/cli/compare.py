@@ -9,6 +9,7 @@ import typer
 from rich.table import Table
 
 from hpx_core.cli.app import app, console
+from hpx_core.errors import UsageError
 
 if TYPE_CHECKING:
     from hpx_core.compare.diff import Comparison
@@ -149,9 +150,16 @@ def compare_command(
         typer.Option("--model", help="The model of the export manifest the bundles ran."),
     ] = None,
 ) -> None:
-    """Compare two result bundles, both verified against their manifests first."""
+    """Compare two result bundles (verified first), or two matrix folders cell by cell."""
     from hpx_core.compare.run import RegressionError, run_compare
+    from hpx_core.matrix import is_matrix_folder
 
+    if is_matrix_folder(base) and is_matrix_folder(candidate):
+        if manifest is not None or model is not None:
+            raise UsageError("--manifest and --model compare two bundles, not two matrices",
+                             "drop them, or point at two bundles of the matrices")
+        _compare_matrices(base, candidate, policy, junit, output_dir)
+        return
     result = run_compare(
         base, candidate, policy=policy, junit=junit, manifest=manifest, model=model,
         output_dir=output_dir
@@ -179,3 +187,40 @@ def compare_command(
                 f"the candidate regressed: {len(result.outcome.failures)} policy checks failed",
                 "see the checks above" + (f" and {junit}" if junit else ""),
             )
+
+
+def _compare_matrices(base: Path, candidate: Path, policy: str | None, junit: Path | None,
+                      output_dir: Path | None) -> None:
+    from hpx_core.compare.run import RegressionError
+    from hpx_core.matrix.compare import (
+        compare_matrices,
+        write_matrix_comparison,
+        write_matrix_junit,
+    )
+
+    result = compare_matrices(base, candidate, policy)
+    table = Table("cell", "verdict", "base", "candidate", "delta", "delta %",
+                  title=f"matrices: {base} -> {candidate} (whole inference)")
+    for cell in result.cells:
+        total = (next((t for t in cell.comparison.totals if t.name == "whole inference"), None)
+                 if cell.comparison else None)
+        verdict = {"passed": "[green]passed", "regressed": "[red]REGRESSED"}.get(
+            cell.verdict, f"[yellow]{cell.verdict}")
+        table.add_row(cell.id, verdict, _num(total.base if total else None),
+                      _num(total.candidate if total else None),
+                      _signed(total.delta if total else None), _pct(total.pct if total else None))
+    console.print(table)
+    for cell in result.cells:
+        if cell.reason:
+            console.print(f"  {cell.id}: {cell.reason}", markup=False)
+        for check in cell.outcome.failures if cell.outcome else ():
+            console.print(f"  {cell.id}: {check.message}", markup=False)
+    written = [write_matrix_junit(junit, result)] if junit is not None else []
+    if output_dir is not None:
+        written.append(write_matrix_comparison(output_dir, result))
+    for path in written:
+        console.print(f"wrote {path}", markup=False)
+    if not result.passed:
+        regressed = [c for c in result.cells if c.verdict == "regressed"]
+        raise RegressionError(f"{len(regressed)} of {len(result.cells)} cells regressed",
+                              "see the checks above" + (f" and {junit}" if junit else ""))

@@ -26,6 +26,13 @@ EngineOption = Annotated[str | None, typer.Option("--engine", help="Engine name.
 BackendOption = Annotated[str | None, typer.Option("--backend", help="Engine backend.")]
 BoardOption = Annotated[str | None, typer.Option("--board", help="Board name.")]
 ToolchainOption = Annotated[str | None, typer.Option("--toolchain", help="Toolchain name.")]
+PlaceOption = Annotated[str | None, typer.Option(
+    "--place", help="Run on this labgrid place (a board farm; LG_COORDINATOR names it).")]
+WaitOption = Annotated[float | None, typer.Option(
+    "--wait", help="Seconds to wait for a busy place (default 600).")]
+NoWaitOption = Annotated[bool, typer.Option("--no-wait", help="Fail at once if the place is busy.")]
+SshKeyOption = Annotated[Path | None, typer.Option(
+    "--ssh-key", help="Key for places that run QEMU on their exporter host.")]
 EngineConfigOption = Annotated[
     list[str] | None,
     typer.Option("--engine-config", help="engine.config KEY=VALUE (YAML value); repeatable."),
@@ -256,6 +263,10 @@ def profile(
             "one, up to 1 MiB; off).",
         ),
     ] = None,
+    place: PlaceOption = None,
+    wait: WaitOption = None,
+    no_wait: NoWaitOption = False,
+    ssh_key: SshKeyOption = None,
 ) -> None:
     """Profile a model: config, sources, firmware, build, run, capture, results."""
     from hpx_core import api, pipeline
@@ -273,21 +284,27 @@ def profile(
         if counters is not None
         else None,
         target__probe=probe,
+        target__place=place,
+        farm__wait=wait,
+        farm__ssh_key=str(ssh_key) if ssh_key else None,
         build__offline=offline,
         profiling__check_layers=check_layers,
     )
-    with console.status("profiling") as status, _library_progress(status):
+    if no_wait:
+        overrides = {**overrides, "farm.wait": (0, "--no-wait")}
+    with console.status("profiling") as status, library_progress(status):
         outcome = pipeline.profile(
             model,
             config,
             overrides,
             api.registry(),
             on_stage=lambda name: status.update(f"[bold]{name}[/]"),
+            on_note=note,
         )
     _print_profile(outcome)
 
 
-def _library_progress(status: Status) -> AbstractContextManager[None]:
+def library_progress(status: Status) -> AbstractContextManager[None]:
     """On a terminal a library build shows as a bar in the status line; elsewhere the builds
     print a line every tenth of the way."""
     from hpx_core.enginelib.progress import bar, reporting
@@ -304,6 +321,11 @@ _STATUS_STYLE = {"exact": "green", "different": "bold red", "inherited": "yellow
 def _styled(status: str) -> str:
     style = _STATUS_STYLE.get(status)
     return f"[{style}]{status}[/]" if style else status
+
+
+def note(message: str) -> None:
+    """A note the user should see while a command runs (a busy farm place, ...)."""
+    console.print(f"[yellow]{message}[/]", highlight=False)
 
 
 def _print_profile(outcome: pipeline.ProfileOutcome) -> None:

@@ -16,7 +16,7 @@ def print_placement(report: PlacementReport) -> None:
     for use in report.regions:
         r = use.region
         console.print(
-            f"    {r.name:<12} {r.use:<6} {r.origin:#010x} {use.used:>9,} B used "
+            f"    {r.name:<12} {r.use:<9} {r.origin:#010x} {use.used:>9,} B used "
             f"{use.free:>10,} B free of {r.length:,}"
         )
     for placed in report.buffers:

@@ -2,12 +2,11 @@
 
 Every reader of bundle numbers (compare, reports, ``hpx results show``) goes through
 :func:`load_view`, so nothing is ever shown or compared from a bundle that was changed after
-hpx wrote it.
+hpx wrote it, and every value read has the type the bundle schema promises.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,7 @@ import attrs
 
 from hpx_core.boards import get_board
 from hpx_core.compare.layer_check import LayerCheckView
-from hpx_core.errors import HpxError, ResultsError
+from hpx_core.errors import HpxError
 from hpx_core.results import verify_bundle
 
 
@@ -93,17 +92,6 @@ class BundleView:
         return f"{self.board} {engine}"
 
 
-def _read_json(path: Path, name: str) -> dict[str, Any]:
-    file = path / name
-    if not file.is_file():
-        return {}
-    try:
-        data = json.loads(file.read_text("utf-8"))
-    except ValueError as error:
-        raise ResultsError(f"{file} is not JSON ({error})", "re-run to get a new bundle") from None
-    return data if isinstance(data, dict) else {}
-
-
 def _library(extra: Mapping[str, Any]) -> str | None:
     library = extra.get("engine_library")
     if isinstance(library, Mapping):
@@ -152,41 +140,34 @@ def _layers(measurement: Mapping[str, Any]) -> tuple[LayerView, ...]:
 
 
 def load_view(path: Path) -> BundleView:
-    """Verify ``path`` against its manifest, then read it; ResultsError if it fails either."""
+    """Verify ``path`` (manifest and shapes), then read it; ResultsError if it fails either."""
     check = verify_bundle(path)
-    summary = _read_json(path, "summary.json")
-    try:
-        identity = summary["identity"]
-        measurement = summary.get("measurement") or {}
-        whole = measurement.get("whole_inference") or {}
-        build = _read_json(path, "build.json")
-        error = summary.get("error")
-        return BundleView(
-            path=path,
-            status=check.status or str(summary.get("status", "")),
-            validity=str(summary.get("validity", "invalid")),
-            issues=tuple(str(i) for i in summary.get("issues", [])),
-            board=str(identity["board"]),
-            engine=str(identity["engine"]),
-            backend=_backend(
-                _read_json(path, "config.json"), summary.get("extra") or {}, str(identity["engine"])
-            ),
-            engine_library=_library(summary.get("extra") or {}),
-            toolchain=identity.get("toolchain"),
-            model_sha256=identity.get("model_sha256"),
-            units=str(measurement.get("units") or identity.get("counter_units", "")),
-            emulated=_emulated(str(identity["board"]), str(identity.get("counter_units", ""))),
-            whole_median=whole.get("median"),
-            whole_samples=whole.get("samples", []),
-            layers=_layers(measurement),
-            sizes={k: int(v) for k, v in (build.get("sizes") or {}).items()},
-            provenance=_read_json(path, "provenance.json"),
-            error=None if not error else f"{error.get('type')}: {error.get('message')}",
-            layer_check=LayerCheckView.from_json(summary["layer_check"])
-            if summary.get("layer_check") else None,
-        )
-    except (KeyError, TypeError, ValueError) as failure:
-        raise ResultsError(
-            f"{path}/summary.json lacks a field hpx needs ({failure})",
-            "the bundle may come from a newer hpx; upgrade, or re-run with this one",
-        ) from None
+    documents: Mapping[str, Any] = check.documents
+    summary = documents["summary.json"]
+    identity = summary["identity"]
+    measurement = summary["measurement"] or {}
+    whole = measurement.get("whole_inference") or {}
+    extra = summary.get("extra") or {}
+    error = summary.get("error")
+    return BundleView(
+        path=path,
+        status=check.status,
+        validity=str(summary["validity"]),
+        issues=tuple(summary["issues"]),
+        board=identity["board"],
+        engine=identity["engine"],
+        backend=_backend(documents.get("config.json", {}), extra, identity["engine"]),
+        engine_library=_library(extra),
+        toolchain=identity.get("toolchain"),
+        model_sha256=identity.get("model_sha256"),
+        units=str(measurement.get("units") or identity.get("counter_units", "")),
+        emulated=_emulated(identity["board"], str(identity.get("counter_units", ""))),
+        whole_median=whole.get("median"),
+        whole_samples=whole.get("samples", []),
+        layers=_layers(measurement),
+        sizes=dict(documents.get("build.json", {}).get("sizes") or {}),
+        provenance=documents.get("provenance.json", {}),
+        error=None if not error else f"{error['type']}: {error['message']}",
+        layer_check=LayerCheckView.from_json(summary["layer_check"])
+        if summary.get("layer_check") else None,
+    )

@@ -72,4 +72,6 @@ def _anchor_paths(config: ProfileConfig, document: ConfigDocument) -> ProfileCon
     model = attrs.evolve(config.model, path=anchored("model.path", config.model.path))
     out_dir = anchored("output.dir", config.output.dir)
     output = attrs.evolve(config.output, dir=out_dir or config.output.dir)
-    return attrs.evolve(config, model=model, output=output)
+    farm = attrs.evolve(config.farm, ssh_key=anchored("farm.ssh_key", config.farm.ssh_key))
+    build = attrs.evolve(config.build, work_dir=anchored("build.work_dir", config.build.work_dir))
+    return attrs.evolve(config, model=model, output=output, farm=farm, build=build)

@@ -14,11 +14,10 @@ from typing import Any, TypeVar
 
 import attrs
 from cattrs.errors import BaseValidationError
-from ruamel.yaml import YAML
-from ruamel.yaml.comments import CommentedMap
-from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from hpx_core.config.convert import ConfigPath, first_error, make_converter
+from hpx_core.config.safe_yaml import parse_yaml, read_yaml
 from hpx_core.config.suggest import did_you_mean
 from hpx_core.errors import ConfigError, Location
 
@@ -39,7 +38,15 @@ class ConfigDocument:
         """Read ``file`` (or start empty), keeping line and column of every key and value."""
         if file is None:
             return cls(None, CommentedMap())
-        tree = _read_yaml(file)
+        return cls._of(file, read_yaml(file))
+
+    @classmethod
+    def parse(cls, data: bytes, file: Path) -> ConfigDocument:
+        """As :meth:`load`, from the bytes of ``file`` already in memory."""
+        return cls._of(file, parse_yaml(data, file))
+
+    @classmethod
+    def _of(cls, file: Path, tree: dict[str, Any]) -> ConfigDocument:
         document = cls(file, tree)
         document._record_origins(tree, ())
         return document
@@ -101,10 +108,13 @@ class ConfigDocument:
         *parents, leaf = dotted.split(".")
         node: Any = self.tree
         for part in parents:
-            node = node.get(part) if isinstance(node, Mapping) else None
-        if not isinstance(node, CommentedMap) or leaf not in node:
+            node = _child(node, part)
+        if isinstance(node, CommentedSeq) and leaf.isdigit() and int(leaf) < len(node):
+            line, column = node.lc.item(int(leaf))
+        elif isinstance(node, CommentedMap) and leaf in node:
+            line, column = node.lc.key(leaf) if key else node.lc.value(leaf)
+        else:
             return None
-        line, column = node.lc.key(leaf) if key else node.lc.value(leaf)
         return Location(self.file, line + 1, column + 1)
 
     def _check_keys(self, raw: Any, cls: type[Any], prefix: ConfigPath) -> None:
@@ -133,25 +143,13 @@ class ConfigDocument:
             self._record_origins(node[key], path)
 
 
-def _read_yaml(file: Path) -> dict[str, Any]:
-    try:
-        text = file.read_text(encoding="utf-8")
-    except OSError as error:
-        raise ConfigError(f"cannot read {file}: {error.strerror}", "check the path") from None
-    try:
-        data = YAML(typ="rt").load(text)
-    except MarkedYAMLError as error:
-        mark = error.problem_mark
-        where = Location(file, mark.line + 1, mark.column + 1) if mark else None
-        raise ConfigError(f"invalid YAML: {error.problem}", "fix the syntax", where) from None
-    except YAMLError as error:
-        raise ConfigError(f"invalid YAML: {error}", "fix the syntax") from None
-    if data is None:
-        data = CommentedMap()
-    if not isinstance(data, CommentedMap):
-        raise ConfigError(f"{file}: the top level must be a mapping", "see examples in configs/")
-    tree: dict[str, Any] = data
-    return tree
+def _child(node: Any, part: str) -> Any:
+    """The mapping value or (for a number) the list item ``part`` of ``node``, or None."""
+    if isinstance(node, Mapping):
+        return node.get(part)
+    if isinstance(node, list) and part.isdigit() and int(part) < len(node):
+        return node[int(part)]
+    return None
 
 
 def _plain(value: Any) -> Any:

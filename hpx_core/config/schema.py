@@ -14,7 +14,8 @@ import attrs
 
 from hpx_core.config.checks import at_least
 
-MemoryLocation = Literal["tcm", "sram"]
+MemoryLocation = Literal["code", "flash", "itcm", "tcm", "data", "sram", "psram"]
+"""A memory by the use word of its regions in the board's memory map (``hpx boards``)."""
 Toolchain = Literal["arm-none-eabi-gcc", "atfe", "armclang"]
 LayerFormat = Literal["csv", "json"]
 CheckLayers = Literal["off", "first", "all"]
@@ -22,9 +23,14 @@ CheckLayers = Literal["off", "first", "all"]
 
 @attrs.frozen
 class ModelSection:
-    """The model file and where its tensor arena lives."""
+    """The model file, where it lives on the board, and its tensor arena (size and place).
+
+    Unset locations are chosen by hpx: the board's defaults when they fit, else the first
+    memory with room; a location that cannot hold the buffer is refused before any build.
+    """
 
     path: Path | None = None
+    location: MemoryLocation | None = None
     arena_size: int | None = attrs.field(default=None, validator=at_least(1))
     arena_location: MemoryLocation | None = None
 
@@ -44,11 +50,12 @@ class EngineSection:
 
 @attrs.frozen
 class TargetSection:
-    """Where the firmware runs and what builds it."""
+    """Where the firmware runs and what builds it; ``place`` runs it on a board farm's place."""
 
     board: str = "qemu-m55"
     toolchain: Toolchain = "arm-none-eabi-gcc"
     probe: str | None = None
+    place: str | None = None
 
 
 @attrs.frozen
@@ -74,10 +81,27 @@ class OutputSection:
 
 @attrs.frozen
 class BuildSection:
-    """Build behaviour: offline uses the source cache only."""
+    """Build behaviour: offline uses the source cache only; generated projects live in
+    ``work_dir`` (default: ``hpx-work`` beside the output folder), one folder per set of inputs.
+    """
 
     offline: bool = False
     jobs: int | None = attrs.field(default=None, validator=at_least(1))
+    work_dir: Path | None = None
+
+
+@attrs.frozen
+class FarmSection:
+    """The labgrid board farm behind ``target.place``.
+
+    ``coordinator`` falls back to labgrid's ``LG_COORDINATOR``; ``wait`` is how long a busy
+    place is waited for (0: fail at once); ``ssh_key`` logs in to places that run QEMU on
+    their exporter host (else ssh's default keys and agent).
+    """
+
+    coordinator: str | None = None
+    wait: float = attrs.field(default=600.0, validator=at_least(0))
+    ssh_key: Path | None = None
 
 
 @attrs.frozen
@@ -90,3 +114,4 @@ class ProfileConfig:
     profiling: ProfilingSection = ProfilingSection()
     output: OutputSection = OutputSection()
     build: BuildSection = BuildSection()
+    farm: FarmSection = FarmSection()

@@ -2,7 +2,9 @@
 
 An engine library depends on the engine, backend, CPU flags, toolchain and source pins, never on
 the model, the board's name or where the sources and the cache are. hpx builds it once into a
-content-addressed folder of the cache and links each model's small app against it.
+content-addressed folder of the cache and links each model's small app against it. Engines run
+their tools through here too: build tools as logged subprocesses (:func:`run_logged`), Python
+tools in-process with their output captured to the run's log (:func:`tool_output_to`).
 """
 
 from hpx_core.enginelib.build import EngineLibrary, ensure_library, library_cmake
@@ -15,6 +17,7 @@ from hpx_core.enginelib.identity import (
     source_roots,
 )
 from hpx_core.enginelib.spec import LibrarySpec, SourceGroup, Stage, toolchain_identity
+from hpx_core.enginelib.tool_output import tool_output_to
 
 __all__ = [
     "CachedFolder",
@@ -32,5 +35,6 @@ __all__ = [
     "run_logged",
     "source_identity",
     "source_roots",
+    "tool_output_to",
     "toolchain_identity",
 ]

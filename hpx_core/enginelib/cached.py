@@ -2,8 +2,9 @@
 
 Engine libraries (TFLM's from a file list, heliaRT's, ExecuTorch's and ns-cmsis-nn's through
 their own CMake) all live this way: a lock per folder lets two runs wanting the same one build
-it once; the build happens in a temporary folder beside the final one and is renamed into place
-only when it succeeded, so an interrupted build never leaves a usable-looking entry; a failed
+it once (the run that finds the lock taken says it waits, :mod:`hpx_core.locks`, then finds the
+folder made); the build happens in a temporary folder beside the final one and is renamed into
+place only when it succeeded, so an interrupted build never leaves a usable-looking entry; a failed
 build's log is kept beside the cache entry, where the error points.
 """
 
@@ -17,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-from filelock import FileLock
 
 from hpx_core.errors import BuildError
+from hpx_core.locks import hold
 from hpx_core.sources import cache_root
 
 MANIFEST = "manifest.json"
@@ -46,7 +47,7 @@ def cached_folder(name: str, key: str, make: Make, *, root: Path | None = None) 
     final = base / f"{name}-{key[:20]}"
     started = time.monotonic()
     base.mkdir(parents=True, exist_ok=True)
-    with FileLock(str(base / f".{final.name}.lock")):
+    with hold(base / f".{final.name}.lock", f"engine library {final.name}"):
         built = not (final / MANIFEST).is_file()
         if built:
             # An interrupted build left its temporary folder; we hold the lock, so it is dead.

@@ -172,6 +172,8 @@ class ModelInfo:
     by ExecuTorch, left out); ``sidecar`` is its verified ``.pte.json``, when it has one.
     ``format`` is ``tflite`` or ``pte`` for the formats the core reads, and an engine's own
     format name for a model that engine's ``hpx_read_model`` read.
+    ``absent_fields`` names the fields an older converter left empty that some engine's tools
+    read (:mod:`hpx_core.models.tflite_fields`); hpx supplies them in a copy when it must.
     """
 
     format: str
@@ -191,6 +193,7 @@ class ModelInfo:
     needs_ns_ops: bool = False
     program: PteProgram | None = None
     sidecar: PteSidecar | None = None
+    absent_fields: tuple[str, ...] = attrs.field(default=(), converter=_strs)
 
     @property
     def total_macs(self) -> int:

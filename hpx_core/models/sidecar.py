@@ -68,10 +68,22 @@ def read_sidecar(pte: Path, pte_sha256: str) -> PteSidecar | None:
     if not path.is_file():
         return None
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        data = path.read_bytes()
+    except OSError as exc:
         raise ConfigError(
             f"unreadable PTE sidecar {path}: {exc}", hint=f"{_REEXPORT}, or delete the sidecar"
+        ) from None
+    return parse_sidecar(data, path, pte.name, pte_sha256)
+
+
+def parse_sidecar(data: bytes, path: Path, pte_name: str, pte_sha256: str) -> PteSidecar:
+    """The sidecar in ``data`` (read from ``path``), verified to describe ``pte_sha256``."""
+    try:
+        doc = json.loads(data.decode("utf-8"))
+    except (ValueError, RecursionError) as exc:  # also numbers and nesting Python refuses
+        raise ConfigError(
+            f"unreadable PTE sidecar {path}: {str(exc).split(';')[0]}",
+            hint=f"{_REEXPORT}, or delete the sidecar",
         ) from None
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
         found = doc.get("schema") if isinstance(doc, dict) else type(doc).__name__
@@ -83,7 +95,7 @@ def read_sidecar(pte: Path, pte_sha256: str) -> PteSidecar | None:
     if recorded != pte_sha256:
         raise ConfigError(
             f"{path} describes a different program (pte_sha256 {recorded}, "
-            f"{pte.name} is {pte_sha256})",
+            f"{pte_name} is {pte_sha256})",
             hint=_REEXPORT,
         )
     return _parse(path, doc, pte_sha256)

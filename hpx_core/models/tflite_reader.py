@@ -20,6 +20,7 @@ from hpx_core.errors import ModelError
 from hpx_core.models.guard import MALFORMED, Budget, malformed
 from hpx_core.models.info import ModelInfo, Operator, Quantization, TensorInfo
 from hpx_core.models.macs import tflite_macs, tflite_params
+from hpx_core.models.tflite_fields import absent_fields
 
 IDENTIFIER = b"TFL3"
 KIND = "TFLite model"
@@ -91,6 +92,7 @@ def _read(data: bytes, path: Path, sha256: str) -> ModelInfo:
         resolver_ops=sorted(set(all_ops)),
         var_handle_count=all_ops.count("VAR_HANDLE"),
         subgraph_count=n_subgraphs,
+        absent_fields=absent_fields(model),
     )
 
 

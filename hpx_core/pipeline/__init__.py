@@ -2,8 +2,10 @@
 
 :func:`profile` is the one entry point: the CLI, the Python API, every engine's end-to-end
 tests and the benchmarks go through it. ``until`` stops after a named stage (``"build"`` for a
-build-only run); ``on_stage`` hears each stage's name as it starts. :func:`check` runs the
-stages that need no fetch, for ``hpx config validate``.
+build-only run); ``on_stage`` hears each stage's name as it starts, ``on_note`` what the user
+should know on the way (a board farm's place is busy and the run waits for it). :func:`check`
+runs the stages that need no fetch, for ``hpx config validate``. The locks a run takes (its
+work folder's) are held until it returns.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ __all__ = [
 ]
 
 STAGE_NAMES = tuple(name for name, _ in STAGES)
-CHECKED_STAGES = STAGE_NAMES[: STAGE_NAMES.index("counter plan") + 1]
+CHECKED_STAGES = STAGE_NAMES[: STAGE_NAMES.index("memory plan") + 1]
 """The stages before the first fetch: what :func:`check` runs."""
 log = structlog.get_logger(__name__)
 
@@ -45,6 +47,7 @@ def profile(
     on_stage: Callable[[str], None] | None = None,
     *,
     until: str | None = None,
+    on_note: Callable[[str], None] | None = None,
 ) -> ProfileOutcome:
     """Run every stage in order (or up to and including ``until``)."""
     if until is not None and until not in STAGE_NAMES:
@@ -53,14 +56,15 @@ def profile(
     if model is not None:
         all_overrides["model.path"] = (str(model), "MODEL argument")
     reg = reg or default_registry()
-    state = RunState(validate_config(config_file, all_overrides, reg), reg)
+    state = RunState(validate_config(config_file, all_overrides, reg), reg, notify=on_note)
     return _run(state, until, on_stage)
 
 
 def check(config_file: Path, overrides: Overrides | None = None,
           reg: Registry | None = None) -> ProfileOutcome:
     """Every check ``profile`` makes before its first fetch (config, model analysis, license,
-    counter plan), with nothing fetched, built or written; a refusal is the same error."""
+    counter plan, memory plan), with nothing fetched, built or written; a refusal is the same
+    error."""
     if not ConfigDocument.load(config_file).tree:
         raise ConfigError(f"{config_file} sets nothing",
                           "a config names at least its engine or its model (see configs/)")
@@ -73,14 +77,19 @@ def _run(state: RunState, until: str | None, on_stage: Callable[[str], None] | N
          ) -> ProfileOutcome:
     done: list[str] = []
     seconds: dict[str, float] = {}
-    for name, stage in STAGES:
-        if on_stage:
-            on_stage(name)
-        log.info("stage", name=name)
-        started = time.monotonic()
-        stage(state)
-        seconds[name] = time.monotonic() - started
-        done.append(name)
-        if name == until:
-            break
+    with state.resources:
+        for name, stage in STAGES:
+            if on_stage:
+                on_stage(name)
+            log.info("stage", name=name)
+            started = time.monotonic()
+            try:
+                stage(state)
+            except StageUnavailableError as stopped:
+                stopped.outcome = ProfileOutcome.of(state, tuple(done), seconds)
+                raise
+            seconds[name] = time.monotonic() - started
+            done.append(name)
+            if name == until:
+                break
     return ProfileOutcome.of(state, tuple(done), seconds)

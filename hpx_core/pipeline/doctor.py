@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Sequence
+from importlib import metadata
 from pathlib import Path
 
 import attrs
@@ -65,6 +66,7 @@ def run_doctor(
         checks.append(_tool_check(tool, args, required))
     checks.append(_atfe_check(required=toolchain == "atfe"))
     checks.append(_compiler_cache_check())
+    checks.append(_labgrid_check())
     return DoctorReport(tuple(checks))
 
 
@@ -147,6 +149,16 @@ def _ccache_setting(path: Path, key: str) -> str:
     except (OSError, subprocess.TimeoutExpired):
         return ""
     return done.stdout.strip() if done.returncode == 0 else ""
+
+
+def _labgrid_check() -> Check:
+    """labgrid, for board farms (``target.place``): optional, never required here."""
+    try:
+        version = metadata.version("labgrid")
+    except metadata.PackageNotFoundError:
+        return Check("labgrid", False, 'not installed (board farms: pip install '
+                     '"hpx-core[labgrid]")', False)
+    return Check("labgrid", True, f"{version} (board farms)", False)
 
 
 def _version_line(path: str, args: Sequence[str]) -> str:

@@ -15,9 +15,9 @@ import attrs
 
 from hpx_core.boards import all_boards, get_board
 from hpx_core.build import HarnessSettings, build_info, build_project, get_toolchain, render_project
+from hpx_core.build.builder import RegionOverflowError
 from hpx_core.build.elfinfo import symbol_inventory
 from hpx_core.build.placement import check_elf, check_plan
-from hpx_core.config import walk_values
 from hpx_core.contract import (
     ErrorRequest,
     Explanation,
@@ -41,7 +41,11 @@ from hpx_core.errors import (
     UsageError,
 )
 from hpx_core.models import CORE_FORMATS, ModelInfo, detect_format, load_model
+from hpx_core.pipeline.facts import config_json, source_provenance
+from hpx_core.pipeline.memory import memory_stage, overflow_sentence, replan_after_overflow
+from hpx_core.pipeline.model_copy import model_for_engine
 from hpx_core.pipeline.state import RunState, StageUnavailableError, need
+from hpx_core.pipeline.workdir import claim_work_folder
 from hpx_core.plugins import Registry
 from hpx_core.probe.passes import plan_events, run_extra_passes
 from hpx_core.probe.probes import NoProbeError
@@ -49,18 +53,25 @@ from hpx_core.results import Measurement
 from hpx_core.results.layer_check import check_layers
 from hpx_core.run.choose import runner_for
 from hpx_core.run.record import ResultParts, run_and_record
+from hpx_core.run.runner import held
 from hpx_core.sources import check_may_run, materialize
 from hpx_core.wire import Capture
 
 RUN_TIMEOUT = 600.0
+RUN_LOG = "run.log"
+"""The run's log in the work folder: what engine tools printed; kept in the bundle."""
 
 
 def config_stage(state: RunState) -> None:
-    """The config was validated before the pipeline started; resolve the board it names."""
+    """The config was validated before the pipeline started; resolve the board it names, and
+    check a board farm's place before anything is built for it."""
     try:
         state.board = get_board(state.config.target.board)
     except HpxError as error:
         raise state.validated.document.error("target.board", error.message, error.hint) from None
+    target = state.config.target
+    if target.place is not None:
+        runner_for(state.board, place=target.place, farm=state.config.farm).check()
 
 
 def read_model(path: Path, registry: Registry, engine: str | None = None) -> ModelInfo:
@@ -149,15 +160,22 @@ def sources_stage(state: RunState) -> None:
 
 
 def firmware_stage(state: RunState) -> None:
+    """The engine's glue for the model (a corrected copy when it lacks a field the engine
+    needs); the run's log starts empty here."""
     board, model = need(state.board, "board"), need(state.model, "model")
-    work = work_dir(state)
+    work = claim_work_folder(state)
+    state.work_folder = work
+    needed = state.validated.engine.descriptor.model_fields
+    engine_model, state.model_copy = model_for_engine(model, needed, work / "model")
     request = FirmwareRequest(
-        engine=state.engine, board=board, model=model, sources=need(state.sources, "sources"),
-        toolchain=state.config.target.toolchain, jobs=state.config.build.jobs or 2,
-        scratch=work / "scratch", arena_size=state.config.model.arena_size,
-        check_layers=state.config.profiling.check_layers,
+        engine=state.engine, board=board, model=engine_model,
+        sources=need(state.sources, "sources"), toolchain=state.config.target.toolchain,
+        jobs=state.config.build.jobs or 2, scratch=work / "scratch", log=work / RUN_LOG,
+        arena_size=state.config.model.arena_size,
+        check_layers=state.config.profiling.check_layers, layout=state.layout,
     )
     request.scratch.mkdir(parents=True, exist_ok=True)
+    request.log.unlink(missing_ok=True)
     contribution = _required(state, "hpx_generate_firmware", request)
     profiling = state.config.profiling
     settings = HarnessSettings(
@@ -172,11 +190,25 @@ def firmware_stage(state: RunState) -> None:
 
 
 def build_stage(state: RunState) -> None:
+    """Build the firmware; a region the linker finds full under a plan hpx chose is planned
+    again with the code's real size and built once more."""
+    try:
+        _build(state)
+    except RegionOverflowError as overflow:
+        replan_after_overflow(state, overflow)  # raises unless the plan changed
+        firmware_stage(state)
+        try:
+            _build(state)
+        except RegionOverflowError as again:  # a third plan is not tried
+            raise overflow_sentence(state, again) from None
+
+
+def _build(state: RunState) -> None:
     board = need(state.board, "board")
     state.build = build_project(
         need(state.project, "project"),
         get_toolchain(state.config.target.toolchain),
-        config=config_json(state),
+        config=config_json(state.validated),
         model_sha256=need(state.model, "model").sha256,
         sources=state.sources,
         jobs=state.config.build.jobs or 2,
@@ -210,23 +242,28 @@ def run_stage(state: RunState) -> None:
     """Run through the board's runner, every PMU pass, and write the bundle."""
     board, built = need(state.board, "board"), need(state.build, "build")
     plan = need(state.event_plan, "counter plan")
-    runner = runner_for(board, timeout=RUN_TIMEOUT, probe=state.config.target.probe)
+    target = state.config.target
+    runner = runner_for(board, timeout=RUN_TIMEOUT, probe=target.probe, place=target.place,
+                        farm=state.config.farm, notify=state.notify)
     others: list[Measurement] = []
     try:
         runner.check()  # no probe: stop before building the other passes' images
-        if len(plan.counters.passes) > 1:
-            others = run_extra_passes(need(state.project, "project"), plan,
-                                      toolchain=state.config.target.toolchain, runner=runner)
-        state.record = run_and_record(
-            runner, built.elf, state.config.output.dir, engine=state.engine.name,
-            toolchain=f"{built.toolchain} {built.toolchain_version}",
-            model_sha256=need(state.model, "model").sha256, config=config_json(state),
-            build=build_info(built), provenance_extra=_provenance(state),
-            extra=_run_extra(state), extra_from=lambda capture: _extras(state, capture),
-            explain=lambda capture, code, stage: _explain(state, capture, code, stage),
-            event_names=plan.names, merge_with=others,
-            planned_events=[e for p in plan.counters.passes for e in p],
-        )
+        with held(runner):  # a farm's place: held across the passes, released however it ends
+            if len(plan.counters.passes) > 1:
+                others = run_extra_passes(need(state.project, "project"), plan,
+                                          toolchain=target.toolchain, runner=runner)
+            state.record = run_and_record(
+                runner, built.elf, state.config.output.dir, engine=state.engine.name,
+                toolchain=f"{built.toolchain} {built.toolchain_version}",
+                model_sha256=need(state.model, "model").sha256,
+                config=config_json(state.validated), build=build_info(built),
+                provenance_extra=_provenance(state),
+                extra=_run_extra(state), extra_from=lambda capture: _extras(state, capture),
+                explain=lambda capture, code, stage: _explain(state, capture, code, stage),
+                event_names=plan.names, merge_with=others,
+                planned_events=[e for p in plan.counters.passes for e in p],
+                logs=_logs(state),
+            )
     except (NoProbeError, ToolError) as error:
         if board.emulated:
             raise
@@ -243,6 +280,7 @@ STAGES: tuple[tuple[str, Stage], ...] = (
     ("model analysis", model_stage),
     ("license check", license_stage),
     ("counter plan", counter_stage),
+    ("memory plan", memory_stage),
     ("sources", sources_stage),
     ("firmware generation", firmware_stage),
     ("build", build_stage),
@@ -302,43 +340,14 @@ def _run_extra(state: RunState) -> dict[str, Any]:
     return extra
 
 
-def work_dir(state: RunState) -> Path:
-    """Where the generated project lives: one folder per model, engine, backend and board."""
-    model = need(state.model, "model")
-    engine = state.config.engine
-    board = need(state.board, "board").name
-    name = f"{Path(model.path).stem}-{engine.type}-{engine.backend or 'default'}-{board}"
-    return state.config.output.dir.parent / "hpx-work" / name
-
-
-def config_json(state: RunState) -> dict[str, Any]:
-    """The resolved config with each value's origin, JSON-ready, for the bundle."""
-    values = walk_values(state.config, state.validated.document)
-    return {v.path: {"value": _plain(v.value), "from": v.origin} for v in values} | {
-        "engine.config": _plain(state.validated.engine_values()) or None
-    }
-
-
 def _provenance(state: RunState) -> dict[str, Any]:
-    sources = state.sources
-    if sources is None:
+    """Where the sources came from, and the corrected model copy the engine was given."""
+    copy = {"model_copy": state.model_copy.provenance()} if state.model_copy else {}
+    return source_provenance(state.sources, state.registry.catalog) | copy
+
+
+def _logs(state: RunState) -> dict[str, bytes]:
+    if state.work_folder is None:
         return {}
-    owners = state.registry.catalog.declared_by
-    return {
-        "sources": sources.provenance,
-        "repositories": [
-            {"name": r.name, "url": r.url, "commit": r.commit, "license": r.license,
-             "declared_by": owners.get(r.name, "unknown")}
-            for r in sources.repos
-        ],
-    }
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, Path):
-        return str(value)
-    if isinstance(value, tuple | list):
-        return [_plain(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    return value
+    log = state.work_folder / RUN_LOG
+    return {RUN_LOG: log.read_bytes()} if log.is_file() and log.stat().st_size else {}

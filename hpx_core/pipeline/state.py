@@ -7,6 +7,8 @@ answer the pipeline returns.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from contextlib import ExitStack
 from pathlib import Path
 from typing import TypeVar
 
@@ -17,9 +19,17 @@ from hpx_core.build import BuildResult, Project
 from hpx_core.build.placement import PlacementReport
 from hpx_core.config import ProfileConfig
 from hpx_core.config.validate import ValidatedConfig
-from hpx_core.contract import EngineSelection, FirmwareContribution, SourceSet, SymbolFinding
+from hpx_core.contract import (
+    EngineSelection,
+    FirmwareContribution,
+    MemoryLayout,
+    MemoryNeeds,
+    SourceSet,
+    SymbolFinding,
+)
 from hpx_core.errors import HpxError, PluginError
 from hpx_core.models import ModelInfo
+from hpx_core.pipeline.model_copy import ModelCopy
 from hpx_core.plugins import Registry
 from hpx_core.probe.passes import EventPlan
 from hpx_core.results import Measurement
@@ -30,14 +40,18 @@ T = TypeVar("T")
 
 
 class StageUnavailableError(HpxError):
-    """The pipeline reached a stage it cannot perform here (e.g. no probe for a silicon board)."""
+    """The pipeline reached a stage it cannot perform here (e.g. no probe for a silicon board).
+
+    ``outcome`` is what the run made before it stopped (the checked build, say).
+    """
 
     exit_code = 3
+    outcome: ProfileOutcome | None = None
 
 
 @attrs.define
 class RunState:
-    """The products of the stages done so far.
+    """The products of the stages done so far; ``resources`` (locks) are held until the end.
 
     A ``checking`` run (``hpx config validate``) fetches nothing: what it could not check
     without a fetch or without the command line's MODEL is listed in ``unchecked``.
@@ -48,7 +62,10 @@ class RunState:
     checking: bool = False
     unchecked: list[str] = attrs.field(factory=list)
     model: ModelInfo | None = None
+    model_copy: ModelCopy | None = None  # the corrected copy the engine was given, if any
     board: Board | None = None
+    needs: MemoryNeeds | None = None
+    layout: MemoryLayout | None = None
     sources: SourceSet | None = None
     contribution: FirmwareContribution | None = None
     project: Project | None = None
@@ -57,6 +74,9 @@ class RunState:
     event_plan: EventPlan | None = None
     findings: tuple[SymbolFinding, ...] = ()
     record: RunRecord | None = None
+    notify: Callable[[str], None] | None = None  # hears notes meant for the user (a busy place)
+    resources: ExitStack = attrs.field(factory=ExitStack)
+    work_folder: Path | None = None  # claimed (and locked) by the firmware stage
 
     @property
     def config(self) -> ProfileConfig:
@@ -84,6 +104,7 @@ class ProfileOutcome:
     validated: ValidatedConfig
     model: ModelInfo | None
     board: Board | None
+    layout: MemoryLayout | None
     sources: SourceSet | None
     contribution: FirmwareContribution | None
     build: BuildResult | None
@@ -91,6 +112,7 @@ class ProfileOutcome:
     findings: tuple[SymbolFinding, ...]
     record: RunRecord | None
     unchecked: tuple[str, ...] = ()
+    model_copy: ModelCopy | None = None
 
     @property
     def config(self) -> ProfileConfig:
@@ -111,6 +133,6 @@ class ProfileOutcome:
     @classmethod
     def of(cls, state: RunState, stages: tuple[str, ...], seconds: dict[str, float]
            ) -> ProfileOutcome:
-        return cls(stages, seconds, state.validated, state.model, state.board, state.sources,
-                   state.contribution, state.build, state.placement, state.findings,
-                   state.record, tuple(state.unchecked))
+        return cls(stages, seconds, state.validated, state.model, state.board, state.layout,
+                   state.sources, state.contribution, state.build, state.placement,
+                   state.findings, state.record, tuple(state.unchecked), state.model_copy)

@@ -12,6 +12,10 @@ class NoProbeError(RunError):
     """No debug probe is attached (a profile stops after the build)."""
 
 
+class ProbeLinkError(RunError):
+    """The link to the probe was lost during a run (a remote probe's host or network)."""
+
+
 @attrs.frozen
 class ProbeInfo:
     """A probe as pyocd reports it (J-Link, CMSIS-DAP, ST-Link, ...)."""

@@ -21,7 +21,7 @@ from hpx_core.build.elfinfo import symbol_inventory
 from hpx_core.build.placement import check_elf
 from hpx_core.contract import Json
 from hpx_core.errors import CaptureError, RunError
-from hpx_core.probe.probes import ProbeInfo, choose_probe, list_probes
+from hpx_core.probe.probes import ProbeInfo, ProbeLinkError, choose_probe, list_probes
 from hpx_core.probe.pyocd_api import PyocdApi, pyocd_api
 from hpx_core.probe.rtt import UpReader, find_control_block, open_up_channel
 from hpx_core.run.runner import Execution, StreamStoppedError
@@ -144,9 +144,21 @@ Clock = Callable[[], float]
 def read_stream(
     reader: UpReader, target: Any, elf: Path, settings: ProbeSettings, clock: Clock
 ) -> bytes:
-    """Bytes from RTT until END; RunError on a timeout or a silent (hung/stopped) target."""
-    started = last = clock()
+    """Bytes from RTT until END; StreamStoppedError on a timeout, a silent (hung/stopped)
+    target, a lost link to the probe or Ctrl-C, with what had come."""
     data = bytearray()
+    try:
+        return _read_until_end(reader, target, elf, settings, clock, data)
+    except ProbeLinkError as error:
+        raise StreamStoppedError(error.message, error.hint, bytes(data)) from None
+    except KeyboardInterrupt:
+        raise StreamStoppedError("the run was interrupted", "the target was left running",
+                                 bytes(data), interrupted=True) from None
+
+
+def _read_until_end(reader: UpReader, target: Any, elf: Path, settings: ProbeSettings,
+                    clock: Clock, data: bytearray) -> bytes:
+    started = last = clock()
     while not _END.search(data):
         chunk = reader.poll()
         now = clock()

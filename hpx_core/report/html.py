@@ -60,6 +60,11 @@ def _coverage(view: BundleView) -> float | None:
     return 100.0 * view.layer_sum / view.whole_median
 
 
+def render_page(template: str, **values: Any) -> str:
+    """A page from one of the report templates (for reports defined in other modules)."""
+    return _ENV.get_template(template).render(**values)
+
+
 def bundle_report(view: BundleView) -> str:
     """The HTML page of one bundle."""
     return _ENV.get_template("bundle.html.j2").render(

@@ -3,7 +3,8 @@
 A bundle is a folder. It is assembled in a temporary sibling folder and renamed into place, so
 a reader never sees half a bundle; failed runs get a bundle too (status ``failed`` with the
 error). Every bundle has ``trace.json``, its counts as a Chrome trace (:mod:`.trace`).
-``manifest.json`` is written last and lists the SHA-256 and size of every other file.
+``manifest.json`` is written last and lists the SHA-256 and size of every other file;
+:mod:`hpx_core.results.verify` checks a bundle against it.
 """
 
 from __future__ import annotations
@@ -21,13 +22,13 @@ from typing import Any, Literal
 
 import attrs
 
-from hpx_core.errors import HpxError, ResultsError
+from hpx_core.errors import HpxError
+from hpx_core.results.bundle_schema import BUNDLE_SCHEMA
 from hpx_core.results.layer_check import LayerCheck
 from hpx_core.results.measure import Measurement
 from hpx_core.results.trace import trace_json
+from hpx_core.results.verify import MANIFEST
 
-MANIFEST = "manifest.json"
-BUNDLE_SCHEMA = 1
 Status = Literal["complete", "failed"]
 EMULATED_UNITS = "instructions (emulated)"
 EMULATED_CAVEAT = (
@@ -57,6 +58,7 @@ class BundleInputs:
     extra: Mapping[str, Any] | None = None
     files: Mapping[str, bytes] = attrs.field(factory=dict)  # the engine's files, by name
     layer_check: LayerCheck | None = None
+    logs: Mapping[str, bytes] | None = None  # file name -> the log's bytes (e.g. run.log)
 
 
 def _measurement_json(m: Measurement) -> dict[str, Any]:
@@ -142,7 +144,7 @@ def _layers_csv(m: Measurement) -> str:
     return out.getvalue()
 
 
-def _dump(data: Any) -> bytes:
+def dump_json(data: Any) -> bytes:
     return (json.dumps(data, indent=2, sort_keys=True, default=str) + "\n").encode()
 
 
@@ -150,9 +152,10 @@ def _files(inputs: BundleInputs) -> dict[str, bytes]:
     files = {name: data for name, data in inputs.files.items() if _plain_name(name)}
     if inputs.layer_check is not None:
         files |= inputs.layer_check.files()
-    files["summary.json"] = _dump(_summary(inputs))
-    files["trace.json"] = _dump(trace_json(inputs.measurement, f"{inputs.board} {inputs.engine}",
-                                           inputs.counter_units))
+    files["summary.json"] = dump_json(_summary(inputs))
+    files["trace.json"] = dump_json(trace_json(inputs.measurement,
+                                               f"{inputs.board} {inputs.engine}",
+                                               inputs.counter_units))
     if inputs.measurement:
         files["layers.csv"] = _layers_csv(inputs.measurement).encode()
     if inputs.capture is not None:
@@ -164,7 +167,9 @@ def _files(inputs: BundleInputs) -> dict[str, bytes]:
         ("provenance.json", inputs.provenance),
     ):
         if part is not None:
-            files[name] = _dump(dict(part))
+            files[name] = dump_json(dict(part))
+    for name, data in (inputs.logs or {}).items():
+        files[Path(name).name] = data
     return files
 
 
@@ -181,12 +186,18 @@ def _entry(path: Path) -> dict[str, Any]:
 
 def write_bundle(results_dir: Path, inputs: BundleInputs, name: str | None = None) -> Path:
     """Write a bundle under ``results_dir`` atomically and return its folder."""
-    results_dir.mkdir(parents=True, exist_ok=True)
     name = (
         name
         or f"{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}-{inputs.board}-"
         f"{inputs.engine}-{inputs.status}"
     )
+    return write_folder(results_dir, name, _files(inputs), inputs.status)
+
+
+def write_folder(results_dir: Path, name: str, files: Mapping[str, bytes], status: str) -> Path:
+    """``files`` and their manifest as a new folder ``name`` (``name-2``, ... if taken) under
+    ``results_dir``: assembled in a temporary sibling and renamed into place."""
+    results_dir.mkdir(parents=True, exist_ok=True)
     final = results_dir / name
     suffix = 1
     while final.exists():
@@ -194,55 +205,16 @@ def write_bundle(results_dir: Path, inputs: BundleInputs, name: str | None = Non
         final = results_dir / f"{name}-{suffix}"
     tmp = Path(tempfile.mkdtemp(prefix=".tmp-bundle-", dir=results_dir))
     try:
-        for rel, data in _files(inputs).items():
+        for rel, data in files.items():
             (tmp / rel).write_bytes(data)
         manifest = {
             "schema": BUNDLE_SCHEMA,
-            "status": inputs.status,
+            "status": status,
             "files": {p.name: _entry(p) for p in sorted(tmp.iterdir())},
         }
-        (tmp / MANIFEST).write_bytes(_dump(manifest))
+        (tmp / MANIFEST).write_bytes(dump_json(manifest))
         tmp.rename(final)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return final
-
-
-@attrs.frozen
-class BundleCheck:
-    """A bundle that matched its manifest."""
-
-    path: Path
-    status: str
-    files: tuple[str, ...]
-
-
-def verify_bundle(path: Path) -> BundleCheck:
-    """Check every file against the manifest; ResultsError names each difference."""
-    manifest_path = path / MANIFEST
-    try:
-        manifest = json.loads(manifest_path.read_text("utf-8"))
-        listed: dict[str, dict[str, Any]] = manifest["files"]
-    except (OSError, ValueError, KeyError, TypeError) as error:
-        raise ResultsError(
-            f"{path} is not a result bundle: {MANIFEST} is missing or unreadable ({error})",
-            "point at a folder written by hpx",
-        ) from None
-    problems = []
-    present = {p.name for p in path.iterdir() if p.name != MANIFEST}
-    for rel, expected in sorted(listed.items()):
-        file = path / rel
-        if not file.is_file():
-            problems.append(f"{rel} is missing")
-            continue
-        actual = _entry(file)
-        if actual["size"] != expected.get("size") or actual["sha256"] != expected.get("sha256"):
-            problems.append(f"{rel} was modified (sha256 or size differ from the manifest)")
-    problems += [f"{rel} is not in the manifest" for rel in sorted(present - set(listed))]
-    if problems:
-        raise ResultsError(
-            f"bundle {path} fails verification: " + "; ".join(problems),
-            "the bundle was changed after hpx wrote it; re-run to get a trusted one",
-        )
-    return BundleCheck(path, str(manifest.get("status", "")), tuple(sorted(listed)))

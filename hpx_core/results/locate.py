@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from hpx_core.errors import ResultsError
-from hpx_core.results.bundle import MANIFEST
+from hpx_core.results.verify import MANIFEST
 
 
 def bundles_in(folder: Path) -> list[Path]:

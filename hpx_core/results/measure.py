@@ -1,8 +1,9 @@
 """Turn a checked capture into counts: subtract the calibrated pair, convert units.
 
-Raw counts are in the counter's units (SysTick ticks on the emulated boards). The host
-subtracts the empty begin/end pair once per call and converts ticks to instructions with the
-board's exact ratio (icount shift and clock). Raw values stay beside the corrected ones.
+Raw counts are in the counter's units: exact instructions on the emulated boards (the
+firmware converts each SysTick span, see hpx_core/boards/icount.py), cycles on silicon. The
+host subtracts the empty begin/end pair once per call. Raw values stay beside the corrected
+ones.
 """
 
 from __future__ import annotations
@@ -67,11 +68,10 @@ class Measurement:
         return round(self.calibration_raw * self.per_raw_unit)
 
 
-def _conversion(board: Board, capture: Capture) -> tuple[str, Fraction]:
-    counter = capture.start.text("counter")
-    if board.emulated and counter == "systick_icount":
-        return board.counter_units(), board.instructions_per_tick()
-    return capture.start.text("units"), Fraction(1)
+def _units(board: Board, capture: Capture) -> str:
+    """The counter's units, labelled as emulated on an emulated board."""
+    units = capture.start.text("units")
+    return board.counter_units() if board.emulated and units == "instructions" else units
 
 
 def _convert(raw: int, calls: int, pair: Fraction, ratio: Fraction) -> int:
@@ -85,7 +85,7 @@ def measure(
 
     ``event_names`` names PMU event numbers (Arm's names, from the board's SDK).
     """
-    units, ratio = _conversion(board, capture)
+    units, ratio = _units(board, capture), Fraction(1)  # the device sends final units
     cal = capture.first("CAL")
     pair = Fraction(cal.number("sum"), cal.number("repeats")) if cal else Fraction(0)
     whole_raw = [r.number("raw") for r in capture.of("WHOLE")]

@@ -11,6 +11,8 @@ from hpx_core.errors import RunError
 from hpx_core.run.runner import Runner
 
 if TYPE_CHECKING:
+    from hpx_core.config.schema import FarmSection
+    from hpx_core.farm.lease import Notify
     from hpx_core.probe.pyocd_api import PyocdApi
 
 
@@ -21,8 +23,14 @@ def runner_for(
     probe: str | None = None,
     packs: Sequence[Path] = (),
     api: PyocdApi | None = None,
+    place: str | None = None,
+    farm: FarmSection | None = None,
+    notify: Notify | None = None,
 ) -> Runner:
-    """QEMU for an emulated board, the debug probe (pyocd, loaded only here) for silicon."""
+    """A board farm's place when one is named (labgrid, loaded only then); else QEMU for an
+    emulated board and the debug probe (pyocd, loaded only here) for silicon."""
+    if place is not None:
+        return _place_runner(board, place, timeout, farm, notify)
     if board.runner == "qemu":
         from hpx_core.run.qemu import QemuRunner
 
@@ -33,3 +41,18 @@ def runner_for(
         return ProbeRunner(board, ProbeSettings(timeout=timeout, packs=tuple(packs)), probe, api)
     raise RunError(f"board {board.name} has no runner {board.runner!r}",
                    "boards.toml names qemu or probe")
+
+
+def _place_runner(board: Board, place: str, timeout: float, farm: FarmSection | None,
+                  notify: Notify | None) -> Runner:
+    from hpx_core.config.schema import FarmSection
+    from hpx_core.farm.client import require_labgrid
+    from hpx_core.farm.places import needed_resource
+    from hpx_core.farm.runner import PlaceRunner
+
+    require_labgrid()
+    needed_resource(board)
+    runner = PlaceRunner(board, place, farm or FarmSection(), timeout)
+    if notify is not None:
+        runner.notify = notify
+    return runner

@@ -22,7 +22,7 @@ from hpx_core.errors import CaptureError, HpxError, RunError
 from hpx_core.results import BundleInputs, Measurement, measure, merge_event_passes, write_bundle
 from hpx_core.results.layer_check import LayerCheck
 from hpx_core.run.fault import describe_fault
-from hpx_core.run.runner import Execution, Runner, StreamStoppedError
+from hpx_core.run.runner import Execution, RunInterruptedError, Runner, StreamStoppedError
 from hpx_core.wire import Capture, parse_capture
 from hpx_core.wire.protocol import EXIT_STATUS
 
@@ -130,6 +130,15 @@ def judge(board: Board, elf: Path, run: Execution, timeout: float,
     return capture
 
 
+def _execute(runner: Runner, elf: Path) -> Execution:
+    """``runner.execute``, with Ctrl-C (a runner that keeps no partial stream) as a stop."""
+    try:
+        return runner.execute(elf)
+    except KeyboardInterrupt:
+        raise StreamStoppedError("the run was interrupted", "nothing was captured", b"",
+                                 interrupted=True) from None
+
+
 def run_and_record(
     runner: Runner,
     elf: Path,
@@ -147,28 +156,30 @@ def run_and_record(
     event_names: Mapping[int, str] | None = None,
     merge_with: Sequence[Measurement] = (),
     planned_events: Sequence[str] = (),
+    logs: Mapping[str, bytes] | None = None,
 ) -> RunRecord:
     """Run ``elf``, write a bundle under ``results_dir`` and return the record.
 
     ``extra_from`` derives engine facts (outputs checked against a host reference), files and
     the layer check from the checked capture; ``explain`` words an error the firmware
     reported; ``merge_with`` holds the measurements of other PMU event passes, merged by layer
-    identity. On any failure a
-    ``failed`` bundle is written first and the raised error's hint names it.
+    identity; ``logs`` (file name -> text) are kept in the bundle. On any failure a ``failed``
+    bundle is written first and the raised error's hint names it.
     """
     board = runner.board
     base = BundleInputs(
         status="failed", board=board.name, engine=engine, counter_units=board.counter_units(),
         model_sha256=model_sha256, toolchain=toolchain, config=config, build=build,
-        provenance=provenance(None, provenance_extra), extra=extra,
+        provenance=provenance(None, provenance_extra), extra=extra, logs=logs,
     )
     try:
-        run = runner.execute(elf)
+        run = _execute(runner, elf)
     except StreamStoppedError as error:
         stopped = {"runner": board.runner, "stopped": error.message}
         bundle = write_bundle(results_dir, attrs.evolve(base, error=error, capture=error.partial,
                                                         run=stopped))
-        raise RunError(error.message, f"{error.hint}; failed bundle: {bundle}") from error
+        failure = RunInterruptedError if error.interrupted else RunError
+        raise failure(error.message, f"{error.hint}; failed bundle: {bundle}") from error
     base = attrs.evolve(base, capture=run.stream, run=dict(run.details),
                         provenance=provenance(run.identity, provenance_extra))
     parts = ResultParts()

@@ -8,7 +8,8 @@ chooses a runner for a board.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Protocol
 
@@ -37,11 +38,20 @@ class Execution:
 
 
 class StreamStoppedError(RunError):
-    """The stream ended early (a timeout or a silent target); ``partial`` is what came."""
+    """The stream ended early (a timeout, a silent target, a lost link, or the user stopped
+    the run: ``interrupted``); ``partial`` is what came."""
 
-    def __init__(self, message: str, hint: str, partial: bytes) -> None:
+    def __init__(self, message: str, hint: str, partial: bytes, *,
+                 interrupted: bool = False) -> None:
         super().__init__(message, hint)
         self.partial = partial
+        self.interrupted = interrupted
+
+
+class RunInterruptedError(RunError):
+    """The user stopped the run (Ctrl-C, SIGTERM); its failed bundle was kept."""
+
+    exit_code = 130
 
 
 class Runner(Protocol):
@@ -58,3 +68,10 @@ class Runner(Protocol):
         """Raise :class:`~hpx_core.errors.HpxError` when a run could not start now."""
 
     def execute(self, elf: Path) -> Execution: ...
+
+
+def held(runner: Runner) -> AbstractContextManager[object]:
+    """Keep what ``runner`` needs for several runs (a board farm's place) until the block
+    ends; local runners need nothing kept."""
+    hold: Callable[[], AbstractContextManager[object]] | None = getattr(runner, "hold", None)
+    return hold() if hold is not None else nullcontext()

@@ -69,15 +69,18 @@ def expected_whole(layers: tuple[CalibrationLayer, ...]) -> int:
     return sum(layer.expected for layer in layers) + WHOLE_FRAMING
 
 
-def selftest_contribution(board: Board) -> FirmwareContribution:
-    """The selftest engine's glue: its C file and the generated assembly and header."""
+def selftest_contribution(
+    board: Board, layers: tuple[CalibrationLayer, ...] | None = None
+) -> FirmwareContribution:
+    """The selftest engine's glue: its C file and the generated assembly and header, for
+    ``layers`` (default: :func:`calibration_layers`)."""
     root = templates_root() / "selftest"
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(root)),
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
     )
-    layers = calibration_layers(board)
+    layers = calibration_layers(board) if layers is None else layers
     values = {"layers": layers, "mve": "mve" in board.features}
     return FirmwareContribution(
         files={

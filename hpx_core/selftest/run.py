@@ -31,16 +31,6 @@ class SelftestFailedError(RunError):
     """Measured counts do not match the known ones."""
 
 
-RELATIVE_TOLERANCE = 0.01
-ABSOLUTE_TOLERANCE = 2
-
-
-def within_tolerance(measured: int, expected: int) -> bool:
-    """Within 1% or within 2 instructions of the known count."""
-    error = abs(measured - expected)
-    return error <= ABSOLUTE_TOLERANCE or error <= RELATIVE_TOLERANCE * expected
-
-
 @attrs.frozen
 class SelftestCheck:
     """One known count against what every measured iteration gave."""
@@ -52,9 +42,8 @@ class SelftestCheck:
 
     @property
     def passed(self) -> bool:
-        return bool(self.measured) and all(
-            within_tolerance(m, self.expected) for m in self.measured
-        )
+        """Exact in every iteration: emulated counts are whole instructions, never rounded."""
+        return bool(self.measured) and all(m == self.expected for m in self.measured)
 
     @property
     def worst_error(self) -> int:

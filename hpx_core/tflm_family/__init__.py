@@ -8,6 +8,7 @@ and the C++ runner under ``firmware_templates/tflm_family/``.
 from hpx_core.tflm_family.arena import ArenaPlan, arena_summary, plan_arena, suggested_arena
 from hpx_core.tflm_family.glue import FamilyGlue, family_glue, layer_names
 from hpx_core.tflm_family.inputs import InputSpec, input_bytes
+from hpx_core.tflm_family.memory import family_needs, planned_arena
 from hpx_core.tflm_family.model_array import c_array, parse_c_array
 from hpx_core.tflm_family.prepare import FamilyFacts, ModelGlue, model_glue
 from hpx_core.tflm_family.reference import OutputCheck, compare_outputs, host_outputs
@@ -33,6 +34,7 @@ __all__ = [
     "compare_outputs",
     "family_extra",
     "family_glue",
+    "family_needs",
     "host_outputs",
     "input_bytes",
     "layer_names",
@@ -42,6 +44,7 @@ __all__ = [
     "parse_c_array",
     "parse_resolver_methods",
     "plan_arena",
+    "planned_arena",
     "resolver_source",
     "select_ops",
     "suggested_arena",

@@ -1,8 +1,9 @@
 """Tensor arena sizing: the configured size, or a generous probe whose real use is reported.
 
 When ``model.arena_size`` is unset the firmware is built with a probe arena (a share of the
-board's data memory); the first run reports ``arena_used`` (TFLM's ``arena_used_bytes()``), and
-the results carry it as ``allocated_arena`` with a 1.5x suggestion for ``model.arena_size``.
+board's data memory, or of the memory ``model.arena_location`` names); the first run reports
+``arena_used`` (TFLM's ``arena_used_bytes()``), and the results carry it as
+``allocated_arena`` with a 1.5x suggestion for ``model.arena_size``.
 """
 
 from __future__ import annotations
@@ -32,18 +33,21 @@ class ArenaPlan:
     source: Literal["config", "probe"]
 
 
-def data_memory(board: Board) -> int:
-    return sum(region.length for region in board.memory if region.use == "data")
+def data_memory(board: Board, word: str = "data") -> int:
+    """Bytes of the board's memory that serve ``word`` (its data memory by default)."""
+    return sum(region.length for region in board.regions_for(word))
 
 
-def plan_arena(configured: int | None, board: Board) -> ArenaPlan:
-    """The configured size (aligned), or the probe size for ``board``."""
-    room = data_memory(board)
+def plan_arena(configured: int | None, board: Board, location: str | None = None) -> ArenaPlan:
+    """The configured size (aligned), or the probe size for ``board`` (and ``location``)."""
+    named = location is not None and bool(board.regions_for(location))  # else refused later
+    room = data_memory(board, location) if named and location else data_memory(board)
+    where = f"{location} memory" if named else "data memory"
     if configured is not None:
         size = align_up(configured)
         if size > room:
             raise ConfigError(
-                f"model.arena_size {configured} exceeds {board.name}'s data memory ({room} bytes)",
+                f"model.arena_size {configured} exceeds {board.name}'s {where} ({room} bytes)",
                 "lower model.arena_size, or unset it to let hpx measure what the model needs",
             )
         return ArenaPlan(size, "config")

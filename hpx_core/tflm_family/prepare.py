@@ -13,7 +13,7 @@ from pathlib import Path
 import attrs
 
 from hpx_core.boards import Board
-from hpx_core.contract import LayerReference
+from hpx_core.contract import LayerReference, MemoryLayout
 from hpx_core.models import ModelInfo
 from hpx_core.tflm_family.arena import ArenaPlan
 from hpx_core.tflm_family.check import (
@@ -83,16 +83,19 @@ def model_glue(
     input_seed: int,
     checkout: Path,
     arena: ArenaPlan,
+    layout: MemoryLayout | None = None,
     board: Board | None = None,
     check_layers: str = "off",
 ) -> ModelGlue:
-    """Glue for ``model`` against the TFLM tree at ``checkout`` (its resolver's methods);
-    with ``check_layers`` on (``first``/``all``) also the layer check for ``board``."""
+    """Glue for ``model`` against the TFLM tree at ``checkout`` (its resolver's methods), the
+    model and arena where ``layout`` placed them; with ``check_layers`` on (``first``/``all``)
+    also the layer check for ``board``."""
     model_data = Path(model.path).read_bytes()
     ops = select_ops(model, resolver_ops)
     spec = InputSpec.parse(input, input_seed)
     inputs = input_bytes(spec, model)
-    glue = family_glue(model, model_data, ops, methods_from_checkout(checkout), inputs, arena)
+    glue = family_glue(model, model_data, ops, methods_from_checkout(checkout), inputs, arena,
+                       layout)
     expected = host_outputs(model_data, inputs, model)
     facts = FamilyFacts(spec.describe(), ops, arena, glue.layer_names, expected)
     reference = None

@@ -2,7 +2,8 @@
 
 from hpx_core.wire.capture import Capture, Record
 from hpx_core.wire.encode import encode_record
-from hpx_core.wire.parser import StreamError, WireParser, parse_capture
+from hpx_core.wire.errors import StreamError
+from hpx_core.wire.parser import WireParser, parse_capture
 from hpx_core.wire.protocol import RECORDS, VERSION
 
 __all__ = [

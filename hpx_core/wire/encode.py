@@ -15,7 +15,7 @@ _SAFE = "".join(chr(c) for c in range(0x21, 0x7F) if chr(c) not in "%*=")
 
 
 def _value(kind: str, value: int | str | bytes) -> str:
-    if kind in ("int", "sint"):
+    if kind in ("int", "i32", "i64"):
         assert isinstance(value, int)
         return str(value)
     if kind == "hex32":

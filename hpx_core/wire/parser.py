@@ -1,32 +1,38 @@
 """Streaming parser for the wire protocol.
 
-Feed it bytes as they arrive; it keeps them all, checks each record's checksum and sequence
-number and the fields its type needs, and raises :class:`StreamError` (a CaptureError) at the
-first lost, corrupted, malformed or truncated record. Bad data never becomes numbers.
-Lines that do not start with the record prefix are the firmware's plain text output, kept.
+Feed it bytes as they arrive; it keeps them all, checks each record's checksum, sequence number
+and fields (kinds and bounds, :mod:`hpx_core.wire.protocol`) and the stream's rules
+(:mod:`hpx_core.wire.rules`), and raises :class:`StreamError` (a CaptureError) at the first
+lost, corrupted, malformed or truncated record. Bad data never becomes numbers. Lines that do
+not start with the record prefix are the firmware's plain text output, kept. No line may
+outgrow :data:`~hpx_core.wire.protocol.MAX_LINE`, so buffering stays linear in the stream.
 """
 
 from __future__ import annotations
 
 import re
 import zlib
-from typing import Literal
+from collections.abc import Callable, Sequence
 from urllib.parse import unquote_to_bytes
 
-from hpx_core.errors import CaptureError
 from hpx_core.wire.capture import Capture, Record
-from hpx_core.wire.protocol import PREFIX, RECORDS, VERSION, FieldKind
+from hpx_core.wire.errors import StreamError
+from hpx_core.wire.protocol import MAX_LINE, PREFIX, RECORDS, FieldSpec
+from hpx_core.wire.rules import StreamRules, check_outputs
 
-Problem = Literal["corrupted", "lost", "truncated", "malformed", "version"]
+__all__ = ["StreamError", "WireParser", "parse_capture"]
 
-_LINE = re.compile(rb"^@HPX (\d+) ([A-Z]+)((?: [a-z_]+=[^ ]*)*) \*([0-9a-f]{8})$")
-_HEX32 = re.compile(r"^0x[0-9a-f]{8}$")
-_SINT = re.compile(r"^-?[0-9]+$")
-_SPECS = {t: tuple((f.name, f.kind) for f in spec.fields) for t, spec in RECORDS.items()}
+_LINE = re.compile(rb"^@HPX (\d{1,10}) ([A-Z]+)((?: [a-z_]+=[^ ]*)*) \*([0-9a-f]{8})$")
+_HEX32 = re.compile(rb"^0x[0-9a-f]{8}$")
+_INT = re.compile(rb"^\d{1,20}$")
+_SIGNED = re.compile(rb"^-?\d{1,19}$")
+_SPECS = {t: spec.fields for t, spec in RECORDS.items()}
+Converter = Callable[[FieldSpec, bytes], int | str | bytes]
 _VALUE = {
-    "int": rb"(\d+)",
-    "sint": rb"(-?\d+)",
-    "hex32": rb"0x([0-9a-f]{8})",
+    "int": rb"(\d{1,20})",
+    "i32": rb"(-?\d{1,10})",
+    "i64": rb"(-?\d{1,19})",
+    "hex32": rb"(0x[0-9a-f]{8})",
     "bytes": rb"((?:[0-9a-f]{2})*)",
     "text": rb"([^ ]*)",
 }
@@ -34,7 +40,7 @@ _VALUE = {
 # general path, which says precisely what is wrong.
 _TYPED = {
     t.encode(): re.compile(
-        rb"^@HPX (\d+) "
+        rb"^@HPX (\d{1,10}) "
         + t.encode()
         + b"".join(b" " + f.name.encode() + b"=" + _VALUE[f.kind] for f in spec.fields)
         + rb" \*([0-9a-f]{8})$"
@@ -43,38 +49,35 @@ _TYPED = {
 }
 
 
-class StreamError(CaptureError):
-    """The device stream cannot be trusted; ``problem`` says how, ``offset`` where."""
+def _convert(spec: FieldSpec, raw: bytes) -> int | str | bytes:
+    """The value of one field, within its bounds; ValueError saying why not."""
+    if spec.kind in ("int", "i32", "i64"):
+        if not (_INT if spec.kind == "int" else _SIGNED).match(raw):
+            raise ValueError(f"not a decimal integer of at most 20 digits: {raw[:40]!r}")
+        return _bounded(spec, int(raw))
+    if spec.kind == "hex32":
+        if not _HEX32.match(raw):
+            raise ValueError(f"not a 32-bit hex value: {raw[:40]!r}")
+        return int(raw, 16)
+    data = bytes.fromhex(raw.decode("ascii")) if spec.kind == "bytes" else unquote_to_bytes(raw)
+    if len(data) > spec.high:
+        raise ValueError(f"{len(data):,} bytes, more than the {spec.high:,} allowed")
+    return data if spec.kind == "bytes" else data.decode("utf-8", errors="replace")
 
-    def __init__(self, problem: Problem, detail: str, offset: int) -> None:
-        hints = {
-            "corrupted": "a record failed its checksum: check the link (baud rate, noise)",
-            "lost": "records are missing: the transport dropped data",
-            "truncated": "the stream stopped early: the firmware hung, crashed or timed out",
-            "malformed": "the firmware and hpx disagree on the protocol: rebuild the firmware",
-            "version": "rebuild the firmware with this version of hpx",
-        }
-        super().__init__(f"capture {problem} at byte {offset}: {detail}", hints[problem])
-        self.problem = problem
-        self.offset = offset
+
+def _bounded(spec: FieldSpec, number: int) -> int:
+    if not spec.low <= number <= spec.high:
+        raise ValueError(f"{number} is outside {spec.bounds()}")
+    return number
 
 
-def _convert(kind: FieldKind, text: str) -> int | str | bytes:
-    if kind == "int":
-        if not (text.isascii() and text.isdigit()):
-            raise ValueError(f"not a decimal integer: {text!r}")
-        return int(text)
-    if kind == "sint":
-        if not (text.isascii() and _SINT.match(text)):
-            raise ValueError(f"not a signed decimal integer: {text!r}")
-        return int(text)
-    if kind == "hex32":
-        if not _HEX32.match(text):
-            raise ValueError(f"not a 32-bit hex value: {text!r}")
-        return int(text, 16)
-    if kind == "bytes":
-        return bytes.fromhex(text)
-    return unquote_to_bytes(text).decode("utf-8", errors="replace")
+def _converted(spec: FieldSpec, raw: bytes) -> int | str | bytes:
+    """``_convert`` for a value the record's exact pattern already matched."""
+    if spec.kind in ("int", "i32", "i64"):
+        return _bounded(spec, int(raw))
+    if spec.kind == "hex32":
+        return int(raw, 16)
+    return _convert(spec, raw)
 
 
 class WireParser:
@@ -82,11 +85,11 @@ class WireParser:
 
     def __init__(self) -> None:
         self._raw = bytearray()
-        self._pending = b""
+        self._pending = bytearray()
         self._offset = 0  # stream offset of self._pending[0]
         self._records: list[Record] = []
         self._text: list[str] = []
-        self._ended = False
+        self._rules = StreamRules()
 
     @property
     def records(self) -> list[Record]:
@@ -95,15 +98,21 @@ class WireParser:
     def feed(self, data: bytes) -> list[Record]:
         """Take the next bytes; return the records completed by them."""
         self._raw += data
-        buffer = self._pending + data
-        lines = buffer.split(b"\n")
-        self._pending = lines.pop()
+        lines = data.split(b"\n")
+        self._pending += lines[0]
+        if len(lines) == 1:
+            self._check_length(self._pending)
+            return []
+        lines[0] = bytes(self._pending)
+        self._pending = bytearray(lines.pop())
         done: list[Record] = []
         for line in lines:
+            self._check_length(line)
             record = self._line(line.rstrip(b"\r"), self._offset)
             self._offset += len(line) + 1
             if record is not None:
                 done.append(record)
+        self._check_length(self._pending)
         return done
 
     def close(self) -> Capture:
@@ -112,14 +121,20 @@ class WireParser:
             raise StreamError("truncated", "the last line has no end", self._offset)
         if not self._records:
             raise StreamError("truncated", "no records at all", self._offset)
-        if not self._ended:
+        if not self._rules.ended:
             last = self._records[-1]
             raise StreamError(
                 "truncated", f"no END record (last was #{last.seq} {last.type})", self._offset
             )
         capture = Capture(bytes(self._raw), tuple(self._records), tuple(self._text))
-        _check_outputs(capture, self._offset)
+        check_outputs(capture, self._offset)
         return capture
+
+    def _check_length(self, line: bytes | bytearray) -> None:
+        if len(line) > MAX_LINE:
+            raise StreamError(
+                "corrupted", f"a line longer than {MAX_LINE:,} bytes", self._offset
+            )
 
     def _line(self, line: bytes, offset: int) -> Record | None:
         if not line.startswith(PREFIX):
@@ -142,7 +157,8 @@ class WireParser:
         """Parse a well-formed record in one regex match; None sends it down the general path."""
         end = line.find(b" ", 5)
         type_end = line.find(b" ", end + 1)
-        pattern = _TYPED.get(line[end + 1 : type_end if type_end > 0 else len(line)])
+        type_ = line[end + 1 : type_end if type_end > 0 else len(line)]
+        pattern = _TYPED.get(type_)
         match = pattern.match(line) if pattern else None
         if match is None:
             return None
@@ -150,28 +166,15 @@ class WireParser:
         if zlib.crc32(line[: match.start(len(values)) - 2]) != int(values[-1], 16):
             return None
         seq = int(values[0])
-        if self._ended or seq != len(self._records):
+        if self._rules.ended or seq != len(self._records):
             return None
-        type_ = line[end + 1 : type_end if type_end > 0 else len(line)].decode()
-        fields: dict[str, int | str | bytes] = {}
-        for (name, kind), value in zip(_SPECS[type_], values[1:-1], strict=True):
-            if kind in ("int", "sint"):
-                fields[name] = int(value)
-            elif kind == "hex32":
-                fields[name] = int(value, 16)
-            elif kind == "bytes":
-                fields[name] = bytes.fromhex(value.decode())
-            else:
-                fields[name] = _convert("text", value.decode("ascii", "replace"))
-        record = Record(seq, type_, fields)
-        self._check_order(record, offset)
-        self._records.append(record)
-        return record
+        name = type_.decode()
+        return self._admit(seq, name, values[1:-1], offset, _converted)
 
     def _accept(self, match: re.Match[bytes], offset: int) -> Record:
         seq = int(match.group(1))
         expected = len(self._records)
-        if self._ended:
+        if self._rules.ended:
             raise StreamError("malformed", f"record #{seq} after END", offset)
         if seq != expected:
             raise StreamError("lost", f"expected record #{expected}, got #{seq}", offset)
@@ -179,102 +182,36 @@ class WireParser:
         spec = _SPECS.get(type_)
         if spec is None:
             raise StreamError("malformed", f"unknown record type {type_}", offset)
-        items = match.group(3).decode("ascii", "replace").split(" ")[1:]
+        items = match.group(3).split(b" ")[1:]
         if len(items) != len(spec):
             raise StreamError(
                 "malformed", f"{type_} has {len(items)} fields, expected {len(spec)}", offset
             )
-        fields: dict[str, int | str | bytes] = {}
-        for item, (name, kind) in zip(items, spec, strict=True):
-            key, _, text = item.partition("=")
-            if key != name:
+        values = []
+        for item, field in zip(items, spec, strict=True):
+            key, _, text = item.partition(b"=")
+            if key != field.name.encode():
                 raise StreamError(
-                    "malformed", f"{type_}: field {key!r} where {name!r} belongs", offset
+                    "malformed", f"{type_}: field {key[:40]!r} where {field.name!r} belongs",
+                    offset,
                 )
-            if kind == "int" and text.isdigit():
-                fields[name] = int(text)
-                continue
+            values.append(text)
+        return self._admit(seq, type_, values, offset, _convert)
+
+    def _admit(
+        self, seq: int, type_: str, raw: Sequence[bytes], offset: int, convert: Converter
+    ) -> Record:
+        """Convert the fields within their bounds, check the stream's rules, keep the record."""
+        fields: dict[str, int | str | bytes] = {}
+        for spec, value in zip(_SPECS[type_], raw, strict=True):
             try:
-                fields[name] = _convert(kind, text)
+                fields[spec.name] = convert(spec, value)
             except ValueError as error:
-                raise StreamError("malformed", f"{type_}.{name}: {error}", offset) from None
+                raise StreamError("malformed", f"{type_}.{spec.name}: {error}", offset) from None
         record = Record(seq, type_, fields)
-        self._check_order(record, offset)
+        self._rules.admit(record, offset)
         self._records.append(record)
         return record
-
-    def _check_order(self, record: Record, offset: int) -> None:
-        if not self._records and record.type != "START":
-            raise StreamError("malformed", f"first record is {record.type}, not START", offset)
-        if record.type == "START":
-            if self._records:
-                raise StreamError("malformed", "a second START record", offset)
-            if record.number("v") != VERSION:
-                raise StreamError(
-                    "version", f"protocol version {record.number('v')}, hpx reads {VERSION}", offset
-                )
-        if record.type == "SUMMARY":
-            for kind, key in (("WHOLE", "whole"), ("LAYER", "layer_records")):
-                got = sum(1 for r in self._records if r.type == kind)
-                if got != record.number(key):
-                    raise StreamError(
-                        "lost",
-                        f"SUMMARY says {record.number(key)} {kind} "
-                        f"records were sent, {got} arrived",
-                        offset,
-                    )
-        if record.type == "CHECKEND":
-            for kind, key in (("LAYERSUM", "sums"), ("TENSOR", "chunks")):
-                got = sum(1 for r in self._records if r.type == kind)
-                if got != record.number(key):
-                    raise StreamError(
-                        "lost", f"CHECKEND says {record.number(key)} {kind} records were sent, "
-                        f"{got} arrived", offset)
-        if record.type == "END":
-            self._ended = True
-
-
-def _check_whole(what: str, chunks: list[tuple[int, bytes]], size: int, offset: int) -> None:
-    """One chunked payload arrived whole: chunks contiguous, total equal to its size."""
-    position = 0
-    for start, chunk in sorted(chunks):
-        if start != position:
-            raise StreamError("lost", f"{what} has a gap at byte {position}", offset)
-        position += len(chunk)
-    if position != size:
-        raise StreamError("truncated", f"{what} has {position} of {size} bytes", offset)
-
-
-Key = tuple[object, ...]
-
-
-def _chunks(records: list[Record], keys: tuple[str, ...]) -> dict[Key, list[tuple[int, bytes]]]:
-    """Chunks of each payload (named by ``keys``' values): (offset, bytes)."""
-    found: dict[Key, list[tuple[int, bytes]]] = {}
-    for r in records:
-        data = r.fields["hex"]
-        assert isinstance(data, bytes)
-        found.setdefault(tuple(r.fields[k] for k in keys), []).append((r.number("offset"), data))
-    return found
-
-
-def _check_outputs(capture: Capture, offset: int) -> None:
-    """Every output tensor, dumped layer tensor and engine file arrived whole."""
-    outputs: dict[Key, int] = {(r.number("tensor"),): r.number("size")
-                               for r in capture.of("OUTPUT")}
-    for key, chunks in _chunks(capture.of("OUTPUT"), ("tensor",)).items():
-        _check_whole(f"output {key[0]}", chunks, outputs[key], offset)
-    tensor_keys = ("idx", "role", "tensor")
-    dumped: dict[Key, int] = {tuple(r.fields[k] for k in tensor_keys): r.number("size")
-                              for r in capture.of("TENSOR")}
-    for key, chunks in _chunks(capture.of("TENSOR"), tensor_keys).items():
-        _check_whole("layer {} {} {}".format(*key), chunks, dumped[key], offset)
-    ends: dict[Key, int] = {(r.text("name"),): r.number("size") for r in capture.of("FILEEND")}
-    files = _chunks(capture.of("FILE"), ("name",))
-    for key in files.keys() - ends.keys():
-        raise StreamError("truncated", f"file {key[0]} has no FILEEND", offset)
-    for key, size in ends.items():
-        _check_whole(f"file {key[0]}", files.get(key, []), size, offset)
 
 
 def parse_capture(data: bytes) -> Capture:

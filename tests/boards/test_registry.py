@@ -34,9 +34,9 @@ def test_unknown_board_suggests_the_closest_name() -> None:
 
 
 def test_tick_conversion_follows_clock_and_icount_shift() -> None:
-    # an547: 31.25 ns ticks, shift 5 = 32 ns per instruction; an386: 40 ns ticks, shift 6 = 64 ns
-    assert get_board("qemu-m55").instructions_per_tick() == Fraction(3125, 3200)
-    assert get_board("qemu-m4").instructions_per_tick() == Fraction(40, 64)
+    # an547: 31.25 ns ticks, an386: 40 ns ticks; shift 10 = 1024 ns per instruction
+    assert get_board("qemu-m55").instructions_per_tick() == Fraction(3125, 102400)
+    assert get_board("qemu-m4").instructions_per_tick() == Fraction(40, 1024)
 
 
 @pytest.mark.parametrize("name", ["qemu-m55", "qemu-m4"])

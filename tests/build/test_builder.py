@@ -9,6 +9,8 @@ from emulated_firmware import fixture_contribution, require_tools
 
 from hpx_core.boards import get_board
 from hpx_core.build import HarnessSettings, build_project, get_toolchain, render_project
+from hpx_core.build.builder import RegionOverflowError
+from hpx_core.contract import FirmwareContribution
 from hpx_core.errors import BuildError
 from hpx_core.selftest.layers import selftest_contribution
 
@@ -53,3 +55,22 @@ def test_compile_error_is_a_build_error_with_the_log(tmp_path: Path) -> None:
     assert "firmware build failed" in caught.value.message
     assert str(tmp_path / "build.log") in caught.value.hint
     assert "error" in (tmp_path / "build.log").read_text()
+
+
+def test_a_full_region_is_named_with_the_linkers_count(tmp_path: Path) -> None:
+    """ld's "region `ITCM' overflowed by N bytes" becomes a RegionOverflowError, not the log."""
+    require_tools()
+    board = get_board("qemu-m55")
+    source = fixture_contribution("error_engine").files["error_engine.c"].replace(
+        "    (void)mode;\n    return 0;", "    return hpx_test_blob[mode];")
+    blob = FirmwareContribution(
+        files={"blob.c": "const unsigned char hpx_test_blob[600 * 1024] = {1};\n" + source},
+        sources=("blob.c",))
+    project = render_project(tmp_path, board, blob, HarnessSettings("blob"))
+    with pytest.raises(RegionOverflowError) as caught:
+        build_project(project, get_toolchain("arm-none-eabi-gcc"))
+    assert caught.value.region == "ITCM"
+    assert caught.value.excess is not None and caught.value.excess > 600 * 1024 - 512 * 1024
+    assert caught.value.message == (
+        f"the firmware overflows memory region ITCM by {caught.value.excess:,} bytes")
+    assert "region `ITCM' overflowed by" in (tmp_path / "build.log").read_text()

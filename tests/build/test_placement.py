@@ -47,7 +47,7 @@ def test_a_section_outside_the_memory_map_is_caught(elf: Path) -> None:
 
 
 def test_silicon_images_must_load_into_flash_and_boot_from_its_start(elf: Path) -> None:
-    itcm, sram = QEMU.memory
+    itcm, sram = QEMU.regions_for("code")[0], QEMU.regions_for("data")[0]
     good = as_silicon(attrs.evolve(itcm, use="flash"), sram)
     check_elf(good, elf)  # type: ignore[arg-type]
     # the code links into ITCM as before, but flash is elsewhere: nothing loads into flash

@@ -8,9 +8,9 @@ import attrs
 import pytest
 
 from hpx_core.boards import get_board
+from hpx_core.boards.icount import tick_conversion, wrap_cost_q16
 from hpx_core.build import HarnessSettings, load_project, render_project
 from hpx_core.build.placement import ARENA_USES
-from hpx_core.build.render import wrap_cost_q16
 from hpx_core.contract import FirmwareContribution, PlannedBuffer
 from hpx_core.errors import BuildError
 
@@ -80,10 +80,14 @@ def test_engine_files_may_not_escape_the_project(tmp_path: Path) -> None:
         render_project(tmp_path, get_board("qemu-m55"), bad, HarnessSettings("demo"))
 
 
-def test_wrap_cost_is_five_instructions_in_ticks() -> None:
-    # qemu-m55: 1.024 ticks per instruction -> 5.12 ticks; qemu-m4: 1.6 -> 8 ticks
-    assert wrap_cost_q16(get_board("qemu-m55")) == round(5.12 * 65536)
-    assert wrap_cost_q16(get_board("qemu-m4")) == 8 * 65536
+def test_the_config_header_carries_the_counter_constants(tmp_path: Path) -> None:
+    board = get_board("qemu-m55")
+    project = render_project(tmp_path, board, FirmwareContribution(), HarnessSettings("demo"))
+    header = (project.source_dir / "hpx/harness/hpx_config.h").read_text()
+    conversion = tick_conversion(board)
+    assert f"#define HPX_COUNTER_WRAP_COST_Q16 {wrap_cost_q16(board)}u" in header
+    assert f"#define HPX_COUNTER_SPAN_MUL {conversion.multiplier}u" in header
+    assert f"#define HPX_COUNTER_SPAN_SHIFT {conversion.shift}u" in header
 
 
 def test_board_without_a_counter_template_is_refused(tmp_path: Path) -> None:

@@ -41,6 +41,24 @@ def test_kws_table(capsys: pytest.CaptureFixture[str]) -> None:
     assert "op resolver: AVERAGE_POOL_2D, CONV_2D" in out
 
 
+def test_absent_fields_are_shown_with_the_engines_that_get_them_supplied(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from legacy_models import toco_style, with_old_while_code
+
+    old = with_old_while_code(toco_style(KWS, tmp_path / "a.tflite"), tmp_path / "old.tflite")
+    code, out, _ = _run(capsys, "analyze", str(old))
+    assert code == 0
+    assert "absent field subgraphs[0].name: hpx supplies it in a copy for helia-aot" in out
+    assert ("absent field operator_codes[IF,WHILE].builtin_code: hpx supplies it in a copy for "
+            "helia-rt, tflm") in out
+    code, out, _ = _run(capsys, "analyze", str(old), "--json")
+    assert json.loads(out)["absent_fields"] == ["subgraphs[0].name",
+                                                "operator_codes[IF,WHILE].builtin_code"]
+    _, out, _ = _run(capsys, "analyze", str(KWS))
+    assert "absent field" not in out
+
+
 def test_pte_shows_providers_and_ns_ops(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     import ptebuild
     path = tmp_path / "tier1.pte"

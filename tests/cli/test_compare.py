@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from selftest_bundles import bundle
+from tampered_bundles import copy_bundle, write_manifest
 
 from hpx_core.cli import main
 
@@ -155,3 +156,18 @@ def test_a_folder_of_several_bundles_lists_them(
     assert f"{both} holds 2 result bundles, not one" in err
     for variant in ("standard", "slower"):
         assert f"{variant}-{bundle(variant=variant).name}" in err
+
+
+@pytest.mark.parametrize(
+    ("files", "says"),
+    [(["summary.json"], "files: ['summary.json'] is not of type 'object'"),
+     ({"summary.json": "abc"}, "files.summary.json: 'abc' is not of type 'object'")],
+    ids=["files-list", "entry-string"],
+)
+def test_a_manifest_of_the_wrong_shape_is_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, files: object, says: str
+) -> None:
+    copy = copy_bundle(bundle(variant="slower"), tmp_path)
+    write_manifest(copy, files)
+    code, _, err = _run(capsys, "compare", bundle(), copy)
+    assert code == 1 and says in err and "Traceback" not in err

@@ -79,7 +79,7 @@ def test_a_valid_config_names_the_checks_made(
     code, out, _ = _run(capsys, "config", "validate", path)
     assert code == 0
     assert "valid (executorch, backend arm, board qemu-m55; checked: config, model analysis, " \
-           "license check, counter plan)" in out
+           "license check, counter plan, memory plan)" in out
     assert "not checked" not in out
     assert sorted(p.name for p in tmp_path.iterdir()) == ["hpx.yaml"]
 

@@ -27,11 +27,19 @@ def _tools() -> None:
         pytest.skip("needs the Arm toolchain, QEMU and ninja (CI installs them)")
 
 
+def _row(table: str, name: str) -> str:
+    """A board's row with its wrapped continuation lines (cells wrap in a narrow terminal)."""
+    lines = table.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(f"│ {name} "))
+    end = next((i for i in range(start + 1, len(lines))
+                if not lines[i].startswith("│  ")), len(lines))
+    return " ".join(lines[start:end])
+
+
 def test_boards_lists_vendor_and_allowed_engines(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = _run(capsys, "boards")
     assert code == 0
-    rows = {name: next(line for line in out.splitlines() if f" {name} " in line)
-            for name in ("qemu-m55", "qemu-m4")}
+    rows = {name: _row(out, name) for name in ("qemu-m55", "qemu-m4")}
     assert "cortex-m55" in rows["qemu-m55"] and "cortex-m4 " in rows["qemu-m4"]
     for row in rows.values():
         assert " Arm " in row and "tflm" in row and "executorch --backend arm" in row

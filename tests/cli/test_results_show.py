@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from selftest_bundles import bundle
+from tampered_bundles import copy_bundle, edit_json, rehash, write_manifest
 
 from hpx_core.cli import main
 
@@ -36,3 +37,39 @@ def test_show_top_limits_rows(capsys: pytest.CaptureFixture[str]) -> None:
 def test_show_refuses_a_non_bundle(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     assert main(["results", "show", str(tmp_path)]) == 1
     assert "not a result bundle" in capsys.readouterr().err
+
+
+def test_verify_refuses_a_manifest_path_outside_the_bundle(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    copy = copy_bundle(bundle(), tmp_path / "a" / "b")
+    secret = tmp_path / "secret.txt"
+    secret.write_text("not yours\n")
+    rehash(copy, {"../../../secret.txt": secret})
+    assert main(["results", "verify", str(copy)]) == 1
+    out, err = capsys.readouterr()
+    assert "climbs out of the bundle" in err and "match the manifest" not in out
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 2  # error and hint
+
+
+def test_verify_refuses_an_empty_manifest(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    copy = copy_bundle(bundle(), tmp_path)
+    for file in copy.iterdir():
+        if file.name != "manifest.json":
+            file.unlink()
+    write_manifest(copy, {})
+    assert main(["results", "verify", str(copy)]) == 1
+    out, err = capsys.readouterr()
+    assert "lists no summary.json" in err and "0 files match" not in out
+
+
+def test_show_refuses_a_summary_whose_measurement_is_text(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    copy = copy_bundle(bundle(), tmp_path)
+    edit_json(copy, "summary.json", {"measurement": "abc"})
+    assert main(["results", "show", str(copy)]) == 1
+    err = capsys.readouterr().err
+    assert "summary.json: measurement: 'abc' is not of type" in err and "Traceback" not in err

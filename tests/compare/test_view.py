@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from selftest_bundles import bundle
+from tampered_bundles import copy_bundle, edit_json, rehash
 
 from hpx_core.compare import load_view
 from hpx_core.errors import ResultsError
@@ -45,3 +46,21 @@ def test_tampered_bundle_is_refused(tmp_path: Path) -> None:
 def test_folder_without_manifest_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ResultsError, match="not a result bundle"):
         load_view(tmp_path)
+
+
+def test_a_consistent_summary_of_the_wrong_shape_is_refused(tmp_path: Path) -> None:
+    copy = copy_bundle(bundle(), tmp_path)
+    edit_json(copy, "summary.json", {"measurement": "abc"})
+    with pytest.raises(ResultsError, match=r"summary\.json: measurement: 'abc' is not of type"):
+        load_view(copy)
+
+
+def test_a_file_outside_the_bundle_is_never_read(tmp_path: Path) -> None:
+    copy = copy_bundle(bundle(), tmp_path / "results")
+    outside = tmp_path / "provenance.json"
+    outside.write_text(json.dumps({"runner": {"version": "forged"}}))
+    (copy / "provenance.json").unlink()
+    (copy / "provenance.json").symlink_to(outside)
+    rehash(copy)
+    with pytest.raises(ResultsError, match="resolves outside the bundle"):
+        load_view(copy)

@@ -41,7 +41,7 @@ def test_unknown_section(write_yaml: WriteYaml) -> None:
         ("profiling:\n  iterations: abc\n", (2, 15), "profiling.iterations: expected an integer"),
         ("profiling:\n  iterations: 0\n", (2, 15), "profiling.iterations: must be at least 1"),
         ("profiling:\n  per_layer: 1\n", (2, 14), "profiling.per_layer: expected true or false"),
-        ("model:\n  arena_location: itcm\n", (2, 19), "must be one of 'tcm', 'sram'"),
+        ("model:\n  arena_location: mram\n", (2, 19), "must be one of 'code', 'flash'"),
         ("target:\n  toolchain: clang\n", (2, 14), "must be one of 'arm-none-eabi-gcc'"),
         ("profiling:\n  counters: CPU_CYCLES\n", (2, 13), "expected a list of strings"),
         ("model:\n  path: 12\n", (2, 9), "model.path: expected a path"),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -9,6 +11,7 @@ import pytest
 
 from hpx_core.enginelib import cached_folder
 from hpx_core.errors import BuildError
+from hpx_core.locks import listening
 
 
 def test_made_once_then_found(tmp_path: Path) -> None:
@@ -39,3 +42,38 @@ def test_a_failed_build_leaves_its_log_and_nothing_else(tmp_path: Path) -> None:
     assert kept.read_text() == "cc1: error: bad flag\n"
     leftovers = [p.name for p in (tmp_path / "engines").iterdir() if not p.name.endswith(".lock")]
     assert leftovers == [kept.name]
+
+
+def test_a_second_run_waits_says_so_and_does_not_build_again(tmp_path: Path) -> None:
+    started, release = threading.Event(), threading.Event()
+    calls: list[str] = []
+
+    def make(temp: Path, _final: Path) -> dict[str, Any]:
+        calls.append(threading.current_thread().name)
+        started.set()
+        assert release.wait(30)
+        (temp / "lib.a").write_bytes(b"!<arch>\n")
+        return {}
+
+    builder = threading.Thread(target=cached_folder, args=("demo", "ef" * 32, make),
+                               kwargs={"root": tmp_path}, name="builder")
+    builder.start()
+    assert started.wait(30)
+    heard: list[str] = []
+    waiter_done: list[bool] = []
+
+    def wait_for_it() -> None:
+        with listening(heard.append):
+            waiter_done.append(cached_folder("demo", "ef" * 32, make, root=tmp_path).built)
+
+    waiter = threading.Thread(target=wait_for_it, name="waiter")
+    waiter.start()
+    for _ in range(300):  # the waiter says it waits before it blocks
+        if heard:
+            break
+        time.sleep(0.01)
+    assert heard == [f"engine library demo-{'ef' * 10}"]
+    release.set()
+    builder.join(30)
+    waiter.join(30)
+    assert calls == ["builder"] and waiter_done == [False]

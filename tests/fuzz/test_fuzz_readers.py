@@ -9,15 +9,13 @@ inputs it fed the reader and how they ended.
 from __future__ import annotations
 
 import os
-import signal
 import struct
 from collections import Counter
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
-from types import FrameType
 
 import pytest
+from fuzz_targets import Hang, hang_guard
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -34,24 +32,6 @@ TFLITE_SEEDS = [REPO / "examples" / "models" / "mlperf_tiny" / "kws_ref_model.tf
 PTE_SEEDS = sorted((REPO / "tests" / "fixtures" / "pte").glob("*.pte"))
 INTERESTING_WORDS = [0, 1, 2, 4, 8, 0x7F, 0x80, 0xFF, 0x7FFF, 0xFFFF, 0x7FFFFFFF, 0x80000000,
                      0xFFFFFFFF, 0xFFFFFFFC, 0x10000]  # fmt: skip
-
-
-class Hang(BaseException):
-    """Raised by the alarm: a reader looped far longer than any real model needs."""
-
-
-@contextmanager
-def hang_guard(seconds: float) -> Iterator[None]:
-    def alarm(_signum: int, _frame: FrameType | None) -> None:
-        raise Hang(f"reader still running after {seconds} s")
-
-    previous = signal.signal(signal.SIGALRM, alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 @st.composite

@@ -125,3 +125,15 @@ def test_optional_fields_default(pte: Path) -> None:
     assert sidecar is not None
     assert sidecar.kernel_provider is None and not sidecar.requires_ns_ops
     assert sidecar.portable_ops == () and sidecar.planned_arena_size is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["[" * 100_000 + "]" * 100_000, '{"planned_arena_size": 1' + "0" * 5000 + "}"],
+    ids=["100000-levels", "5000-digit-int"],
+)
+def test_json_python_refuses_to_decode_is_a_config_error(pte: Path, text: str) -> None:
+    sidecar_path(pte).write_text(text, encoding="utf-8")
+    with pytest.raises(ConfigError, match="unreadable PTE sidecar") as err:
+        read_sidecar(pte, _sha(pte))
+    assert err.value.hint and "\n" not in err.value.message

@@ -20,7 +20,7 @@ def test_check_runs_the_stages_before_sources_and_keeps_their_products(
     outcome = pipeline.check(path)
     assert outcome.stages == pipeline.CHECKED_STAGES
     assert pipeline.CHECKED_STAGES == ("config", "model analysis", "license check",
-                                       "counter plan")
+                                       "counter plan", "memory plan")
     assert pipeline.STAGE_NAMES[len(pipeline.CHECKED_STAGES)] == "sources"
     assert outcome.model is not None and outcome.model.format == "pte"
     assert outcome.board is not None and outcome.board.name == "qemu-m55"

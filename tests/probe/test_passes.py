@@ -35,7 +35,8 @@ RECORDED = (WIRE / "selftest-qemu-m55.bin").read_bytes()
 _QEMU = get_board("qemu-m55")
 BOARD = attrs.evolve(
     _QEMU, kind="silicon", runner="probe",
-    memory=(attrs.evolve(_QEMU.memory[0], use="flash"), _QEMU.memory[1]),
+    memory=(attrs.evolve(_QEMU.regions_for("code")[0], use="flash"),
+            _QEMU.regions_for("data")[0]),
     silicon=SiliconSpec("apollo", "apollo510", "-", "ap510nfa_cbr", "rtt", 4),
 )
 FAST = ProbeSettings(timeout=10.0, rtt_wait=0.3, heartbeat=0.3, poll=0.0)

@@ -161,13 +161,14 @@ def expected_stream() -> bytes:
                 "engine": "rtt writer",
                 "counter": "none",
                 "units": "ticks",
-                "iterations": 0,
+                "iterations": 1,
                 "warmup": 0,
                 "max_layers": 1,
             },
         )
     ]
     records += [("METRIC", {"name": "count=%*", "value": i * 1000003}) for i in range(40)]
+    records += [("WHOLE", {"iter": 0, "raw": 1234}), ("SUMMARY", {"whole": 1, "layer_records": 0})]
     records.append(
         ("OUTPUT", {"tensor": 0, "offset": 0, "size": 5, "hex": bytes([0, 0x7F, 0x80, 0xFE, 0xFF])})
     )

@@ -1,9 +1,9 @@
 """The probe runner against a fake pyocd (ConnectHelper/Session/Target/FileProgrammer).
 
-The firmware ELF is real (the selftest built for qemu-m55 by the real toolchain): the runner
-checks its placement before flashing and reads its symbols to name where a hung target stopped.
-The stream is a real wire capture of that firmware. The same runner against a real Apollo ELF
-is in tests/boards/test_apollo_builds.py.
+The firmware ELF is real (the selftest built for qemu-m55 by the real toolchain, on the board of
+tests/support/probe_board.py): the runner checks its placement before flashing and reads its
+symbols to name where a hung target stopped. The stream is a real wire capture of that firmware.
+The same runner against a real Apollo ELF is in tests/boards/test_apollo_builds.py.
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import attrs
 import pytest
 from emulated_firmware import selftest_build
 from fake_pyocd import (
@@ -23,8 +22,8 @@ from fake_pyocd import (
     Firmware,
     State,
 )
+from probe_board import BOARD, CB, RECORDED, RING, SRAM
 
-from hpx_core.boards import SiliconSpec, get_board
 from hpx_core.build.elfinfo import symbol_inventory
 from hpx_core.errors import CaptureError, RunError
 from hpx_core.probe.probes import NoProbeError
@@ -36,21 +35,6 @@ from hpx_core.run.record import ResultParts
 from hpx_core.wire import parse_capture
 from hpx_core.wire.encode import encode_record
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "wire"
-RECORDED = (FIXTURES / "selftest-qemu-m55.bin").read_bytes()
-# The ELF is the qemu-m55 selftest, so the board here is that memory map seen as a board
-# behind a probe: its code memory is what gets flashed, its SRAM holds .bss and RTT.
-_QEMU = get_board("qemu-m55")
-BOARD = attrs.evolve(
-    _QEMU,
-    kind="silicon",
-    runner="probe",
-    memory=(attrs.evolve(_QEMU.memory[0], use="flash"), _QEMU.memory[1]),
-    silicon=SiliconSpec("apollo", "apollo510", "-", "ap510nfa_cbr", "rtt", 4),
-)
-SRAM = BOARD.memory[1]
-CB = SRAM.origin + 0x6510  # where a control block may sit (any aligned address works)
-RING = SRAM.origin + 0x7000
 FAST = ProbeSettings(timeout=10.0, rtt_wait=0.3, heartbeat=0.3, poll=0.0)
 
 
@@ -196,7 +180,7 @@ def test_complete_capture_through_a_small_ring_becomes_a_bundle(elf: Path, tmp_p
                                 "layer_records": len(parse_capture(stream).of("LAYER"))}
     names = [layer.name for layer in record.measurement.layers]
     assert names == ["tiny", "short", "nops", "memory", "float", "vector", "long"]
-    assert record.measurement.units == "ticks"  # the stream's own units: no conversion
+    assert record.measurement.units == "instructions"  # the stream's own units, as sent
     run = json.loads((record.bundle / "run.json").read_text())
     assert run["probe"]["unique_id"] == "00123456780"
 

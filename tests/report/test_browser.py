@@ -110,3 +110,17 @@ def test_comparison_reports_render(tmp_path: Path) -> None:
         console, variance = _load(_write(tmp_path, f"{name}.html", html), tmp_path)
         assert console == [], name
         assert variance > 100, name
+
+
+def test_matrix_report_renders(tmp_path: Path) -> None:
+    from matrix_folders import smoke_matrix
+
+    result = smoke_matrix()
+    page = result.folder / "report.html"  # as written, beside the cells it links to
+    html = page.read_text()
+    for cell in result.with_status("complete"):
+        assert cell.numbers is not None and f"{cell.numbers.whole:,}" in html
+        assert f'href="cells/{cell.id}/report.html"' in html
+    console, variance = _load(page, tmp_path)
+    assert console == []
+    assert variance > 100

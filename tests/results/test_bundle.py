@@ -109,6 +109,16 @@ def test_failed_bundle_keeps_the_error_and_names_do_not_collide(tmp_path: Path) 
     verify_bundle(first)
 
 
+def test_a_failed_bundle_keeps_the_runs_log(tmp_path: Path) -> None:
+    log = b"--- heliaAOT 0.18.0 ---\nWARNING helia_aot: unresolved dynamic tensors\n"
+    inputs = BundleInputs(board="apollo510_evb", engine="helia-aot", status="failed",
+                          counter_units="u", error=RunError("it broke", "fix it"),
+                          logs={"run.log": log})
+    bundle = write_bundle(tmp_path, inputs)
+    assert (bundle / "run.log").read_bytes() == log
+    assert "run.log" in verify_bundle(bundle).files
+
+
 def test_a_failure_while_writing_leaves_nothing_behind(tmp_path: Path) -> None:
     class Unserializable:
         def __str__(self) -> str:

@@ -17,7 +17,7 @@ from hpx_core.wire import VERSION
 def test_argv_is_a_list_with_icount_and_semihosting() -> None:
     argv = qemu_argv(get_board("qemu-m4"), Path("fw.elf"), "qemu-system-arm")
     assert argv[:5] == ["qemu-system-arm", "-machine", "mps2-an386", "-cpu", "cortex-m4"]
-    assert argv[argv.index("-icount") + 1] == "shift=6,sleep=off"
+    assert argv[argv.index("-icount") + 1] == "shift=10,sleep=off"
     assert argv[argv.index("-semihosting-config") + 1] == "enable=on,target=native"
     assert argv[-2:] == ["-kernel", "fw.elf"]
 

@@ -50,9 +50,11 @@ def test_fault_is_reported_with_pc_and_function(tmp_path: Path) -> None:
 def test_engine_error_code_is_reported(tmp_path: Path) -> None:
     project, built = fixture_build("error_engine", "qemu-m4")
     with pytest.raises(RunError, match="error 42 in stage 'init'"):
-        run_and_record(runner_for(project.board), built.elf, tmp_path, engine="error_engine")
+        run_and_record(runner_for(project.board), built.elf, tmp_path, engine="error_engine",
+                       logs={"run.log": b"what the engine's tools printed\n"})
     bundle = _only_bundle(tmp_path)
     assert json.loads((bundle / "summary.json").read_text())["status"] == "failed"
+    assert (bundle / "run.log").read_bytes() == b"what the engine's tools printed\n"
     capture = parse_capture((bundle / "capture.bin").read_bytes())
     assert capture.text_lines == ("init failed: no ?HPX model",)
     assert capture.of("ERROR")[0].number("code") == 42

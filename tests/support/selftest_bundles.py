@@ -16,14 +16,11 @@ import tempfile
 from pathlib import Path
 
 import attrs
-import jinja2
 
 from hpx_core.boards import Board, get_board
 from hpx_core.build import HarnessSettings, build_info, build_project, get_toolchain, render_project
-from hpx_core.build.templates import templates_root
-from hpx_core.contract import FirmwareContribution
 from hpx_core.run import run_and_record, runner_for
-from hpx_core.selftest.layers import CalibrationLayer, calibration_layers
+from hpx_core.selftest.layers import CalibrationLayer, calibration_layers, selftest_contribution
 
 _scratch = Path(tempfile.mkdtemp(prefix="hpx-bundles-"))
 atexit.register(shutil.rmtree, _scratch, True)
@@ -31,24 +28,6 @@ atexit.register(shutil.rmtree, _scratch, True)
 EXTRA_FLOAT_ITERATIONS = 50_000
 FLOAT_INSTRUCTIONS_PER_ITERATION = 3  # vadd.f32 + subs + bne
 EXTRA_INSTRUCTIONS = EXTRA_FLOAT_ITERATIONS * FLOAT_INSTRUCTIONS_PER_ITERATION
-
-
-def _contribution(board: Board, layers: tuple[CalibrationLayer, ...]) -> FirmwareContribution:
-    root = templates_root() / "selftest"
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(root)),
-        undefined=jinja2.StrictUndefined,
-        keep_trailing_newline=True,
-    )
-    values = {"layers": layers, "mve": "mve" in board.features}
-    return FirmwareContribution(
-        files={
-            "selftest_engine.c": (root / "selftest_engine.c").read_text("utf-8"),
-            "selftest_layers.S": env.get_template("selftest_layers.S.j2").render(values),
-            "selftest_layers.h": env.get_template("selftest_layers.h.j2").render(values),
-        },
-        sources=("selftest_engine.c", "selftest_layers.S"),
-    )
 
 
 def _layers(board: Board, variant: str) -> tuple[CalibrationLayer, ...]:
@@ -72,7 +51,7 @@ def bundle(board_name: str = "qemu-m55", variant: str = "standard", model: bool 
 
     require_tools()
     board = get_board(board_name)
-    contribution = _contribution(board, _layers(board, variant))
+    contribution = selftest_contribution(board, _layers(board, variant))
     work = _scratch / f"{board_name}-{variant}-{int(model)}"
     settings = HarnessSettings("selftest", iterations=7, warmup=1)  # medians robust to +-1
     built = build_project(

@@ -6,11 +6,14 @@ import re
 from pathlib import Path
 
 from hpx_core.boards import get_board
+from hpx_core.build.layout import plan_layout
+from hpx_core.contract import CodeSize, EngineSelection, MemoryRequest
 from hpx_core.models import load_model
 from hpx_core.tflm_family import (
     UPSTREAM_METHODS,
     InputSpec,
     family_glue,
+    family_needs,
     input_bytes,
     parse_c_array,
     plan_arena,
@@ -67,4 +70,23 @@ def test_the_arena_and_the_model_are_planned_buffers_the_runner_defines() -> Non
     assert "data" in arena.uses and "flash" in model.uses
     runner = glue.files["hpx_tflm_runner.cc"]
     c_block = runner[runner.index('extern "C" {'):runner.index("}", runner.index('extern "C" {'))]
-    assert "uint8_t hpx_tflm_arena[HPX_TFLM_ARENA_SIZE];" in c_block  # C linkage: its own name
+    # C linkage: its own name; the memory plan's section attribute (empty here) after it
+    assert "uint8_t hpx_tflm_arena[HPX_TFLM_ARENA_SIZE] HPX_TFLM_ARENA_SECTION;" in c_block
+
+
+def test_the_memory_plan_puts_model_and_arena_where_it_placed_them() -> None:
+    board = get_board("qemu-m55")
+    model = load_model(KWS)
+    request = MemoryRequest(EngineSelection("tflm", None, None), board, model, arena_size=40_000,
+                            location="flash", arena_location="tcm")
+    layout = plan_layout(board, family_needs(request, CodeSize(1024, 1024)))
+    inputs = input_bytes(InputSpec.parse("random", seed=3), model)
+    glue = family_glue(model, KWS.read_bytes(), select_ops(model), UPSTREAM_METHODS, inputs,
+                       plan_arena(40_000, board), layout)
+    array = glue.files["hpx_tflm_model.cc"]
+    assert 'uint8_t hpx_tflm_model[] __attribute__((section(".hpx_qspi"))) = {' in array
+    assert parse_c_array(array) == KWS.read_bytes()
+    assert ('#define HPX_TFLM_ARENA_SECTION __attribute__((section(".hpx_dtcm_bss")))'
+            in glue.files["hpx_tflm_config.h"])
+    arena, placed_model = glue.buffers
+    assert (arena.uses, placed_model.uses) == (("tcm",), ("flash",))

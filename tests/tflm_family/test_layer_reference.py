@@ -71,7 +71,7 @@ def test_check_tables_carry_the_host_crcs_and_the_largest_staging() -> None:
 
 def test_a_board_without_ram_for_the_staging_is_refused_with_the_bytes_needed() -> None:
     board = get_board("qemu-m4")
-    room = sum(r.length for r in board.memory if r.use == "data")
+    room = sum(r.length for r in board.regions_for("data"))
     with pytest.raises(ConfigError, match=r"needs 36864 bytes of RAM .* has 1000 bytes"):
         check_staging(board, ArenaPlan(room - 1000, "config"), 36864)
     assert check_staging(board, ArenaPlan(room - 40000, "config"), 36864).size == 36864

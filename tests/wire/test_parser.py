@@ -200,3 +200,32 @@ def test_any_single_byte_change_is_caught_or_harmless(position: int, value: int)
     except CaptureError:
         return
     assert capture.records == parse_capture(STREAM).records
+
+
+def test_a_line_without_end_is_refused_while_it_streams() -> None:
+    """4 MB without a newline, in UART-sized chunks: refused once it outgrows any record."""
+    parser = WireParser()
+    parser.feed(LINES[0])
+    chunks = 0
+    with pytest.raises(StreamError) as caught:
+        for chunks, start in enumerate(range(0, 4 * 1024 * 1024, 256), start=1):  # noqa: B007
+            parser.feed(b"A" * 256)
+    assert caught.value.problem == "corrupted"
+    assert "longer than 32,768 bytes" in caught.value.message
+    assert chunks * 256 <= 32_768 + 256
+    assert caught.value.offset == len(LINES[0])
+
+
+def test_a_long_plain_text_line_is_refused() -> None:
+    with pytest.raises(StreamError, match="longer than 32,768 bytes"):
+        parse_capture(LINES[0] + b"x" * 40_000 + b"\n" + b"".join(LINES[1:]))
+
+
+def test_long_names_within_bounds_still_parse() -> None:
+    capture = parse_capture(STREAM)
+    info = capture.first("LAYERINFO")
+    assert info is not None
+    name = "model/" + "conv%2d;" * 500  # percent-encoded: 4,000 bytes of name
+    lines = list(LINES)
+    lines[info.seq] = encode_record(info.seq, "LAYERINFO", {**info.fields, "name": name})
+    assert parse_capture(b"".join(lines)).layer_names()[0][0] == name

@@ -45,6 +45,7 @@ const char *hpx_counter_name(void) {
     return "systick_icount";
 }
 
+/* Spans leave the device converted (hpx_counter_span): exact instructions under icount. */
 const char *hpx_counter_units(void) {
-    return "ticks";
+    return "instructions";
 }

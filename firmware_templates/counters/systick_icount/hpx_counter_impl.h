@@ -1,7 +1,9 @@
 /*
  * SysTick on the processor clock, extended to 64 bits by counting 24-bit wraps in the SysTick
- * interrupt. Under QEMU -icount every instruction advances virtual time by a fixed step, so
- * ticks convert exactly to instructions on the host (board clock and icount shift).
+ * interrupt. Under QEMU -icount every instruction advances virtual time by a fixed step, so a
+ * span of ticks is a whole number of instructions give or take two ticks (the read's floor and
+ * the wrap correction's): with more than four ticks per instruction, rounding the span gives
+ * the instructions exactly (hpx_core/boards/icount.py chooses the icount shift and the ratio).
  */
 #ifndef HPX_COUNTER_IMPL_H
 #define HPX_COUNTER_IMPL_H
@@ -17,6 +19,10 @@
 
 #ifndef HPX_COUNTER_WRAP_COST_Q16
 #define HPX_COUNTER_WRAP_COST_Q16 0u
+#endif
+#ifndef HPX_COUNTER_SPAN_MUL /* instructions per tick = MUL / 2^SHIFT */
+#define HPX_COUNTER_SPAN_MUL 1u
+#define HPX_COUNTER_SPAN_SHIFT 0u
 #endif
 
 extern volatile uint32_t hpx_systick_wraps;
@@ -40,6 +46,16 @@ static inline __attribute__((always_inline)) uint64_t hpx_counter_read(void) {
     }
     return ((uint64_t)wraps << 24) + (uint64_t)(HPX_SYSTICK_RELOAD - value) -
            (((uint64_t)wraps * HPX_COUNTER_WRAP_COST_Q16) >> 16);
+}
+
+/* Instructions between two reads: the ticks times MUL / 2^SHIFT, rounded to the nearest. */
+#define HPX_COUNTER_HAS_SPAN 1
+static inline uint64_t hpx_counter_span(uint64_t start, uint64_t end) {
+    uint64_t scaled = (end - start) * (uint64_t)HPX_COUNTER_SPAN_MUL;
+#if HPX_COUNTER_SPAN_SHIFT > 0
+    scaled += 1ull << (HPX_COUNTER_SPAN_SHIFT - 1u);
+#endif
+    return scaled >> HPX_COUNTER_SPAN_SHIFT;
 }
 
 #endif

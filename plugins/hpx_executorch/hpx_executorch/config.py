@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import attrs
 
-from hpx_core import FieldValueError, at_least
+from hpx_core import FieldValueError, MemoryLocation, at_least
 
-Location = Literal["tcm", "sram"]
 _COMMIT = re.compile(r"[0-9a-f]{40}")
 
 
@@ -24,7 +23,8 @@ class ExecutorchConfig:
     """Runtime buffers, kernel selection and source overrides; the provider is engine.backend.
 
     ``None`` means "take it from the PTE's sidecar, else from the PTE itself": explicit values
-    always win over the sidecar.
+    always win over the sidecar. A ``*_location`` is a use word of the board's memory map
+    (``data``, ``tcm``, ``sram``, ...; unset: hpx chooses, the data memory when it fits).
     """
 
     source_path: Path | None = None
@@ -36,7 +36,7 @@ class ExecutorchConfig:
     ns_ops: bool | None = None
     cmsis_nn_path: Path | None = None
     cmsis_nn_ref: str | None = attrs.field(default=None, validator=_commit)
-    planned_arena_location: Location | None = None
-    method_arena_location: Location | None = None
-    temporary_arena_location: Location | None = None
-    io_location: Location | None = None
+    planned_arena_location: MemoryLocation | None = None
+    method_arena_location: MemoryLocation | None = None
+    temporary_arena_location: MemoryLocation | None = None
+    io_location: MemoryLocation | None = None

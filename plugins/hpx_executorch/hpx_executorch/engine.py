@@ -10,7 +10,7 @@ from __future__ import annotations
 import attrs
 
 from hpx_core.boards import Board, all_boards
-from hpx_core.contract import FirmwareContribution, SourceSet
+from hpx_core.contract import FirmwareContribution, MemoryLayout, SourceSet
 from hpx_core.errors import ConfigError, RunError
 from hpx_core.models import ModelInfo
 from hpx_core.sources import (
@@ -102,7 +102,7 @@ def prepare(model: ModelInfo, config: ExecutorchConfig, backend: str | None, boa
     root = sources.path_of("nsx-executorch")
     version = runtime_version(root)
     check_release(model, root, version)
-    settings = resolve(config, chosen, model, board)
+    settings = resolve(config, chosen, model)
     check_ns_ops(model, settings.backend, settings.ns_ops)
     check_runnable(model)
     return Prepared(settings, layer_table(model), version)
@@ -120,9 +120,9 @@ def executorch_runtime(sources: SourceSet, settings: Settings, board: Board,
     return ensure_runtime(sources, runtime_options(settings, board), jobs=jobs)
 
 
-def executorch_glue(model: ModelInfo, prepared: Prepared, runtime: RuntimeLibrary
-                    ) -> FirmwareContribution:
-    return executorch_firmware(model, prepared.settings, prepared.table, runtime)
+def executorch_glue(model: ModelInfo, prepared: Prepared, runtime: RuntimeLibrary,
+                    layout: MemoryLayout | None = None) -> FirmwareContribution:
+    return executorch_firmware(model, prepared.settings, prepared.table, runtime, layout)
 
 
 def explain_failure(capture: Capture, model: ModelInfo) -> RunError | None:

@@ -20,6 +20,8 @@ from hpx_core.contract import (
     FirmwareRequest,
     ManifestRequest,
     MatchManifest,
+    MemoryNeeds,
+    MemoryRequest,
     ResultExtras,
     ResultsRequest,
     SourceSet,
@@ -33,6 +35,7 @@ from hpx_executorch.engine import (
     ENGINE,
     PINS,
     absent_submodules,
+    check_backend,
     executorch_glue,
     executorch_runtime,
     executorch_sources,
@@ -40,7 +43,9 @@ from hpx_executorch.engine import (
     prepare,
 )
 from hpx_executorch.firmware import ExecutorchFacts
+from hpx_executorch.memory import executorch_needs
 from hpx_executorch.outputs import check_output, reference_path
+from hpx_executorch.settings import resolve
 from hpx_executorch.tier1 import is_tier1_manifest, match_for_bundles
 from hpx_executorch.verify import findings
 
@@ -85,6 +90,14 @@ def hpx_materialize_sources(request: SourcesRequest) -> SourceSet:
 
 
 @hookimpl
+def hpx_plan_memory(request: MemoryRequest) -> MemoryNeeds:
+    """The program and the runtime's buffers, sized from the program and the config."""
+    config = request.engine.config_as(ExecutorchConfig)
+    settings = resolve(config, check_backend(request.engine.backend), request.model)
+    return executorch_needs(request, config, settings)
+
+
+@hookimpl
 def hpx_generate_firmware(request: FirmwareRequest) -> FirmwareContribution:
     # The runtime is built with the toolchain the config names: refuse one without a recipe
     # (ATfE without ATFE_ROOT, say) before the long runtime build starts.
@@ -94,7 +107,7 @@ def hpx_generate_firmware(request: FirmwareRequest) -> FirmwareContribution:
                        request.sources)
     runtime = executorch_runtime(request.sources, prepared.settings, request.board,
                                  jobs=request.jobs)
-    return executorch_glue(request.model, prepared, runtime)
+    return executorch_glue(request.model, prepared, runtime, request.layout)
 
 
 @hookimpl

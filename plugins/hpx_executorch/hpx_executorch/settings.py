@@ -1,8 +1,8 @@
 """Resolve the engine config against the program: explicit config, then sidecar, then the PTE.
 
-The five runtime buffers (planned arena, method arena, temporary arena, input, output) get a
-size and a memory location; the kernel selection gets the provider, the ns-ops switch and the
-portable operators to register.
+The runtime buffers (planned arena, method arena, temporary arena, input, output) get a size
+(:mod:`hpx_executorch.memory` has them placed); the kernel selection gets the provider, the
+ns-ops switch and the portable operators to register.
 """
 
 from __future__ import annotations
@@ -11,14 +11,12 @@ from collections.abc import Iterable
 
 import attrs
 
-from hpx_core.boards import Board
 from hpx_core.errors import ConfigError
 from hpx_core.models import ModelInfo
 from hpx_executorch.config import ExecutorchConfig
 
 DEFAULT_METHOD_ARENA = 32 * 1024  # per loaded method; EValues and tensor metadata
 DEFAULT_TEMP_ARENA = 16 * 1024  # CMSIS-NN scratch buffers
-BUFFERS = ("planned_arena", "method_arena", "temporary_arena", "io")
 
 
 def _sorted_ops(value: Iterable[str]) -> tuple[str, ...]:
@@ -35,8 +33,6 @@ class Settings:
     temporary_arena_size: int
     input_size: int
     output_size: int
-    locations: dict[str, str] = attrs.field(factory=dict)
-    sections: dict[str, str] = attrs.field(factory=dict)
 
 
 def _size(values: Iterable[int | None]) -> int | None:
@@ -52,32 +48,7 @@ def _planned(model: ModelInfo) -> int:
     return max(model.planned_memory, default=0)
 
 
-def has_data_tcm(board: Board) -> bool:
-    return any("TCM" in m.name.upper() and "data" in m.use.split(",") for m in board.memory)
-
-
-def _location(board: Board, buffer: str, chosen: str | None) -> str:
-    """The board's default data memory unless asked otherwise (TCM where there is one)."""
-    tcm = has_data_tcm(board)
-    if chosen is None:
-        return "tcm" if tcm else "sram"
-    if chosen == "tcm" and not tcm:
-        raise ConfigError(
-            f"engine.config.{buffer}_location is tcm, but board {board.name} has no data TCM",
-            "use sram, or an Apollo board",
-        )
-    return chosen
-
-
-def section_attribute(board: Board, location: str) -> str:
-    """Where a buffer lands: the default .bss is TCM on Apollo boards and SRAM on the emulated
-    ones; the Apollo linker scripts of nsx-ambiq-sdk collect ``.sram_bss`` into shared SRAM."""
-    if location == "sram" and has_data_tcm(board):
-        return '__attribute__((section(".sram_bss")))'
-    return ""
-
-
-def resolve(config: ExecutorchConfig, backend: str, model: ModelInfo, board: Board) -> Settings:
+def resolve(config: ExecutorchConfig, backend: str, model: ModelInfo) -> Settings:
     portable = config.portable_ops
     if portable is None:
         portable = tuple(model.portable_ops)
@@ -88,11 +59,6 @@ def resolve(config: ExecutorchConfig, backend: str, model: ModelInfo, board: Boa
     if input_size is None or output_size is None:
         raise ConfigError(f"{model.path.name}: the I/O sizes cannot be read from the program",
                           "set engine.config.input_size and output_size")
-    chosen = {"planned_arena": config.planned_arena_location,
-              "method_arena": config.method_arena_location,
-              "temporary_arena": config.temporary_arena_location,
-              "io": config.io_location}
-    locations = {b: _location(board, b, chosen[b]) for b in BUFFERS}
     return Settings(
         backend=backend, ns_ops=bool(ns_ops), portable_ops=portable,
         planned_arena_size=max(_planned(model), 16),
@@ -100,6 +66,4 @@ def resolve(config: ExecutorchConfig, backend: str, model: ModelInfo, board: Boa
         temporary_arena_size=(config.temporary_arena_size if config.temporary_arena_size
                               is not None else DEFAULT_TEMP_ARENA),
         input_size=input_size, output_size=output_size,
-        locations=locations,
-        sections={b: section_attribute(board, loc) for b, loc in locations.items()},
     )

@@ -2,7 +2,9 @@
 
 The compiler is a Python package (``helia_aot``); hpx calls its API (``AotConverter``) rather
 than its command line, so failures arrive as exceptions with the compiler's own message and the
-code-generation context (operators, memory plan) is at hand to keep in the bundle.
+code-generation context (operators, memory plan) is at hand to keep in the bundle. Everything
+the compiler prints (its rich logging, tracebacks included) goes to the run's log, never to the
+user's terminal; its refusals become one line of cause and a hint (:mod:`.refusal`).
 """
 
 from __future__ import annotations
@@ -15,7 +17,9 @@ from typing import Any
 import attrs
 
 from hpx_core.boards import Board
-from hpx_core.errors import ConfigError, ModelError
+from hpx_core.enginelib import tool_output_to
+from hpx_core.errors import ConfigError
+from hpx_heliaaot.refusal import refusal
 from hpx_heliaaot.versions import require_helia_aot
 
 MODULE_TYPE = "cmake"
@@ -108,31 +112,41 @@ def _operators(context: Any) -> list[Operator]:
     return found
 
 
-def compile_model(model: Path, out_dir: Path, *, prefix: str, module_name: str,
-                  platform: str) -> AotModule:
-    """Compile ``model`` into ``out_dir/<module_name>`` (written in a temporary folder first)."""
+def _convert(model: Path, temp: Path, *, prefix: str, module_name: str, platform: str,
+             tensor_rules: list[dict[str, Any]]) -> Any:
     from helia_aot import AotConverter  # type: ignore[import-untyped]
     from helia_aot.cli.defines import (
         ConvertArgs,
+        MemoryArgs,
         ModelArgs,
         ModuleArgs,
         PlatformArgs,
     )
 
+    args = ConvertArgs(
+        model=ModelArgs(path=model),
+        module=ModuleArgs(path=temp, type=MODULE_TYPE, name=module_name, prefix=prefix),
+        platform=PlatformArgs(name=platform), memory=MemoryArgs(tensors=tensor_rules),
+        verbose=0)
+    return AotConverter(args).convert()
+
+
+def compile_model(model: Path, out_dir: Path, *, prefix: str, module_name: str,
+                  platform: str, log: Path,
+                  tensor_rules: list[dict[str, Any]] | None = None) -> AotModule:
+    """Compile ``model`` into ``out_dir/<module_name>`` (written in a temporary folder first);
+    the compiler's output goes to ``log``; ``tensor_rules`` are heliaAOT ``memory.tensors``
+    rules (where tensors go)."""
     version = str(require_helia_aot())
     out_dir.mkdir(parents=True, exist_ok=True)
     temp = Path(tempfile.mkdtemp(prefix=".aot-", dir=out_dir))
     try:
-        args = ConvertArgs(
-            model=ModelArgs(path=model),
-            module=ModuleArgs(path=temp, type=MODULE_TYPE, name=module_name, prefix=prefix),
-            platform=PlatformArgs(name=platform), verbose=0)
         try:
-            context: Any = AotConverter(args).convert()
-        except Exception as exc:  # the compiler's refusal, in its words
-            raise ModelError(f"heliaAOT {version} cannot compile {model.name}: {exc}",
-                             "check the model's operators against heliaAOT's supported list"
-                             ) from None
+            with tool_output_to(log, f"heliaAOT {version} compiling {model}"):
+                context = _convert(model, temp, prefix=prefix, module_name=module_name,
+                                   platform=platform, tensor_rules=tensor_rules or [])
+        except Exception as exc:  # the compiler's refusal, in its words (the rest is in log)
+            raise refusal(exc, model.name, version, log) from None
         final = out_dir / module_name
         shutil.rmtree(final, ignore_errors=True)
         (temp / module_name).rename(final)

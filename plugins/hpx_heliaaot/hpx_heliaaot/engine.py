@@ -1,9 +1,11 @@
 """The ``helia-aot`` engine's steps as typed functions; the hooks in ``plugin.py`` adapt them.
 
 Order for one profile: :func:`aot_sources` (license check, ns-cmsis-nn at its pin or
-``cmsis_nn_path``, then the helia-aot/ns-cmsis-nn pair) -> :func:`aot_firmware` (compile the
-model in-process, the glue on the generated context's operator callback, and a CMake fragment
-adding the module and the cached ns-cmsis-nn) -> core build -> symbol checks -> an Apollo board.
+``cmsis_nn_path``, then the helia-aot/ns-cmsis-nn pair) -> :func:`aot_module` (compile the
+model in-process, first, so a model the compiler refuses stops the run before the kernel library
+is built) -> :func:`aot_kernels` -> :func:`aot_firmware` (the glue on the generated context's
+operator callback, and a CMake fragment adding the module and the cached ns-cmsis-nn) -> core
+build -> symbol checks -> an Apollo board.
 """
 
 from __future__ import annotations
@@ -16,13 +18,14 @@ import attrs
 import jinja2
 
 from hpx_core.boards import Board, all_boards
-from hpx_core.contract import FirmwareContribution, SourceSet
+from hpx_core.contract import FirmwareContribution, MemoryLayout, SourceSet
 from hpx_core.models import ModelInfo
 from hpx_core.sources import PinSet, check_may_run, load_pins, materialize
 from hpx_core.tflm_family import InputSpec, host_outputs, input_bytes
 from hpx_heliaaot.compiler import AotModule, check_platform, compile_model
 from hpx_heliaaot.config import HeliaAotConfig
 from hpx_heliaaot.kernels import KernelLibrary, ensure_kernels
+from hpx_heliaaot.memory import tensor_rules
 from hpx_heliaaot.versions import check_pair
 
 ENGINE = "helia-aot"
@@ -104,12 +107,19 @@ def _cmake(module_name: str, kernels: KernelLibrary) -> str:
     )
 
 
-def aot_firmware(model: ModelInfo, config: HeliaAotConfig, board: Board, kernels: KernelLibrary,
-                 work_dir: Path) -> FirmwareContribution:
-    """Compile ``model`` with heliaAOT and wrap it in the harness's engine interface."""
+def aot_module(model: ModelInfo, config: HeliaAotConfig, board: Board, work_dir: Path,
+               log: Path, layout: MemoryLayout | None = None) -> AotModule:
+    """Compile ``model`` with heliaAOT for the board's platform (tensors where ``layout`` says
+    the user placed them); its output goes to ``log``."""
     platform = check_platform(board, config.platform)
-    module = compile_model(Path(model.path), work_dir / "aot-out", prefix=config.prefix,
-                           module_name=config.module_name, platform=platform)
+    return compile_model(Path(model.path), work_dir / "aot-out", prefix=config.prefix,
+                         module_name=config.module_name, platform=platform, log=log,
+                         tensor_rules=tensor_rules(layout))
+
+
+def aot_firmware(model: ModelInfo, config: HeliaAotConfig, module: AotModule,
+                 kernels: KernelLibrary) -> FirmwareContribution:
+    """Wrap the compiled ``module`` in the harness's engine interface."""
     spec = InputSpec.parse(config.input, config.input_seed)
     inputs = input_bytes(spec, model)
     facts = AotFacts(

@@ -18,6 +18,8 @@ from hpx_core.contract import (
     EngineDescriptor,
     FirmwareContribution,
     FirmwareRequest,
+    MemoryNeeds,
+    MemoryRequest,
     ResultExtras,
     ResultsRequest,
     SourceSet,
@@ -25,9 +27,19 @@ from hpx_core.contract import (
     SymbolFinding,
     SymbolsRequest,
 )
+from hpx_core.models.tflite_fields import SUBGRAPH_NAME
 from hpx_core.tflm_family import output_checks
 from hpx_heliaaot.config import ENV, HeliaAotConfig
-from hpx_heliaaot.engine import ENGINE, PINS, AotFacts, aot_firmware, aot_kernels, aot_sources
+from hpx_heliaaot.engine import (
+    ENGINE,
+    PINS,
+    AotFacts,
+    aot_firmware,
+    aot_kernels,
+    aot_module,
+    aot_sources,
+)
+from hpx_heliaaot.memory import aot_needs
 from hpx_heliaaot.symbols import verify_symbols
 from hpx_heliaaot.versions import require_helia_aot
 
@@ -41,6 +53,7 @@ def hpx_engines() -> list[EngineDescriptor]:
             config_class=HeliaAotConfig,
             summary="Ambiq heliaAOT compiler (Ambiq Apollo SDK License: Ambiq CPUs only)",
             pins=PINS,
+            model_fields=(SUBGRAPH_NAME,),  # heliaAOT 0.18's AirModel.name is required
         )
     ]
 
@@ -59,10 +72,18 @@ def hpx_materialize_sources(request: SourcesRequest) -> SourceSet:
 
 
 @hookimpl
+def hpx_plan_memory(request: MemoryRequest) -> MemoryNeeds:
+    """What the user placed; heliaAOT's own plan places the rest."""
+    return aot_needs(request)
+
+
+@hookimpl
 def hpx_generate_firmware(request: FirmwareRequest) -> FirmwareContribution:
-    kernels = aot_kernels(request.sources, request.board, jobs=request.jobs)
     config = request.engine.config_as(HeliaAotConfig)
-    return aot_firmware(request.model, config, request.board, kernels, request.scratch)
+    module = aot_module(request.model, config, request.board, request.scratch, request.log,
+                        request.layout)
+    kernels = aot_kernels(request.sources, request.board, jobs=request.jobs)
+    return aot_firmware(request.model, config, module, kernels)
 
 
 @hookimpl

@@ -13,7 +13,13 @@ import hashlib
 import attrs
 
 from hpx_core.boards import Board, all_boards
-from hpx_core.contract import FirmwareContribution, SourceRepo, SourceSet
+from hpx_core.contract import (
+    CodeSize,
+    FirmwareContribution,
+    MemoryLayout,
+    SourceRepo,
+    SourceSet,
+)
 from hpx_core.errors import ConfigError
 from hpx_core.models import ModelInfo
 from hpx_core.sources import (
@@ -35,6 +41,9 @@ BACKENDS = ("helia", "cmsis_nn", "reference")
 VARIANTS = ("release_with_logs", "debug")
 DIST_BACKEND = "helia"  # what a release bundle's archive contains
 PINS = load_pins("hpx_heliart")
+# Code and constants besides the model: the interpreter as upstream TFLM's (KWS, reference:
+# about 62 KB), ns-cmsis-nn's Helium kernels add about 58 KB (docs/choosing-an-engine.md).
+CODE = CodeSize(least=24 * 1024, likely=192 * 1024)
 DIST_THIRD_PARTY = ("third_party/flatbuffers/include", "third_party/gemmlowp", "third_party/ruy",
                     "third_party/kissfft")
 
@@ -130,13 +139,14 @@ def _defines(library: HeliaRtLibrary) -> dict[str, str]:
 
 
 def heliart_firmware(model: ModelInfo, config: HeliaRtConfig, sources: SourceSet,
-                     library: HeliaRtLibrary, arena: ArenaPlan, *, board: Board | None = None,
+                     library: HeliaRtLibrary, arena: ArenaPlan,
+                     layout: MemoryLayout | None = None, *, board: Board | None = None,
                      check_layers: str = "off") -> FirmwareContribution:
-    """The core's TFLM-family glue for ``model`` + a CMake fragment linking the library (with
-    the layer check, as for ``tflm``)."""
+    """The core's TFLM-family glue for ``model`` (placed per ``layout``) + a CMake fragment
+    linking the library (with the layer check, as for ``tflm``)."""
     prepared = model_glue(model, resolver_ops=config.resolver_ops, input=config.input,
                           input_seed=config.input_seed, checkout=sources.path_of("helia-rt"),
-                          arena=arena, board=board, check_layers=check_layers)
+                          arena=arena, layout=layout, board=board, check_layers=check_layers)
     glue = prepared.glue
     return FirmwareContribution(
         files=glue.files, sources=glue.sources,

@@ -11,6 +11,8 @@ from hpx_core.contract import (
     EngineDescriptor,
     FirmwareContribution,
     FirmwareRequest,
+    MemoryNeeds,
+    MemoryRequest,
     ResultExtras,
     ResultsRequest,
     SourceSet,
@@ -18,10 +20,12 @@ from hpx_core.contract import (
     SymbolFinding,
     SymbolsRequest,
 )
-from hpx_core.tflm_family import FamilyFacts, family_extra, plan_arena
+from hpx_core.models.tflite_fields import CONTROL_FLOW_CODE
+from hpx_core.tflm_family import FamilyFacts, family_extra, family_needs, planned_arena
 from hpx_heliart.config import ENV, HeliaRtConfig
 from hpx_heliart.engine import (
     BACKENDS,
+    CODE,
     ENGINE,
     PINS,
     check_backend,
@@ -42,6 +46,8 @@ def hpx_engines() -> list[EngineDescriptor]:
             summary="Ambiq heliaRT (Ambiq Apollo SDK License: Ambiq CPUs only)",
             backends=BACKENDS,
             pins=PINS,
+            # heliaRT, like TFLM, plans control-flow subgraphs' memory from builtin_code alone
+            model_fields=(CONTROL_FLOW_CODE,),
         )
     ]
 
@@ -67,13 +73,19 @@ def hpx_materialize_sources(request: SourcesRequest) -> SourceSet:
 
 
 @hookimpl
+def hpx_plan_memory(request: MemoryRequest) -> MemoryNeeds:
+    """The model and the tensor arena, as for every MicroInterpreter engine."""
+    return family_needs(request, CODE)
+
+
+@hookimpl
 def hpx_generate_firmware(request: FirmwareRequest) -> FirmwareContribution:
     config = request.engine.config_as(HeliaRtConfig)
     library = heliart_library(request.sources, request.engine.backend, request.board, config,
                               jobs=request.jobs)
-    arena = plan_arena(request.arena_size, request.board)
-    return heliart_firmware(request.model, config, request.sources, library, arena,
-                            board=request.board, check_layers=request.check_layers)
+    return heliart_firmware(request.model, config, request.sources, library,
+                            planned_arena(request), request.layout, board=request.board,
+                            check_layers=request.check_layers)
 
 
 @hookimpl

@@ -12,7 +12,7 @@ import json
 import attrs
 
 from hpx_core.boards import Board
-from hpx_core.contract import FirmwareContribution, SourceSet
+from hpx_core.contract import CodeSize, FirmwareContribution, MemoryLayout, SourceSet
 from hpx_core.enginelib import EngineLibrary, ensure_library, library_cmake
 from hpx_core.errors import ConfigError
 from hpx_core.models import ModelInfo
@@ -24,6 +24,10 @@ from hpx_tflm.library import flatbuffers_stage, public_include_dirs, tflm_spec
 ENGINE = "tflm"
 BACKENDS = ("reference", "cmsis_nn")
 PINS = load_pins("hpx_tflm")
+# Code and constants besides the model (harness, interpreter, the model's kernels) on
+# qemu-m55: a one-layer model links about 35 KB (reference) or 44 KB (cmsis_nn), the MLPerf
+# Tiny models 36-90 KB (reference). LEAST stays below any build, LIKELY above the usual ones.
+CODE = CodeSize(least=24 * 1024, likely=128 * 1024)
 
 
 def check_backend(backend: str | None) -> str:
@@ -61,17 +65,18 @@ def tflm_firmware(
     sources: SourceSet,
     library: EngineLibrary,
     arena: ArenaPlan,
+    layout: MemoryLayout | None = None,
     *,
     board: Board | None = None,
     check_layers: str = "off",
 ) -> FirmwareContribution:
     """Model-specific glue + a CMake fragment linking the prebuilt engine library; its facts
     are the TFLM-family facts with the library named (and, with the layer check on ``board``,
-    the host reference of every layer)."""
+    the host reference of every layer). ``layout`` places model and arena."""
     prepared = model_glue(model, resolver_ops=config.resolver_ops, input=config.input,
                           input_seed=config.input_seed,
-                          checkout=sources.path_of("tflite-micro"), arena=arena, board=board,
-                          check_layers=check_layers)
+                          checkout=sources.path_of("tflite-micro"), arena=arena, layout=layout,
+                          board=board, check_layers=check_layers)
     glue = prepared.glue
     includes = [*public_include_dirs(sources), *(p.as_posix() for p in library.include_dirs)]
     return FirmwareContribution(

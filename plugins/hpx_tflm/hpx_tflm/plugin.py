@@ -9,6 +9,8 @@ from hpx_core.contract import (
     EngineDescriptor,
     FirmwareContribution,
     FirmwareRequest,
+    MemoryNeeds,
+    MemoryRequest,
     ResultExtras,
     ResultsRequest,
     SourceSet,
@@ -16,9 +18,18 @@ from hpx_core.contract import (
     SymbolFinding,
     SymbolsRequest,
 )
-from hpx_core.tflm_family import FamilyFacts, family_extra, plan_arena
+from hpx_core.models.tflite_fields import CONTROL_FLOW_CODE
+from hpx_core.tflm_family import FamilyFacts, family_extra, family_needs, planned_arena
 from hpx_tflm.config import TflmConfig
-from hpx_tflm.engine import BACKENDS, ENGINE, PINS, tflm_firmware, tflm_library, tflm_sources
+from hpx_tflm.engine import (
+    BACKENDS,
+    CODE,
+    ENGINE,
+    PINS,
+    tflm_firmware,
+    tflm_library,
+    tflm_sources,
+)
 from hpx_tflm.symbols import verify_symbols
 
 
@@ -32,6 +43,8 @@ def hpx_engines() -> list[EngineDescriptor]:
             summary="upstream TensorFlow Lite Micro (Apache-2.0)",
             backends=BACKENDS,
             pins=PINS,
+            # TFLM plans control-flow subgraphs' memory from builtin_code alone
+            model_fields=(CONTROL_FLOW_CODE,),
         )
     ]
 
@@ -49,13 +62,19 @@ def hpx_materialize_sources(request: SourcesRequest) -> SourceSet:
 
 
 @hookimpl
+def hpx_plan_memory(request: MemoryRequest) -> MemoryNeeds:
+    """The model and the tensor arena; the code as measured for upstream TFLM."""
+    return family_needs(request, CODE)
+
+
+@hookimpl
 def hpx_generate_firmware(request: FirmwareRequest) -> FirmwareContribution:
     library = tflm_library(request.sources, request.engine.backend, request.board,
                            jobs=request.jobs)
-    arena = plan_arena(request.arena_size, request.board)
     config = request.engine.config_as(TflmConfig)
-    return tflm_firmware(request.model, config, request.sources, library, arena,
-                         board=request.board, check_layers=request.check_layers)
+    return tflm_firmware(request.model, config, request.sources, library,
+                         planned_arena(request), request.layout, board=request.board,
+                         check_layers=request.check_layers)
 
 
 @hookimpl

@@ -13,10 +13,12 @@ from pathlib import Path
 
 import pytest
 from hpx_heliart.symbols import kernels, ns_entry_points
+from legacy_models import toco_style
 from profiles import BUILD_ONLY, profile_run
 
 from hpx_core.build import symbol_inventory
 from hpx_core.contract import LibraryUse
+from hpx_core.models.tflite_fields import SUBGRAPH_NAME
 from hpx_core.pipeline import ProfileOutcome
 
 from .conftest import MLPERF_TINY, MODELS
@@ -66,3 +68,15 @@ def test_the_library_is_built_once_and_shared_by_every_model() -> None:
     other = library("ad01_int8", "apollo510_evb")
     assert first.key == other.key and not other.built
     assert library("kws_ref_model", "apollo4p_evb").key != first.key  # another CPU
+
+
+def test_an_unnamed_subgraph_builds_from_the_users_own_file(tmp_path: Path) -> None:
+    """heliaRT reads no subgraph name: a TOCO-style model builds as it is, with no copy."""
+    model = toco_style(MODELS / "kws_ref_model.tflite", tmp_path / "person_detect.tflite")
+    done = profile_run(model, "helia-rt", "apollo510_evb", tmp_path / "run", backend="helia",
+                       until=BUILD_ONLY)
+    assert done.build is not None and done.build.elf.is_file()
+    assert done.findings and all(f.passed for f in done.findings), done.findings
+    assert done.model is not None and done.model.absent_fields == (SUBGRAPH_NAME,)
+    assert done.model_copy is None
+    assert not (done.build.elf.parents[1] / "model").exists()

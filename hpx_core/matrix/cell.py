@@ -1,0 +1,151 @@
+"""One cell: run it through the pipeline, record what happened, or find it done already.
+
+A cell's folder holds its bundle (a result bundle, or a build bundle for a build-only cell or a
+silicon board without a probe) and ``cell.json``, written last: the cell's status, its cause
+when it failed, and the fingerprint of its inputs. ``--resume`` trusts a cell only when its
+``cell.json`` says complete (or built), the fingerprint is the one planned now and its bundle
+still verifies.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+import traceback
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+import attrs
+
+from hpx_core import pipeline
+from hpx_core.compare.export import write_atomic
+from hpx_core.errors import HpxError
+from hpx_core.matrix.numbers import CellNumbers, read_numbers
+from hpx_core.matrix.plan import PlannedCell
+from hpx_core.pipeline import ProfileOutcome, StageUnavailableError
+from hpx_core.pipeline.built import write_build
+from hpx_core.plugins import Registry
+from hpx_core.results import verify_bundle
+
+CELL_FILE = "cell.json"
+BUILD_ONLY = "kernel verification"
+CellStatus = Literal["complete", "built", "failed", "interrupted", "not run"]
+DONE: tuple[CellStatus, ...] = ("complete", "built")
+
+
+class CellInterruptedError(HpxError):
+    """The matrix was stopped while this cell waited to go on."""
+
+    exit_code = 130
+
+
+@attrs.frozen
+class CellResult:
+    """What became of one cell. ``bundle`` is its folder's bundle (failed runs have one too);
+    ``libraries`` names the engine libraries it linked and whether it built them."""
+
+    planned: PlannedCell
+    status: CellStatus
+    bundle: Path | None = None
+    cause: str | None = None
+    note: str | None = None
+    numbers: CellNumbers | None = None
+    libraries: tuple[Mapping[str, Any], ...] = ()
+    seconds: float = 0.0
+    resumed: bool = False
+
+    @property
+    def id(self) -> str:
+        return self.planned.cell.id
+
+
+Stopping = Callable[[], bool]
+
+
+def run_cell(planned: PlannedCell, registry: Registry, on_stage: Callable[[str], None],
+             stopping: Stopping) -> CellResult:
+    """Run the cell; never raises: any failure is the result's cause."""
+    folder = planned.folder
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    started = time.monotonic()
+    try:
+        result = _profile(planned, registry, on_stage)
+    except StageUnavailableError as stopped:
+        result = _stopped_after_build(planned, registry, stopped)
+    except CellInterruptedError as error:
+        result = CellResult(planned, "interrupted", cause=error.message)
+    except HpxError as error:
+        cause = f"{error.message} ({error.hint})" if error.hint else error.message
+        status: CellStatus = "interrupted" if stopping() else "failed"
+        result = CellResult(planned, status, _bundle_in(folder), cause)
+    except Exception as error:  # a defect must not take the other cells down
+        (folder / "error.log").write_text(traceback.format_exc(), encoding="utf-8")
+        result = CellResult(planned, "failed", None,
+                            f"internal error {type(error).__name__}: {error} (see error.log)")
+    result = attrs.evolve(result, seconds=round(time.monotonic() - started, 3),
+                          numbers=read_numbers(result.bundle) if result.bundle else None)
+    write_cell_file(result)
+    return result
+
+
+def _profile(planned: PlannedCell, registry: Registry,
+             on_stage: Callable[[str], None]) -> CellResult:
+    build_only = planned.cell.build_only
+    outcome = pipeline.profile(None, None, planned.overrides, registry, on_stage=on_stage,
+                               until=BUILD_ONLY if build_only else None)
+    libraries = _libraries(outcome)
+    if build_only:
+        bundle = write_build(outcome, planned.folder, registry.catalog, note="build only")
+        return CellResult(planned, "built", bundle, note="build only", libraries=libraries)
+    return CellResult(planned, "complete", outcome.bundle, libraries=libraries)
+
+
+def _stopped_after_build(planned: PlannedCell, registry: Registry,
+                         stopped: StageUnavailableError) -> CellResult:
+    outcome = stopped.outcome
+    if outcome is None or BUILD_ONLY not in outcome.stages:
+        return CellResult(planned, "failed", None, stopped.message)
+    bundle = write_build(outcome, planned.folder, registry.catalog, note=stopped.message)
+    return CellResult(planned, "built", bundle, note=stopped.message,
+                      libraries=_libraries(outcome))
+
+
+def _libraries(outcome: ProfileOutcome) -> tuple[Mapping[str, Any], ...]:
+    contribution = outcome.contribution
+    return tuple(attrs.asdict(lib) for lib in contribution.libraries) if contribution else ()
+
+
+def _bundle_in(folder: Path) -> Path | None:
+    """The bundle a failed run left in its folder, if any."""
+    found = sorted(p for p in folder.iterdir() if (p / "manifest.json").is_file())
+    return found[-1] if found else None
+
+
+def write_cell_file(result: CellResult) -> Path:
+    """``cell.json``: written last, atomically; what ``--resume`` and readers trust."""
+    planned = result.planned
+    data = {
+        "schema": 1, "id": planned.cell.id, "coordinates": planned.cell.coordinates(),
+        "fingerprint": planned.fingerprint, "status": result.status,
+        "bundle": result.bundle.name if result.bundle else None, "cause": result.cause,
+        "note": result.note, "seconds": result.seconds, "libraries": list(result.libraries),
+    }
+    return write_atomic(planned.folder / CELL_FILE, json.dumps(data, indent=2) + "\n")
+
+
+def finished_before(planned: PlannedCell) -> CellResult | None:
+    """The cell's earlier result, if it is done, has these inputs, and its bundle verifies."""
+    try:
+        data = json.loads((planned.folder / CELL_FILE).read_text("utf-8"))
+        status, bundle = data["status"], planned.folder / str(data["bundle"])
+        if status not in DONE or data["fingerprint"] != planned.fingerprint:
+            return None
+        verify_bundle(bundle)
+    except (OSError, ValueError, KeyError, TypeError, HpxError):
+        return None
+    return CellResult(planned, status, bundle, data.get("cause"), data.get("note"),
+                      read_numbers(bundle), tuple(data.get("libraries") or ()),
+                      float(data.get("seconds") or 0.0), resumed=True)

@@ -1,0 +1,75 @@
+"""A cell's numbers, read back from its verified bundle: counts, sizes and the output check."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from hpx_core.compare import load_view
+from hpx_core.errors import HpxError
+from hpx_core.results.build_bundle import is_build_bundle, read_build_bundle
+
+
+@attrs.frozen
+class CellNumbers:
+    """Whole-inference and per-layer-sum counts (absent for builds), image sizes, and whether
+    the device's outputs matched the host reference (absent when the engine does not check)."""
+
+    units: str | None = None
+    whole: int | None = None
+    layer_sum: int | None = None
+    layers: int = 0
+    validity: str | None = None
+    text: int | None = None
+    data: int | None = None
+    bss: int | None = None
+    output_check: str | None = None
+
+    @property
+    def flash(self) -> int | None:
+        """Bytes the image keeps in non-volatile memory: code, read-only and initial data."""
+        return None if self.text is None else self.text + (self.data or 0)
+
+    @property
+    def ram(self) -> int | None:
+        """Bytes of RAM the image reserves statically: data and bss."""
+        return None if self.bss is None else self.bss + (self.data or 0)
+
+
+def read_numbers(bundle: Path) -> CellNumbers | None:
+    """The numbers of a result or build bundle, or None when it does not verify."""
+    try:
+        if is_build_bundle(bundle):
+            sizes = read_build_bundle(bundle).build.get("sizes")
+            return CellNumbers(text=_size(sizes, "text"), data=_size(sizes, "data"),
+                               bss=_size(sizes, "bss"))
+        view = load_view(bundle)
+    except HpxError:
+        return None
+    summary = json.loads((bundle / "summary.json").read_text("utf-8"))
+    extra = summary.get("extra") if isinstance(summary, dict) else None
+    sizes = view.sizes
+    return CellNumbers(
+        units=view.units or None, whole=view.whole_median, layer_sum=view.layer_sum,
+        layers=len(view.layers), validity=view.validity, text=_size(sizes, "text"),
+        data=_size(sizes, "data"), bss=_size(sizes, "bss"),
+        output_check=_output_check(extra.get("outputs") if isinstance(extra, dict) else None),
+    )
+
+
+def _size(sizes: Any, key: str) -> int | None:
+    value = sizes.get(key) if isinstance(sizes, Mapping) else None
+    return value if isinstance(value, int) else None
+
+
+def _output_check(outputs: Any) -> str | None:
+    if not isinstance(outputs, Mapping) or "exact" not in outputs:
+        return None
+    if outputs["exact"]:
+        return "exact"
+    diffs = [t.get("max_abs_diff", 0) for t in outputs.get("tensors", []) if isinstance(t, dict)]
+    return f"max abs diff {max(diffs, default=0)}"

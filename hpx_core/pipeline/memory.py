@@ -1,0 +1,68 @@
+"""A run's memory plan: the engine's buffers placed before any source is fetched, and what a
+linker overflow means for it.
+
+An overflow in a region that holds a buffer hpx placed by itself is not the user's to fix:
+the overflow tells how much code the region really took, and the buffers are placed again
+with that (once). Otherwise the overflow is reported in the plan's own sentence.
+"""
+
+from __future__ import annotations
+
+import attrs
+import structlog
+
+from hpx_core.build.builder import RegionOverflowError
+from hpx_core.build.layout import link_overflow, linked_code, plan_layout
+from hpx_core.contract import CodeSize, MemoryNeeds, MemoryRequest
+from hpx_core.errors import ConfigError, HpxError
+from hpx_core.pipeline.state import RunState, need
+
+log = structlog.get_logger(__name__)
+
+
+def memory_stage(state: RunState) -> None:
+    """Ask the engine what it will place (optional hook) and place it on the board."""
+    if state.model is None and state.checking:  # no model to place yet (hpx profile MODEL)
+        state.unchecked.append("the memory plan (it places the model)")
+        return
+    board, model = need(state.board, "board"), need(state.model, "model")
+    section = state.config.model
+    request = MemoryRequest(state.engine, board, model, arena_size=section.arena_size,
+                            location=section.location, arena_location=section.arena_location)
+    hook = state.registry.engine_hook(state.engine.name, "hpx_plan_memory")
+    needs: MemoryNeeds | None = hook(request=request)
+    state.needs = needs
+    state.layout = plan_layout(board, needs) if needs is not None else None
+
+
+def overflow_sentence(state: RunState, overflow: RegionOverflowError) -> HpxError:
+    """The plan's sentence for the linker's overflow (the bare overflow without a plan)."""
+    if state.layout is None:
+        return overflow
+    return link_overflow(need(state.board, "board"), state.layout, overflow.region,
+                         overflow.excess)
+
+
+def replan_after_overflow(state: RunState, overflow: RegionOverflowError) -> None:
+    """Place the buffers again, knowing the code's real size, into ``state.layout``.
+
+    Raises the plan's sentence instead when the overflow is the user's placement, or when no
+    other plan fits.
+    """
+    board, layout, needs = need(state.board, "board"), state.layout, state.needs
+    error = overflow_sentence(state, overflow)
+    if layout is None or needs is None:
+        raise error
+    automatic = any(p.region == overflow.region and not p.chosen for p in layout.placements)
+    if not automatic or overflow.excess is None or layout.code_region != overflow.region:
+        raise error
+    code = linked_code(board, layout, overflow.region, overflow.excess)
+    try:
+        again = plan_layout(board, attrs.evolve(needs, code=CodeSize(code, code)))
+    except ConfigError:
+        raise error from None
+    if again.placements == layout.placements:
+        raise error
+    log.info("replan", region=overflow.region, code=code)
+    state.layout = again
+

@@ -1,0 +1,47 @@
+"""Where a run's firmware project lives: a work folder keyed by the run's inputs, and locked.
+
+Runs may share a cache and an output folder's parent, so a work folder is not named by the
+output folder but by a key over everything that shapes the generated project: the model's
+bytes, the engine with its backend and config, the board, the toolchain and the harness
+settings. A run holds the folder's lock from firmware generation to its end. Runs with different
+inputs never meet; runs with the same inputs take turns, and the later ones find the first one's
+build (Ninja has nothing to compile), which keeps the warm re-run fast.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from hpx_core.locks import hold
+from hpx_core.pipeline.facts import firmware_settings
+from hpx_core.pipeline.state import RunState, need
+
+WORK_FOLDER = "hpx-work"
+KEY_LENGTH = 12
+
+
+def work_key(state: RunState) -> str:
+    """SHA-256 (hex) over the model's bytes and every setting that shapes the project."""
+    document = {"model": need(state.model, "model").sha256,
+                "config": firmware_settings(state.validated)}
+    return hashlib.sha256(json.dumps(document, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def work_root(state: RunState) -> Path:
+    """``build.work_dir``, or ``hpx-work`` beside the output folder."""
+    config = state.config
+    return config.build.work_dir or config.output.dir.parent / WORK_FOLDER
+
+
+def claim_work_folder(state: RunState) -> Path:
+    """This run's work folder, locked until the run ends (the lock joins ``state.resources``)."""
+    model = need(state.model, "model")
+    engine = state.config.engine
+    board = need(state.board, "board").name
+    name = (f"{Path(model.path).stem}-{engine.type}-{engine.backend or 'default'}-{board}-"
+            f"{work_key(state)[:KEY_LENGTH]}")
+    folder = work_root(state) / name
+    state.resources.enter_context(hold(folder.with_name(f".{name}.lock"), f"work folder {name}"))
+    return folder

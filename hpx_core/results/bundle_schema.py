@@ -1,0 +1,105 @@
+"""The shape of every JSON file in a result bundle or a build bundle (schema 1), as JSON Schema.
+
+A bundle is data from outside the process: a user may hand hpx any folder. Each JSON file is
+checked against its schema before a single value is used, so a wrong shape ends in one line
+naming the file, the field and what is wrong, never in a traceback deep in a reader. Keys a
+newer hpx may add are allowed; the keys hpx reads must have the types it reads.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import best_match
+
+BUNDLE_SCHEMA = 1
+RESULT_STATUSES = ["complete", "failed"]
+STATUSES = [*RESULT_STATUSES, "built"]  # "built": a build bundle (hpx build MODEL)
+
+_TEXT = {"type": "string"}
+_INT = {"type": "integer"}
+_INTS = {"type": "array", "items": _INT}
+_OBJECT = {"type": "object"}
+
+
+def _record(required: list[str], properties: dict[str, Any], kind: Any = "object") -> Any:
+    return {"type": kind, "required": required, "properties": properties}
+
+
+_ENTRY = _record(
+    ["sha256", "size"],
+    {"sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+     "size": {"type": "integer", "minimum": 0}},
+)  # fmt: skip
+_LAYER = _record(
+    ["index", "name", "op", "median"],
+    {"index": {"type": "integer", "minimum": 0}, "name": _TEXT, "op": _TEXT,
+     "calls": {"type": "integer", "minimum": 0}, "median": _INT, "spread": _INT,
+     "samples": _INTS, "raw": _INTS, "events": {"type": "object", "additionalProperties": _INT}},
+)  # fmt: skip
+_MEASUREMENT = _record(
+    ["units", "whole_inference", "layers"],
+    {"units": _TEXT, "raw_units": _TEXT, "per_raw_unit": _TEXT,
+     "calibration": _record([], {"pair": _INT, "pair_raw_mean": _TEXT}),
+     "whole_inference": _record(["samples"], {"median": {"type": ["integer", "null"]},
+                                              "samples": _INTS, "raw": _INTS}),
+     "layers": {"type": "array", "items": _LAYER}, "layer_sum": _INT},
+    ["object", "null"],
+)  # fmt: skip
+_NULLABLE_TEXT = {"type": ["string", "null"]}
+
+_RESULT_SUMMARY = _record(
+    ["schema", "status", "identity", "validity", "issues", "measurement"],
+    {"schema": {"const": BUNDLE_SCHEMA}, "status": {"enum": RESULT_STATUSES},
+     "identity": _record(["board", "engine"], {
+         "board": _TEXT, "engine": _TEXT, "model_sha256": _NULLABLE_TEXT,
+         "toolchain": _NULLABLE_TEXT, "counter_units": _TEXT}),
+     "validity": {"enum": ["valid", "degraded", "invalid"]},
+     "issues": {"type": "array", "items": _TEXT},
+     "error": _record(["type", "message"], {"type": _TEXT, "message": _TEXT, "hint": _TEXT},
+                      ["object", "null"]),
+     "measurement": _MEASUREMENT, "caveat": _TEXT, "extra": _OBJECT},
+)  # fmt: skip
+_BUILD_SUMMARY = _record(
+    ["schema", "status", "kind", "identity", "elf", "work_dir"],
+    {"schema": {"const": BUNDLE_SCHEMA}, "status": {"const": "built"}, "kind": {"const": "build"},
+     "identity": _record(["board", "engine"], {
+         "board": _TEXT, "engine": _TEXT, "backend": _NULLABLE_TEXT,
+         "model_sha256": _NULLABLE_TEXT, "toolchain": _NULLABLE_TEXT}),
+     "elf": _TEXT, "work_dir": _TEXT, "note": _NULLABLE_TEXT},
+)  # fmt: skip
+
+SCHEMAS: dict[str, Any] = {
+    "manifest.json": _record(
+        ["schema", "status", "files"],
+        {"schema": {"const": BUNDLE_SCHEMA}, "status": {"enum": STATUSES},
+         "files": {"type": "object", "additionalProperties": _ENTRY}},
+    ),
+    "summary.json": {
+        "if": {"required": ["kind"], "properties": {"kind": {"const": "build"}}},
+        "then": _BUILD_SUMMARY,
+        "else": _RESULT_SUMMARY,
+    },
+    "build.json": _record([], {"sizes": {"type": "object", "additionalProperties": _INT}}),
+    "config.json": _OBJECT,
+    "run.json": _OBJECT,
+    "provenance.json": _OBJECT,
+    "placement.json": _OBJECT,
+    "kernel_checks.json": {"type": "array", "items": _OBJECT},
+}  # fmt: skip
+_VALIDATORS = {name: Draft202012Validator(schema) for name, schema in SCHEMAS.items()}
+REQUIRED_FILES = ("summary.json",)
+"""Files every bundle of this schema has, whatever its status."""
+
+
+def shape_problem(name: str, document: Any) -> str | None:
+    """What is wrong with the shape of the bundle file ``name``, in one line; None if fine."""
+    validator = _VALIDATORS.get(name)
+    error = best_match(validator.iter_errors(document)) if validator else None
+    if error is None:
+        return None
+    where = ".".join(str(part) for part in error.absolute_path)
+    message = " ".join(error.message.split())
+    message = message if len(message) <= 160 else message[:157] + "..."
+    return f"{name}: {where}: {message}" if where else f"{name}: {message}"

@@ -1,0 +1,46 @@
+"""What a MicroInterpreter engine needs placed: the model, read in place and never copied, and
+the tensor arena. ``model.location`` and ``model.arena_location`` place them."""
+
+from __future__ import annotations
+
+from hpx_core.contract import (
+    BufferNeed,
+    CodeSize,
+    FirmwareRequest,
+    MemoryLayout,
+    MemoryNeeds,
+    MemoryRequest,
+)
+from hpx_core.tflm_family.arena import ArenaPlan, plan_arena
+
+MODEL = "model"
+ARENA = "arena"
+
+
+def family_needs(request: MemoryRequest, code: CodeSize) -> MemoryNeeds:
+    """The model and the arena (configured, or a probe sized from the memory it goes in)."""
+    arena = plan_arena(request.arena_size, request.board, request.arena_location)
+    return MemoryNeeds(
+        buffers=(
+            BufferNeed(MODEL, "model", request.model.size_bytes, writable=False,
+                       option="model.location", location=request.location),
+            BufferNeed(ARENA, "tensor arena", arena.size, writable=True,
+                       option="model.arena_location", location=request.arena_location,
+                       resize="model.arena_size"),
+        ),
+        code=code,
+    )
+
+
+def planned_arena(request: FirmwareRequest) -> ArenaPlan:
+    """The arena the memory plan placed (a firmware request without a plan sizes its own)."""
+    if request.layout is None:
+        return plan_arena(request.arena_size, request.board)
+    size = request.layout.place(ARENA).need.size
+    return ArenaPlan(size, "config" if request.arena_size is not None else "probe")
+
+
+def placement_words(layout: MemoryLayout | None, name: str, default: tuple[str, ...]
+                    ) -> tuple[str, ...]:
+    """The use words the linked buffer must be found in: the planned one, else ``default``."""
+    return (layout.place(name).word,) if layout is not None else default

@@ -1,0 +1,182 @@
+"""Fuzz targets: hpx's readers of untrusted bytes, one entry each, and their seed inputs.
+
+A target takes any bytes and must either succeed or raise an :class:`HpxError`; any other
+exception is a finding. The same targets serve the coverage-guided fuzzer
+(``tests/fuzz/run_atheris.py``, ``nox -s fuzz``), the fast sample of the default test session
+and the replay of committed regression inputs (``tests/fixtures/fuzz/<target>/``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import re
+import signal
+import struct
+import zlib
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from functools import cache
+from pathlib import Path
+from types import FrameType
+
+import attrs
+from tflitebuild import build_model
+
+from hpx_core.boards import get_board
+from hpx_core.config import ConfigDocument, ProfileConfig, walk_values
+from hpx_core.models.pte_reader import read_pte
+from hpx_core.models.sidecar import parse_sidecar
+from hpx_core.models.tflite_reader import read_tflite
+from hpx_core.results import measure
+from hpx_core.wire import WireParser
+
+REPO = Path(__file__).resolve().parents[2]
+FIXTURES = REPO / "tests" / "fixtures"
+REGRESSIONS = FIXTURES / "fuzz"
+SIDECAR_SHA = "0" * 64  # seeds are rewritten to describe this program
+
+
+@attrs.frozen
+class Target:
+    """One reader: ``run`` feeds it bytes; ``seeds`` are real inputs to start from."""
+
+    name: str
+    run: Callable[[bytes], None]
+    seeds: Callable[[], list[bytes]]
+    max_len: int  # the fuzzer's largest input: the largest seed, with room to grow
+
+
+def _tflite(data: bytes) -> None:
+    read_tflite(data, Path("fuzzed.tflite"), hashlib.sha256(data).hexdigest())
+
+
+def _pte(data: bytes) -> None:
+    read_pte(data, Path("fuzzed.pte"), hashlib.sha256(data).hexdigest())
+
+
+def _sidecar(data: bytes) -> None:
+    parse_sidecar(data, Path("fuzzed.pte.json"), "fuzzed.pte", SIDECAR_SHA)
+
+
+def _config(data: bytes) -> None:
+    document = ConfigDocument.parse(data, Path("fuzzed.yaml"))
+    config = document.structure(ProfileConfig)
+    for value in walk_values(config, document):
+        str(value.value), value.origin
+
+
+_RECORD = re.compile(rb"^(@HPX [^\n]*?) \*[0-9a-f]{8}$", re.MULTILINE)
+
+
+def reseal(data: bytes) -> bytes:
+    """``data`` with every record's checksum made right, so values reach the field checks."""
+    return _RECORD.sub(lambda m: m.group(1) + b" *%08x" % zlib.crc32(m.group(1)), data)
+
+
+def _wire(data: bytes) -> None:
+    """The stream as sent, then resealed and fed in two parts; what parses is measured."""
+    for stream in (data, reseal(data)):
+        parser = WireParser()
+        cut = len(stream) // 3
+        parser.feed(stream[:cut])
+        parser.feed(stream[cut:])
+        capture = parser.close()
+        if capture.status != 0:
+            continue  # a failed run is judged, never measured (hpx_core.run.record)
+        m = measure(capture, _board())
+        (m.whole_median, m.layer_sum, m.calibration)  # noqa: B018  (what a bundle records)
+        [(layer.median, layer.spread) for layer in m.layers]
+
+
+@cache
+def _board():  # type: ignore[no-untyped-def]
+    return get_board("qemu-m55")
+
+
+def _files(folder: Path, pattern: str) -> list[bytes]:
+    return [p.read_bytes() for p in sorted(folder.glob(pattern))]
+
+
+def _sidecar_seeds() -> list[bytes]:
+    """The exported sidecars, rewritten to describe the program the target names."""
+    seeds = []
+    for data in _files(FIXTURES / "executorch_tier1", "*.pte.json"):
+        doc = json.loads(data)
+        doc["pte_sha256"] = SIDECAR_SHA
+        seeds.append(json.dumps(doc, indent=1).encode())
+    return seeds
+
+
+def _config_seeds() -> list[bytes]:
+    return _files(FIXTURES / "fuzz_seeds", "*.yaml") + _files(REPO / "configs", "**/*.yaml")
+
+
+def _tflite_seeds() -> list[bytes]:
+    """Small models of the features the MLPerf Tiny models lack, and the keyword spotter."""
+    kws = REPO / "examples" / "models" / "mlperf_tiny" / "kws_ref_model.tflite"
+    return [build_model(), build_model(external=(64, 4)), kws.read_bytes()]
+
+
+TARGETS = {
+    target.name: target
+    for target in (
+        Target("tflite", _tflite, _tflite_seeds, 65536),
+        Target("pte", _pte, lambda: _files(FIXTURES / "pte", "*.pte"), 16384),
+        Target("sidecar", _sidecar, _sidecar_seeds, 8192),
+        Target("config", _config, _config_seeds, 8192),
+        Target("wire", _wire, lambda: _files(FIXTURES / "wire", "*.bin"), 8192),
+    )
+}
+
+
+def regressions(target: str) -> list[Path]:
+    """The committed inputs that once broke ``target`` (crashes and hangs the fuzzer found)."""
+    folder = REGRESSIONS / target
+    return sorted(p for p in folder.iterdir() if p.is_file()) if folder.is_dir() else []
+
+
+_WORDS = [0, 1, 2, 4, 8, 0x7F, 0x80, 0xFF, 0x7FFF, 0xFFFF, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFF,
+          0xFFFFFFFC, 0x10000]  # fmt: skip
+
+
+def mutate(seed: bytes, rng: random.Random) -> bytes:
+    """A few random edits of ``seed`` (bytes, words, cuts, inserts, deletions, repeats)."""
+    data = bytearray(seed)
+    for _ in range(rng.randint(1, 4)):
+        kind = rng.choice(["byte", "byte", "word", "word", "cut", "insert", "delete", "repeat"])
+        pos = rng.randrange(len(data)) if data else 0
+        if kind == "byte" and data:
+            data[pos] = rng.randrange(256)
+        elif kind == "word" and len(data) >= 4:
+            pos = min(pos & ~3, len(data) - 4)
+            struct.pack_into("<I", data, pos, rng.choice([*_WORDS, rng.getrandbits(32)]))
+        elif kind == "cut":
+            del data[pos:]
+        elif kind == "insert":
+            data[pos:pos] = rng.randbytes(rng.randint(1, 16))
+        elif kind == "delete":
+            del data[pos : pos + rng.randint(1, 64)]
+        else:
+            end = min(len(data), pos + rng.randint(1, 32))
+            data[pos:pos] = data[pos:end] * rng.randint(2, 50)
+    return bytes(data)
+
+
+class Hang(BaseException):
+    """Raised by the alarm: a reader looped far longer than any real model needs."""
+
+
+@contextmanager
+def hang_guard(seconds: float) -> Iterator[None]:
+    def alarm(_signum: int, _frame: FrameType | None) -> None:
+        raise Hang(f"reader still running after {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
