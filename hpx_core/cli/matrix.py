@@ -154,8 +154,10 @@ def _print_plan(plan: MatrixPlan) -> None:
     console.print(f"engine libraries: {len(groups)} (each built at most once, by the first cell "
                   "of its group; found in the cache when an earlier run built it)")
     for group, cells in groups.items():
-        console.print("  " + "/".join(str(g) for g in group if g) + f": {cells} cells",
-                      markup=False)
+        engine, backend, variant, _flags, toolchain = group
+        boards = sorted({p.cell.board for p in plan.cells if p.cell.library_group == group})
+        console.print(f"  {'/'.join(g for g in (engine, backend, variant) if g)} on "
+                      f"{', '.join(boards)} ({toolchain}): {cells} cells", markup=False)
     resources = machine_resources()
     work = ", ".join(f"{n} {what}" for what, n in plan.work().items())
     console.print(f"work: {work}; {resources.builds.size} build slots, "
