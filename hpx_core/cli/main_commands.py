@@ -59,11 +59,11 @@ def root(
     ] = False,
 ) -> None:
     """Profile ML inference on Cortex-M: real Apollo boards or emulated ones."""
-    from hpx_core import api
     from hpx_core.cli.logs import configure_logging
+    from hpx_core.plugins import default_registry  # not hpx_core.api: all of hpx behind it
 
     configure_logging(json=log_json, verbosity=verbose)
-    api.registry(no_plugins=no_plugins, reload=True)
+    default_registry(no_plugins=no_plugins, reload=True)
 
 
 @app.command()
@@ -269,7 +269,8 @@ def profile(
     ssh_key: SshKeyOption = None,
 ) -> None:
     """Profile a model: config, sources, firmware, build, run, capture, results."""
-    from hpx_core import api, pipeline
+    from hpx_core import pipeline
+    from hpx_core.plugins import default_registry
 
     overrides = collect_overrides(
         engine=engine,
@@ -297,7 +298,7 @@ def profile(
             model,
             config,
             overrides,
-            api.registry(),
+            default_registry(),
             on_stage=lambda name: status.update(f"[bold]{name}[/]"),
             on_note=note,
         )
