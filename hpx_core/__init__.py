@@ -4,55 +4,84 @@ Engine plugins import what they need from here: :data:`hookimpl`, the contract r
 (:mod:`hpx_core.contract`), the error types and the config helpers.
 """
 
-from importlib.metadata import PackageNotFoundError, version
+from __future__ import annotations
 
-import pluggy
+import importlib
+from typing import TYPE_CHECKING, Any
 
 PROJECT_NAME = "hpx"
-hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
-"""Decorator that marks an engine plugin's hook implementations."""
 
-try:
-    __version__ = version("hpx-core")
-except PackageNotFoundError:  # a source tree that is not installed
-    __version__ = "0+unknown"
+if TYPE_CHECKING:
+    import pluggy
 
-from hpx_core.config.checks import (  # noqa: E402
-    FieldValueError,
-    at_least,
-    auto_or_names,
-    names_to_tuple,
-)
-from hpx_core.config.schema import MemoryLocation  # noqa: E402
-from hpx_core.contract import (  # noqa: E402
-    BufferNeed,
-    BufferPlacement,
-    CodeSize,
-    ConfigRequest,
-    EngineDescriptor,
-    EngineSelection,
-    ErrorRequest,
-    Explanation,
-    FirmwareContribution,
-    FirmwareRequest,
-    LibraryUse,
-    ManifestRequest,
-    MatchManifest,
-    MemoryLayout,
-    MemoryNeeds,
-    MemoryRequest,
-    ModelRequest,
-    PlannedBuffer,
-    Region,
-    ResultExtras,
-    ResultsRequest,
-    SourceRepo,
-    SourceSet,
-    SourcesRequest,
-    SymbolFinding,
-    SymbolsRequest,
-)
-from hpx_core.errors import ConfigError, HpxError  # noqa: E402
+    from hpx_core.config.checks import (
+        FieldValueError,
+        at_least,
+        auto_or_names,
+        names_to_tuple,
+    )
+    from hpx_core.config.schema import MemoryLocation
+    from hpx_core.contract import (
+        BufferNeed,
+        BufferPlacement,
+        CodeSize,
+        ConfigRequest,
+        EngineDescriptor,
+        EngineSelection,
+        ErrorRequest,
+        Explanation,
+        FirmwareContribution,
+        FirmwareRequest,
+        LibraryUse,
+        ManifestRequest,
+        MatchManifest,
+        MemoryLayout,
+        MemoryNeeds,
+        MemoryRequest,
+        ModelRequest,
+        PlannedBuffer,
+        Region,
+        ResultExtras,
+        ResultsRequest,
+        SourceRepo,
+        SourceSet,
+        SourcesRequest,
+        SymbolFinding,
+        SymbolsRequest,
+    )
+    from hpx_core.errors import ConfigError, HpxError
+
+    hookimpl: pluggy.HookimplMarker
+    """Decorator that marks an engine plugin's hook implementations."""
+    __version__: str
+
+_HOMES = {"FieldValueError": "config.checks", "at_least": "config.checks",
+          "auto_or_names": "config.checks", "names_to_tuple": "config.checks",
+          "ConfigError": "errors", "HpxError": "errors",
+          "MemoryLocation": "config.schema"}
+
+
+def __getattr__(name: str) -> Any:
+    """The package face is imported on first use, so that ``hpx --help`` starts fast."""
+    if name == "hookimpl":
+        import pluggy
+
+        value: Any = pluggy.HookimplMarker(PROJECT_NAME)
+    elif name == "__version__":
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            value = version("hpx-core")
+        except PackageNotFoundError:  # a source tree that is not installed
+            value = "0+unknown"
+    elif name in __all__:
+        home = importlib.import_module(f"hpx_core.{_HOMES.get(name, 'contract')}")
+        value = getattr(home, name)
+    else:
+        raise AttributeError(f"module 'hpx_core' has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "PROJECT_NAME",

@@ -19,6 +19,15 @@ import structlog
 
 from hpx_core.build.elfinfo import SectionSizes, section_sizes
 from hpx_core.build.fingerprint import build_fingerprint, read_stamp
+from hpx_core.build.launcher import (
+    STATS_LOG,
+    CacheStats,
+    CompilerCache,
+    build_env,
+    cmake_args,
+    find_compiler_cache,
+    read_stats,
+)
 from hpx_core.build.render import Project
 from hpx_core.build.toolchain import Toolchain
 from hpx_core.build.toolchain_file import write_toolchain_file
@@ -72,6 +81,8 @@ class BuildResult:
     fingerprint_unchanged: bool  # same inputs as the last successful build
     seconds: float
     log: Path
+    compiler_cache: str = ""  # the compiler cache's version and path ("": built without one)
+    cache_stats: CacheStats | None = None  # its hits and misses in this build
 
 
 def _tool(name: str) -> str:
@@ -85,8 +96,9 @@ def _tool(name: str) -> str:
     return found
 
 
-def _run(argv: Sequence[str], log_file: Path, what: str) -> str:
-    done = subprocess.run(argv, capture_output=True, text=True, check=False)
+def _run(argv: Sequence[str], log_file: Path, what: str,
+         env: Mapping[str, str] | None = None) -> str:
+    done = subprocess.run(argv, capture_output=True, text=True, check=False, env=env)
     output = done.stdout + done.stderr
     with log_file.open("a", encoding="utf-8") as handle:
         handle.write(f"$ {' '.join(argv)}\n{output}\n")
@@ -100,7 +112,8 @@ def _run(argv: Sequence[str], log_file: Path, what: str) -> str:
     return output
 
 
-def _configure(project: Project, toolchain: Toolchain, log_file: Path) -> None:
+def _configure(project: Project, toolchain: Toolchain, log_file: Path,
+               cache: CompilerCache | None) -> None:
     # The toolchain file is rendered for this toolchain and the board's CPU beside the project.
     chain_file = write_toolchain_file(toolchain, project.board.cpu_flags, project.root)
     # The GCC file finds its compilers in this folder; the LLVM ones name theirs in full.
@@ -119,9 +132,11 @@ def _configure(project: Project, toolchain: Toolchain, log_file: Path) -> None:
             *prefix,
             f"-DCMAKE_MAKE_PROGRAM={_tool('ninja')}",
             "-DCMAKE_BUILD_TYPE=Release",
+            *cmake_args(cache),
         ],
         log_file,
         "CMake configure",
+        build_env(cache),
     )
 
 
@@ -142,18 +157,23 @@ def build_project(
     )
     stamp_path = project.root / STAMP
     previous = read_stamp(stamp_path)
-    switched = (previous.get("toolchain"), previous.get("toolchain_version")) != (
-        toolchain.name, toolchain.version)
+    cache = find_compiler_cache()
+    launcher = cache.describe() if cache else ""
+    switched = (previous.get("toolchain"), previous.get("toolchain_version"),
+                previous.get("launcher", "")) != (toolchain.name, toolchain.version, launcher)
     if switched and project.build_dir.exists():
-        shutil.rmtree(project.build_dir)  # CMake cannot switch compilers in place
+        shutil.rmtree(project.build_dir)  # CMake cannot switch compilers or launchers in place
     project.build_dir.mkdir(parents=True, exist_ok=True)
     log_file = project.root / "build.log"
     log_file.write_text("", encoding="utf-8")
     configured = not (project.build_dir / "build.ninja").is_file()
     if configured:
-        _configure(project, toolchain, log_file)
+        _configure(project, toolchain, log_file, cache)
+    stats_log = project.root / STATS_LOG
+    stats_log.unlink(missing_ok=True)
     output = _run(
-        [_tool("ninja"), "-C", str(project.build_dir), f"-j{jobs}"], log_file, "firmware build"
+        [_tool("ninja"), "-C", str(project.build_dir), f"-j{jobs}"], log_file, "firmware build",
+        build_env(cache, stats_log),
     )
     compiled = len(_COMPILE_LINE.findall(output))
     sizes = section_sizes(project.elf)
@@ -169,7 +189,10 @@ def build_project(
         fingerprint_unchanged=previous.get("fingerprint") == fingerprint,
         seconds=time.perf_counter() - started,
         log=log_file,
+        compiler_cache=launcher,
+        cache_stats=read_stats(stats_log) if cache else None,
     )
+    stats_log.unlink(missing_ok=True)
     _write_stamp(stamp_path, result)
     log.info("build", elf=str(project.elf), compiled=compiled, seconds=round(result.seconds, 3))
     return result
@@ -180,6 +203,7 @@ def _write_stamp(path: Path, result: BuildResult) -> None:
         "fingerprint": result.fingerprint,
         "toolchain": result.toolchain,
         "toolchain_version": result.toolchain_version,
+        "launcher": result.compiler_cache,
         "elf": str(result.elf),
         "sizes": attrs.asdict(result.sizes),
     }
@@ -197,5 +221,7 @@ def build_info(result: BuildResult) -> dict[str, object]:
         "sizes": {"text": result.sizes.text, "data": result.sizes.data, "bss": result.sizes.bss},
         "sections": result.sizes.sections,
         "compiled": result.compiled,
+        "compiler_cache": None if result.cache_stats is None else {
+            "tool": result.compiler_cache, **result.cache_stats.as_dict()},
         "seconds": round(result.seconds, 3),
     }

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
 from rich.table import Table
 
 from hpx_core.cli.app import app, console
-from hpx_core.models import ModelInfo, TensorInfo
-from hpx_core.models.report import model_report
-from hpx_core.pipeline import read_model
-from hpx_core.plugins import Registry, default_registry
+
+if TYPE_CHECKING:
+    from hpx_core.models import ModelInfo, TensorInfo
+    from hpx_core.plugins import Registry
 
 
 @app.command()
@@ -25,6 +25,10 @@ def analyze(
     as_json: Annotated[bool, typer.Option("--json", help="JSON output.")] = False,
 ) -> None:
     """Per-layer operators, output shapes, MACs and parameters of a model."""
+    from hpx_core.models.report import model_report
+    from hpx_core.pipeline import read_model
+    from hpx_core.plugins import default_registry
+
     registry = default_registry()
     info = read_model(model, registry)
     if as_json:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.table import Table
 
-from hpx_core.boards import Board, all_boards
 from hpx_core.cli.app import app, console
-from hpx_core.plugins import default_registry
-from hpx_core.sources.licensing import alternatives
+
+if TYPE_CHECKING:
+    from hpx_core.boards import Board
 
 
 def _size(length: int) -> str:
@@ -24,6 +26,10 @@ def _memory(board: Board) -> str:
 def boards() -> None:
     """List boards: core, CPU maker, counter, runner, memory (regions and the use words that
     model.location and the other placement options take) and the engines that may run there."""
+    from hpx_core.boards import all_boards
+    from hpx_core.plugins import default_registry
+    from hpx_core.sources.licensing import alternatives
+
     catalog = default_registry().catalog
     table = Table("board", "kind", "core", "CPU by", "clock", "counter", "runner", "memory",
                   "may run")

@@ -8,15 +8,10 @@ any board: emulated or silicon, probe attached or not. Without one it builds the
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from hpx_core import api, pipeline
-from hpx_core.boards import get_board
-from hpx_core.build import BuildResult, build_project, get_toolchain, render_project
-from hpx_core.build.placement import check_elf
-from hpx_core.build.render import HarnessSettings, load_project
 from hpx_core.cli.app import app, console
 from hpx_core.cli.main_commands import (
     BackendOption,
@@ -24,13 +19,13 @@ from hpx_core.cli.main_commands import (
     EngineConfigOption,
     EngineOption,
     collect_overrides,
+    library_progress,
 )
 from hpx_core.cli.placement import print_placement
 from hpx_core.errors import UsageError
-from hpx_core.pipeline.built import write_build
-from hpx_core.pipeline.state import need
-from hpx_core.selftest.layers import selftest_contribution
-from hpx_core.selftest.run import ENGINE
+
+if TYPE_CHECKING:
+    from hpx_core.build import BuildResult
 
 PROJECT_DIR = Path("hpx-work/build")
 BUILD_ONLY = "kernel verification"
@@ -65,6 +60,10 @@ def build(
     if model is None and config is None:
         _build_project(board, work_dir or PROJECT_DIR, toolchain or "arm-none-eabi-gcc", jobs or 2)
         return
+    from hpx_core import api, pipeline
+    from hpx_core.pipeline.built import write_build
+    from hpx_core.pipeline.state import need
+
     overrides = collect_overrides(
         engine=engine, backend=backend, board=board, toolchain=toolchain,
         engine_config=engine_config, output__dir=str(output_dir) if output_dir else None,
@@ -72,7 +71,7 @@ def build(
         build__work_dir=str(work_dir) if work_dir else None, build__jobs=jobs,
     )
     registry = api.registry()
-    with console.status("building") as status:
+    with console.status("building") as status, library_progress(status):
         outcome = pipeline.profile(model, config, overrides, registry, until=BUILD_ONLY,
                                    on_stage=lambda name: status.update(f"[bold]{name}[/]"))
     bundle = write_build(outcome, outcome.config.output.dir, registry.catalog)
@@ -88,6 +87,13 @@ def build(
 
 
 def _build_project(board: str | None, work_dir: Path, toolchain: str, jobs: int) -> None:
+    from hpx_core.boards import get_board
+    from hpx_core.build import build_project, get_toolchain, render_project
+    from hpx_core.build.placement import check_elf
+    from hpx_core.build.render import HarnessSettings, load_project
+    from hpx_core.selftest.layers import selftest_contribution
+    from hpx_core.selftest.run import ENGINE
+
     chain = get_toolchain(toolchain)
     if board is not None:
         target = get_board(board)

@@ -3,22 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
 
 from hpx_core.cli.app import app, console
-from hpx_core.compare.diff import Comparison
-from hpx_core.compare.policy import PolicyOutcome
-from hpx_core.compare.run import RegressionError, run_compare
 from hpx_core.errors import UsageError
-from hpx_core.matrix import is_matrix_folder
-from hpx_core.matrix.compare import (
-    compare_matrices,
-    write_matrix_comparison,
-    write_matrix_junit,
-)
+
+if TYPE_CHECKING:
+    from hpx_core.compare.diff import Comparison
+    from hpx_core.compare.policy import PolicyOutcome
 
 
 def _num(value: int | None) -> str:
@@ -156,6 +151,9 @@ def compare_command(
     ] = None,
 ) -> None:
     """Compare two result bundles (verified first), or two matrix folders cell by cell."""
+    from hpx_core.compare.run import RegressionError, run_compare
+    from hpx_core.matrix import is_matrix_folder
+
     if is_matrix_folder(base) and is_matrix_folder(candidate):
         if manifest is not None or model is not None:
             raise UsageError("--manifest and --model compare two bundles, not two matrices",
@@ -193,6 +191,13 @@ def compare_command(
 
 def _compare_matrices(base: Path, candidate: Path, policy: str | None, junit: Path | None,
                       output_dir: Path | None) -> None:
+    from hpx_core.compare.run import RegressionError
+    from hpx_core.matrix.compare import (
+        compare_matrices,
+        write_matrix_comparison,
+        write_matrix_junit,
+    )
+
     result = compare_matrices(base, candidate, policy)
     table = Table("cell", "verdict", "base", "candidate", "delta", "delta %",
                   title=f"matrices: {base} -> {candidate} (whole inference)")

@@ -3,22 +3,21 @@
 from __future__ import annotations
 
 import json
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import attrs
 import typer
 from rich.table import Table
-from ruamel.yaml import YAML
 
-from hpx_core import __version__, api, pipeline
-from hpx_core.boards import get_board
 from hpx_core.cli.app import app, config_app, console
-from hpx_core.cli.logs import configure_logging
-from hpx_core.compare.layer_check import layer_check_line
-from hpx_core.config import walk_values
 from hpx_core.errors import UsageError
-from hpx_core.pipeline.doctor import run_doctor
+
+if TYPE_CHECKING:  # each command imports what it uses: `hpx --help` stays fast
+    from rich.status import Status
+
+    from hpx_core import api, pipeline
 
 ConfigOption = Annotated[
     Path | None, typer.Option("--config", "-c", help="Profile config (YAML).", exists=False)
@@ -42,6 +41,8 @@ EngineConfigOption = Annotated[
 
 def _version(value: bool) -> None:
     if value:
+        from hpx_core import __version__
+
         typer.echo(f"hpx {__version__}")
         raise typer.Exit()
 
@@ -58,8 +59,11 @@ def root(
     ] = False,
 ) -> None:
     """Profile ML inference on Cortex-M: real Apollo boards or emulated ones."""
+    from hpx_core.cli.logs import configure_logging
+    from hpx_core.plugins import default_registry  # not hpx_core.api: all of hpx behind it
+
     configure_logging(json=log_json, verbosity=verbose)
-    api.registry(no_plugins=no_plugins, reload=True)
+    default_registry(no_plugins=no_plugins, reload=True)
 
 
 @app.command()
@@ -67,6 +71,8 @@ def plugins(
     as_json: Annotated[bool, typer.Option("--json", help="JSON output.")] = False,
 ) -> None:
     """List installed engines, their distributions and versions."""
+    from hpx_core import api
+
     report = api.list_plugins()
     if as_json:
         typer.echo(json.dumps(attrs.asdict(report), indent=2))
@@ -101,6 +107,8 @@ def collect_overrides(
     **values: Any,
 ) -> api.Overrides:
     """CLI flags as dotted config overrides, each remembering its flag."""
+    from ruamel.yaml import YAML
+
     flags = {
         "engine.type": (engine, "--engine"),
         "engine.backend": (backend, "--backend"),
@@ -122,6 +130,8 @@ def collect_overrides(
 def config_validate(file: Path) -> None:
     """Check a config file as `hpx profile` would before its first fetch: the engine's own
     section, the board, the model, the license and the counters."""
+    from hpx_core import api
+
     outcome = api.check_config(file, None, api.registry())
     engine = outcome.config.engine
     typer.echo(
@@ -143,6 +153,9 @@ def config_show(
     as_json: Annotated[bool, typer.Option("--json", help="JSON output.")] = False,
 ) -> None:
     """Print every resolved value and where it came from."""
+    from hpx_core import api
+    from hpx_core.config import walk_values
+
     overrides = collect_overrides(
         engine=engine,
         backend=backend,
@@ -191,6 +204,10 @@ def doctor(
     as_json: Annotated[bool, typer.Option("--json", help="JSON output.")] = False,
 ) -> None:
     """Check Python, plugins and tools; non-zero exit when something needed is missing."""
+    from hpx_core import api
+    from hpx_core.boards import get_board
+    from hpx_core.pipeline.doctor import run_doctor
+
     toolchain, emulated, engine = "arm-none-eabi-gcc", None, None
     if config is not None:
         validated = api.validate_config(config)
@@ -252,6 +269,9 @@ def profile(
     ssh_key: SshKeyOption = None,
 ) -> None:
     """Profile a model: config, sources, firmware, build, run, capture, results."""
+    from hpx_core import pipeline
+    from hpx_core.plugins import default_registry
+
     overrides = collect_overrides(
         engine=engine,
         backend=backend,
@@ -273,16 +293,27 @@ def profile(
     )
     if no_wait:
         overrides = {**overrides, "farm.wait": (0, "--no-wait")}
-    with console.status("profiling") as status:
+    with console.status("profiling") as status, library_progress(status):
         outcome = pipeline.profile(
             model,
             config,
             overrides,
-            api.registry(),
+            default_registry(),
             on_stage=lambda name: status.update(f"[bold]{name}[/]"),
             on_note=note,
         )
     _print_profile(outcome)
+
+
+def library_progress(status: Status) -> AbstractContextManager[None]:
+    """On a terminal a library build shows as a bar in the status line; elsewhere the builds
+    print a line every tenth of the way."""
+    from hpx_core.enginelib.progress import bar, reporting
+
+    if not console.is_terminal:
+        return nullcontext()
+    return reporting(lambda name, done, total: status.update(
+        f"[bold]building {name}[/] {bar(done, total)} {done}/{total} units"))
 
 
 _STATUS_STYLE = {"exact": "green", "different": "bold red", "inherited": "yellow"}
@@ -299,6 +330,8 @@ def note(message: str) -> None:
 
 
 def _print_profile(outcome: pipeline.ProfileOutcome) -> None:
+    from hpx_core.compare.layer_check import layer_check_line
+
     measurement = outcome.measurement
     if measurement is None:
         return

@@ -12,25 +12,16 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.live import Live
 from rich.table import Table
 
-from hpx_core import api
 from hpx_core.cli.app import app, console
-from hpx_core.matrix import (
-    CellResult,
-    MatrixFailedError,
-    MatrixInterruptedError,
-    MatrixPlan,
-    MatrixResult,
-    Progress,
-)
-from hpx_core.matrix.places import places_by_board
-from hpx_core.matrix.resources import machine_resources
-from hpx_core.matrix.run import default_workers
+
+if TYPE_CHECKING:  # imported when the command runs: `hpx --help` stays fast
+    from hpx_core.matrix import CellResult, MatrixPlan, MatrixResult, Progress
 
 
 @app.command()
@@ -54,6 +45,9 @@ def matrix(
         "(LG_COORDINATOR names the coordinator).")] = None,
 ) -> None:
     """Profile every cell of a matrix: models x engines x backends x boards x toolchains."""
+    from hpx_core import api
+    from hpx_core.matrix import MatrixFailedError, MatrixInterruptedError
+
     if dry_run:
         _print_plan(api.plan_matrix(spec, output_dir, place=place))
         return
@@ -149,6 +143,10 @@ def _finished_line(result: CellResult) -> str:
 
 
 def _print_plan(plan: MatrixPlan) -> None:
+    from hpx_core.matrix.places import places_by_board
+    from hpx_core.matrix.resources import machine_resources
+    from hpx_core.matrix.run import default_workers
+
     table = Table("cell", "board use", title=f"matrix {plan.name}: {len(plan.cells)} cells")
     for planned in plan.cells:
         table.add_row(planned.cell.id, "build only" if planned.cell.build_only else "run")
@@ -161,8 +159,10 @@ def _print_plan(plan: MatrixPlan) -> None:
     console.print(f"engine libraries: {len(groups)} (each built at most once, by the first cell "
                   "of its group; found in the cache when an earlier run built it)")
     for group, cells in groups.items():
-        console.print("  " + "/".join(str(g) for g in group if g) + f": {cells} cells",
-                      markup=False)
+        engine, backend, variant, _flags, toolchain = group
+        boards = sorted({p.cell.board for p in plan.cells if p.cell.library_group == group})
+        console.print(f"  {'/'.join(g for g in (engine, backend, variant) if g)} on "
+                      f"{', '.join(boards)} ({toolchain}): {cells} cells", markup=False)
     places = places_by_board(plan)
     resources = machine_resources(places=places)
     work = ", ".join(f"{n} {what}" for what, n in plan.work().items())

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-from hpx_core.build.placement import PlacementReport
+from typing import TYPE_CHECKING
+
 from hpx_core.cli.app import console
+
+if TYPE_CHECKING:
+    from hpx_core.build.placement import PlacementReport
 
 
 def print_placement(report: PlacementReport) -> None:

@@ -10,10 +10,7 @@ import attrs
 import typer
 from rich.table import Table
 
-from hpx_core import api
 from hpx_core.cli.app import app, console
-from hpx_core.farm.client import coordinator_address, farm_client
-from hpx_core.farm.places import BOARD_TAG, list_places
 
 
 @app.command()
@@ -31,6 +28,10 @@ def places(
     as_json: Annotated[bool, typer.Option("--json", help="JSON output.")] = False,
 ) -> None:
     """List the board farm's places hpx could use: board, status (who holds it), hosts, tags."""
+    from hpx_core import api
+    from hpx_core.farm.client import coordinator_address, farm_client
+    from hpx_core.farm.places import BOARD_TAG, list_places
+
     configured = api.validate_config(config).config.farm.coordinator if config else None
     address = coordinator_address(coordinator or configured)
     rows = list_places(farm_client(address), board, every=every)

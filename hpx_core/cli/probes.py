@@ -7,15 +7,14 @@ from pathlib import Path
 from rich.table import Table
 
 from hpx_core.cli.app import app, console
-from hpx_core.probe.probes import list_probes
-from hpx_core.probe.pyocd_api import pyocd_api
-from hpx_core.selftest.probe import run_silicon_selftest
-from hpx_core.selftest.run import SelftestFailedError
 
 
 @app.command()
 def probes() -> None:
     """List attached debug probes (J-Link, CMSIS-DAP, ST-Link) and their unique IDs."""
+    from hpx_core.probe.probes import list_probes
+    from hpx_core.probe.pyocd_api import pyocd_api
+
     api = pyocd_api()
     found = list_probes(api)
     if not found:
@@ -33,6 +32,9 @@ def silicon_selftest(
     board: str, work_dir: Path, results_dir: Path, probe: str | None, packs: list[Path]
 ) -> None:
     """`hpx selftest` on an Apollo board: the calibration loops in cycles, through the probe."""
+    from hpx_core.selftest.probe import run_silicon_selftest
+    from hpx_core.selftest.run import SelftestFailedError
+
     report = run_silicon_selftest(board, work_dir, results_dir, probe=probe, packs=packs)
     table = Table("check", "ok", "detail", title=f"hpx selftest on {report.board} (cycles)")
     for check in report.checks:

@@ -5,12 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from hpx_core.cli.app import console, results_app
-from hpx_core.results import verify_bundle
 
 
 @results_app.command("verify")
 def verify(bundle: Path) -> None:
     """Check every file of BUNDLE against the SHA-256 and size in its manifest."""
+    from hpx_core.results import verify_bundle
+
     check = verify_bundle(bundle)
     console.print(
         f"{check.path}: {len(check.files)} files match the manifest (status {check.status})"

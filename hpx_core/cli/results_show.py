@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
 
 from hpx_core.cli.app import console, results_app
-from hpx_core.compare.export import write_atomic
-from hpx_core.compare.layer_check import layer_check_line
-from hpx_core.compare.view import BundleView, load_view
-from hpx_core.report.model_explorer import bundle_node_data
+
+if TYPE_CHECKING:
+    from hpx_core.compare.view import BundleView
 
 
 def _summary(view: BundleView) -> Table:
@@ -76,6 +75,11 @@ def show(
     ] = None,
 ) -> None:
     """Verify BUNDLE, then print its summary and per-layer table."""
+    from hpx_core.compare.export import write_atomic
+    from hpx_core.compare.layer_check import layer_check_line
+    from hpx_core.compare.view import load_view
+    from hpx_core.report.model_explorer import bundle_node_data
+
     view = load_view(bundle)
     console.print(_summary(view))
     if view.layers:

@@ -9,20 +9,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import attrs
 import typer
 
-from hpx_core.boards import get_board
-from hpx_core.build import Project, load_project
-from hpx_core.build.fingerprint import read_stamp
 from hpx_core.cli.app import app, console
 from hpx_core.cli.main_commands import NoWaitOption, PlaceOption, SshKeyOption, WaitOption, note
-from hpx_core.config.schema import FarmSection
 from hpx_core.errors import BuildError, UsageError
-from hpx_core.results.build_bundle import BuiltFirmware, is_build_bundle, read_build_bundle
-from hpx_core.run import Runner, RunRecord, run_and_record, runner_for
+
+if TYPE_CHECKING:
+    from hpx_core.build import Project
+    from hpx_core.results.build_bundle import BuiltFirmware
+    from hpx_core.run import Runner, RunRecord
 
 PROJECT_DIR = Path("hpx-work/build")
 
@@ -50,6 +49,12 @@ def run(
     ssh_key: SshKeyOption = None,
 ) -> None:
     """Run built firmware; a result bundle is written whether it succeeds or not."""
+    from hpx_core.boards import get_board
+    from hpx_core.build import load_project
+    from hpx_core.config.schema import FarmSection
+    from hpx_core.results.build_bundle import is_build_bundle, read_build_bundle
+    from hpx_core.run import runner_for
+
     if built is not None and work_dir is not None:
         raise UsageError("pass a build bundle or --work-dir, not both", "drop one of them")
     target = built or work_dir or PROJECT_DIR
@@ -73,6 +78,8 @@ def run(
 
 def run_bundle(runner: Runner, firmware: BuiltFirmware, results_dir: Path) -> RunRecord:
     """Run the ELF of a verified build bundle; the result bundle keeps the build's facts."""
+    from hpx_core.run import run_and_record
+
     return run_and_record(
         runner, firmware.elf, results_dir, engine=firmware.engine,
         toolchain=firmware.toolchain, model_sha256=firmware.model_sha256,
@@ -83,6 +90,9 @@ def run_bundle(runner: Runner, firmware: BuiltFirmware, results_dir: Path) -> Ru
 
 
 def _run_project(project: Project, runner: Runner, results_dir: Path) -> RunRecord:
+    from hpx_core.build.fingerprint import read_stamp
+    from hpx_core.run import run_and_record
+
     stamp = read_stamp(project.root / "hpx-build.json")
     if not project.elf.is_file() or not stamp:
         raise BuildError(f"{project.root} has not been built",

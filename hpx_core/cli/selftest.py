@@ -8,9 +8,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from hpx_core.boards import get_board
 from hpx_core.cli.app import app, console
-from hpx_core.selftest.run import SelftestFailedError, run_selftest
 
 
 @app.command()
@@ -27,6 +25,9 @@ def selftest(
     ] = None,
 ) -> None:
     """Build, run twice and compare each calibration layer with its known count."""
+    from hpx_core.boards import get_board
+    from hpx_core.selftest.run import SelftestFailedError, run_selftest
+
     if get_board(board).silicon is not None:
         from hpx_core.cli.probes import silicon_selftest
 

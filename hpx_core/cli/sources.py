@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import attrs
 import typer
@@ -13,17 +13,14 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from hpx_core.boards import all_boards, get_board
 from hpx_core.cli.app import cache_app, console, sources_app
-from hpx_core.contract import SourceSet
 from hpx_core.errors import UsageError
-from hpx_core.plugins import default_registry
-from hpx_core.sources.cache import SourceCache, cache_info, clean_cache, pin_states
-from hpx_core.sources.checkout import submodule_state
-from hpx_core.sources.materialize import materialize, materialize_board
-from hpx_core.sources.pins import PinSet, RepoPin
-from hpx_core.sources.sync import ProgressFn
-from hpx_core.sources.versions import package_status
+
+if TYPE_CHECKING:  # the commands import what they use: `hpx --help` stays fast
+    from hpx_core.contract import SourceSet
+    from hpx_core.sources.cache import SourceCache
+    from hpx_core.sources.pins import PinSet, RepoPin
+    from hpx_core.sources.sync import ProgressFn
 
 _STATE_STYLE = {
     "at pin": "green",
@@ -62,6 +59,9 @@ class Row:
 
 
 def _listing(catalog: PinSet, pins: tuple[RepoPin, ...], store: SourceCache) -> list[Row]:
+    from hpx_core.sources.cache import pin_states
+    from hpx_core.sources.checkout import submodule_state
+
     rows: list[Row] = []
     for row in pin_states(pins, store):
         pin, owner = row.pin, catalog.declared_by.get(row.pin.name, "")
@@ -86,6 +86,10 @@ def list_sources(
     as_json: Annotated[bool, typer.Option("--json", help="JSON output.")] = False,
 ) -> None:
     """What is pinned, who declared each pin, its license, and what the cache holds for it."""
+    from hpx_core.plugins import default_registry
+    from hpx_core.sources.cache import SourceCache
+    from hpx_core.sources.versions import package_status
+
     catalog = default_registry().catalog
     pins = catalog.pins_for(engine, backend) if engine else tuple(catalog.repositories.values())
     store = SourceCache()
@@ -161,6 +165,11 @@ def fetch(
     """Materialize pinned sources ahead of a run."""
     if (engine is None) == (board_family is None):
         raise UsageError("give exactly one of --engine or --board-family", "see `hpx sources list`")
+    from hpx_core.boards import all_boards, get_board
+    from hpx_core.plugins import default_registry
+    from hpx_core.sources.cache import SourceCache
+    from hpx_core.sources.materialize import materialize, materialize_board
+
     store = SourceCache()
     catalog = default_registry().catalog
     started = time.monotonic()
@@ -198,6 +207,8 @@ def _print_sources(sources: SourceSet, seconds: float) -> None:
 @cache_app.command("info")
 def info() -> None:
     """Where the cache is and how big each part of it is."""
+    from hpx_core.sources.cache import cache_info
+
     report = cache_info()
     table = Table("entry", "size")
     for entry in report.entries:
@@ -213,6 +224,9 @@ def clean(
     ] = None,
 ) -> None:
     """Remove cached sources (each under its lock), or the whole cache."""
+    from hpx_core.plugins import default_registry
+    from hpx_core.sources.cache import clean_cache
+
     removed = clean_cache(names or None, catalog=default_registry().catalog)
     for path in removed:
         console.print(f"removed {path}")

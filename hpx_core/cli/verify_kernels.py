@@ -8,21 +8,25 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
 
-from hpx_core.build import symbol_inventory
 from hpx_core.cli.app import app, console
-from hpx_core.contract import SymbolFinding, SymbolsRequest
 from hpx_core.errors import UsageError
-from hpx_core.plugins import default_registry
+
+if TYPE_CHECKING:
+    from hpx_core.contract import SymbolFinding
 
 
 def verify_kernels_of(elf: Path, engine: str, backend: str | None,
                       expect: Iterable[str] = ()) -> list[SymbolFinding]:
     """Every plugin's findings for ``elf`` built by ``engine`` with ``backend``."""
+    from hpx_core.build import symbol_inventory
+    from hpx_core.contract import SymbolsRequest
+    from hpx_core.plugins import default_registry
+
     if not elf.is_file():
         raise UsageError(f"ELF not found: {elf}", "pass the .elf a build produced")
     registry = default_registry()

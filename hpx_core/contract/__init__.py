@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypeVar
 
 import attrs
 
@@ -193,12 +193,18 @@ class PlannedBuffer:
 
 @attrs.frozen
 class LibraryUse:
-    """An engine library the firmware links: its cache key, and whether this run built it."""
+    """An engine library the firmware links: its cache key, and whether this run built it.
+
+    When this run built it: ``compiled`` compile units, and ``compiler_cache`` the compiler
+    cache's ``tool``, ``hits``, ``misses`` and ``uncached`` (None: built without one).
+    """
 
     name: str
     key: str
     built: bool
     seconds: float = 0.0
+    compiled: int = 0
+    compiler_cache: Mapping[str, Any] | None = None
 
 
 @attrs.frozen

@@ -1,33 +1,40 @@
 """Engine libraries built once per configuration and shared by every model's firmware.
 
-An engine library depends on the engine, backend, board (CPU flags), toolchain and source pins,
-never on the model. hpx builds it once into a content-addressed folder of the cache and links
-each model's small app against it. Engines run their tools through here too: build tools as
-logged subprocesses (:func:`run_logged`), Python tools in-process with their output captured to
-the run's log (:func:`tool_output_to`).
+An engine library depends on the engine, backend, CPU flags, toolchain and source pins, never on
+the model, the board's name or where the sources and the cache are. hpx builds it once into a
+content-addressed folder of the cache and links each model's small app against it. Engines run
+their tools through here too: build tools as logged subprocesses (:func:`run_logged`), Python
+tools in-process with their output captured to the run's log (:func:`tool_output_to`).
 """
 
-from hpx_core.enginelib.build import (
-    EngineLibrary,
-    ensure_library,
-    library_cmake,
-    run_logged,
-    toolchain_args,
-)
+from hpx_core.enginelib.build import EngineLibrary, ensure_library, library_cmake
 from hpx_core.enginelib.cached import CachedFolder, cached_folder
+from hpx_core.enginelib.cmake import LibraryBuild, cmake_library, run_logged, toolchain_args
+from hpx_core.enginelib.identity import (
+    debug_prefix_flags,
+    identity_key,
+    source_identity,
+    source_roots,
+)
 from hpx_core.enginelib.spec import LibrarySpec, SourceGroup, Stage, toolchain_identity
 from hpx_core.enginelib.tool_output import tool_output_to
 
 __all__ = [
     "CachedFolder",
     "EngineLibrary",
+    "LibraryBuild",
     "LibrarySpec",
     "SourceGroup",
     "Stage",
     "cached_folder",
+    "cmake_library",
+    "debug_prefix_flags",
     "ensure_library",
+    "identity_key",
     "library_cmake",
     "run_logged",
+    "source_identity",
+    "source_roots",
     "tool_output_to",
     "toolchain_args",
     "toolchain_identity",

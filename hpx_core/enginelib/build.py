@@ -6,19 +6,20 @@ The cache entry is made the way every engine library's is (:mod:`hpx_core.engine
 from __future__ import annotations
 
 import shutil
-import subprocess
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 import attrs
 import structlog
 
-from hpx_core.build.toolchain import Toolchain, get_toolchain
-from hpx_core.build.toolchain_file import write_toolchain_file
-from hpx_core.enginelib.cached import cached_folder
-from hpx_core.enginelib.spec import DEFAULT_TOOLCHAIN, LibrarySpec, Stage
-from hpx_core.errors import BuildError, ToolError
+from hpx_core.build.toolchain import Toolchain
+from hpx_core.contract import LibraryUse
+from hpx_core.enginelib.cached import BUILD_LOG, cached_folder
+from hpx_core.enginelib.cmake import LibraryBuild, cmake_library
+from hpx_core.enginelib.identity import debug_prefix_flags
+from hpx_core.enginelib.spec import LibrarySpec, Stage
+from hpx_core.sources import cache_root
 
 log = structlog.get_logger()
 LIB_TOKEN = "@LIB@"
@@ -39,10 +40,16 @@ class EngineLibrary:
     built: bool  # False: taken from the cache
     seconds: float
     compiled_files: int
+    compiler_cache: Mapping[str, Any] | None = None  # this build's hits/misses (None: none)
 
     @property
     def archive(self) -> Path:
         return self.folder / f"lib{self.name}.a"
+
+    def use(self) -> LibraryUse:
+        """How the firmware's bundle names this library and what getting it took."""
+        return LibraryUse(self.name, self.key, self.built, self.seconds, self.compiled_files,
+                          self.compiler_cache)
 
 
 def _resolve(entry: str, folder: Path) -> Path:
@@ -99,64 +106,20 @@ def library_cmakelists(spec: LibrarySpec, folder: Path) -> str:
     return "".join(parts)
 
 
-def run_logged(args: Sequence[str], log_file: Path, what: str) -> None:
-    """Run a build tool, appending its output to ``log_file``; a failure is a BuildError."""
-    args = list(args)
-    with log_file.open("a", encoding="utf-8") as out:
-        out.write("$ " + " ".join(args) + "\n")
-        out.flush()
-        try:
-            done = subprocess.run(args, stdout=out, stderr=subprocess.STDOUT, check=False)
-        except FileNotFoundError as exc:
-            raise ToolError(f"{args[0]} is not installed", "install cmake and ninja") from exc
-    if done.returncode != 0:
-        tail = log_file.read_text(encoding="utf-8", errors="replace").splitlines()[-30:]
-        errors = [line for line in tail if "error" in line.lower()] or tail[-3:]
-        raise BuildError(
-            f"{what} failed: {errors[0].strip() if errors else 'see log'}",
-            f"full log: {log_file}",
-        )
-
-
-def toolchain_args(toolchain: Toolchain | None, cpu_flags: Sequence[str], folder: Path
-                   ) -> list[str]:
-    """CMake arguments selecting ``toolchain`` (default arm-none-eabi-gcc) for ``cpu_flags``:
-    its toolchain file, rendered into ``folder``."""
-    chosen = toolchain if toolchain is not None else get_toolchain(DEFAULT_TOOLCHAIN)
-    return [f"-DCMAKE_TOOLCHAIN_FILE={write_toolchain_file(chosen, cpu_flags, folder)}"]
-
-
 def _build(spec: LibrarySpec, temp: Path, final: Path, stage: Stage | None, jobs: int,
-           toolchain: Toolchain | None) -> None:
+           toolchain: Toolchain | None) -> LibraryBuild:
     if stage is not None:
         stage(temp)
     project = temp / "project"
     project.mkdir()
     (project / "CMakeLists.txt").write_text(library_cmakelists(spec, final), encoding="utf-8")
     build = temp / "build"
-    log_file = temp / "build.log"
-    run_logged(
-        [
-            "cmake",
-            "-G",
-            "Ninja",
-            "-S",
-            str(project),
-            "-B",
-            str(build),
-            *toolchain_args(toolchain, spec.cpu_flags, project),
-            "-DCMAKE_BUILD_TYPE=",
-            f"-DHPX_LIB_OUT={temp}",
-        ],
-        log_file,
-        f"configuring the {spec.name} library",
-    )
-    run_logged(
-        ["cmake", "--build", str(build), "--parallel", str(jobs)],
-        log_file,
-        f"building the {spec.name} library",
-    )
+    done = cmake_library(spec.name, project, build, temp / BUILD_LOG,
+                         what=f"the {spec.name} library",
+                         defines=["-DCMAKE_BUILD_TYPE=", f"-DHPX_LIB_OUT={temp}"], jobs=jobs,
+                         toolchain=toolchain, cpu_flags=spec.cpu_flags)
     shutil.rmtree(build)
+    return done
 
 
 def ensure_library(
@@ -170,13 +133,14 @@ def ensure_library(
     """The library for ``spec``: from the cache, or built now (``jobs`` parallel compiles) with
     ``toolchain`` (default arm-none-eabi-gcc; ``spec.identity`` names it in the key)."""
     key = spec.key()
+    cache = root or cache_root()
 
     def make(temp: Path, final: Path) -> dict[str, Any]:
-        # Objects reference the final path (see -ffile-prefix-map), so debug info stays valid.
-        _build(_prefixed(spec, temp, final), temp, final, stage, jobs, toolchain)
-        return {"spec": attrs.asdict(spec), "files": spec.file_count}
+        # Objects name the cache as DEBUG_ROOT and this folder as its final place.
+        built = _build(_prefixed(spec, cache, temp, final), temp, final, stage, jobs, toolchain)
+        return {"spec": attrs.asdict(spec), "files": spec.file_count, **built.facts()}
 
-    done = cached_folder(spec.name, key, make, root=root)
+    done = cached_folder(spec.name, key, make, root=cache)
     log.info("engine library", name=spec.name, key=key[:12], built=done.built,
              seconds=round(done.seconds, 1))
     return EngineLibrary(
@@ -187,13 +151,15 @@ def ensure_library(
         built=done.built,
         seconds=done.seconds,
         compiled_files=spec.file_count if done.built else 0,
+        compiler_cache=done.manifest.get("compiler_cache") if done.built else None,
     )
 
 
-def _prefixed(spec: LibrarySpec, temp: Path, final: Path) -> LibrarySpec:
-    """Staged headers are compiled from ``temp`` but recorded in debug info as ``final``."""
-    flag = f"-ffile-prefix-map={temp.as_posix()}={final.as_posix()}"
-    fixed = attrs.evolve(spec, common_flags=(*spec.common_flags, flag))
+def _prefixed(spec: LibrarySpec, cache: Path, temp: Path, final: Path) -> LibrarySpec:
+    """Staged headers are compiled from ``temp``; debug info and ``__FILE__`` name the cache
+    folder as DEBUG_ROOT and ``temp`` as the final folder, so a moved cache stays right."""
+    flags = debug_prefix_flags(cache, temp, final)
+    fixed = attrs.evolve(spec, common_flags=(*spec.common_flags, *flags))
     return attrs.evolve(
         fixed, include_dirs=tuple(i.replace(LIB_TOKEN, temp.as_posix()) for i in spec.include_dirs)
     )

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import tempfile
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -60,7 +59,10 @@ def cached_folder(name: str, key: str, make: Make, *, root: Path | None = None) 
 
 
 def _make(final: Path, key: str, make: Make, started: float) -> None:
-    temp = Path(tempfile.mkdtemp(prefix=f".{final.name}.tmp-", dir=final.parent))
+    # One fixed name (the lock is held): compiles see the same paths every time, which lets a
+    # compiler cache hit when a library is built again.
+    temp = final.parent / f".{final.name}.tmp-build"
+    temp.mkdir()
     try:
         fields = make(temp, final)
         manifest = {"key": key, **fields, "seconds": round(time.monotonic() - started, 1)}

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
@@ -11,10 +9,11 @@ import attrs
 
 from hpx_core.build.toolchain import Toolchain, get_toolchain
 from hpx_core.build.toolchain_file import recipe_digest
+from hpx_core.enginelib.identity import identity_key
 
 DEFAULT_TOOLCHAIN = "arm-none-eabi-gcc"
 
-RECIPE_VERSION = 1
+RECIPE_VERSION = 2
 """Bump when the way libraries are built changes, so old cache entries are not reused."""
 
 Stage = Callable[[Path], None]
@@ -48,8 +47,10 @@ class LibrarySpec:
 
     ``include_dirs`` may name ``@LIB@/...``: folders the ``stage`` callback creates inside the
     library's own cache folder (TFLM's patched flatbuffers headers live there, never in the
-    source cache). ``identity`` holds what the file lists cannot show: engine, backend, board,
-    pinned commits, toolchain version.
+    source cache). ``identity`` holds what the file lists cannot show: engine, backend, pinned
+    commits (:func:`hpx_core.enginelib.identity.source_identity`), toolchain version; never a
+    board name. ``roots`` names the folders the paths live in
+    (:func:`~hpx_core.enginelib.identity.source_roots`): the key sees paths relative to them.
     """
 
     name: str
@@ -61,18 +62,16 @@ class LibrarySpec:
     file_options: Mapping[str, str] = attrs.field(factory=dict, converter=_str_map)
     identity: Mapping[str, str] = attrs.field(factory=dict, converter=_str_map)
     stage_inputs: Mapping[str, str] = attrs.field(factory=dict, converter=_str_map)
+    roots: Mapping[str, str] = attrs.field(factory=dict, converter=_str_map)
 
     @property
     def file_count(self) -> int:
         return sum(len(g.files) for g in self.groups)
 
     def key(self) -> str:
-        """SHA-256 over every input that can change the library."""
-        doc = {
-            "recipe": RECIPE_VERSION,
-            "spec": attrs.asdict(self, recurse=True),
-        }
-        return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
+        """SHA-256 over every input that can change the library, paths made portable."""
+        spec = attrs.asdict(self, recurse=True, filter=lambda a, _v: a.name != "roots")
+        return identity_key({"recipe": RECIPE_VERSION, "spec": spec}, self.roots)
 
 
 def toolchain_identity(toolchain: Toolchain | None = None) -> str:

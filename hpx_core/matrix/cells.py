@@ -13,6 +13,7 @@ from typing import Any
 
 import attrs
 
+from hpx_core.boards import get_board
 from hpx_core.matrix.spec import (
     DEFAULT_TOOLCHAIN,
     BoardAxis,
@@ -56,8 +57,10 @@ class Cell:
 
     @property
     def library_group(self) -> tuple[str | None, ...]:
-        """Cells that (very likely) link the same engine library: the model is not part of it."""
-        return (self.engine, self.backend, self.variant, self.board, self.toolchain)
+        """Cells that (very likely) link the same engine library: neither the model nor the
+        board's name is part of it, only the board's CPU flags (boards alike share one)."""
+        flags = " ".join(get_board(self.board).cpu_flags)
+        return (self.engine, self.backend, self.variant, flags, self.toolchain)
 
     def coordinates(self) -> dict[str, str | None]:
         """The cell's value on each axis, by the names rules use."""

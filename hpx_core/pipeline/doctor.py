@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import platform
 import re
 import shutil
@@ -9,9 +10,11 @@ import subprocess
 import sys
 from collections.abc import Sequence
 from importlib import metadata
+from pathlib import Path
 
 import attrs
 
+from hpx_core.build.launcher import ENV, OFF, find_compiler_cache
 from hpx_core.build.toolchain import detect_toolchains
 from hpx_core.plugins import Registry
 from hpx_core.sources import package_status
@@ -60,6 +63,7 @@ def run_doctor(
         required = role in ("sources", "build") or (role == "emulated" and bool(emulated))
         checks.append(_tool_check(tool, args, required))
     checks += _toolchain_checks(toolchain)
+    checks.append(_compiler_cache_check())
     checks.append(_labgrid_check())
     return DoctorReport(tuple(checks))
 
@@ -122,6 +126,31 @@ def _toolchain_checks(chosen: str) -> list[Check]:
                                                    name == chosen else "")
         checks.append(Check(f"toolchain {name}", found.available, detail, name == chosen))
     return checks
+
+
+def _compiler_cache_check() -> Check:
+    """ccache speeds up every library and app build; hpx uses the user's own configuration."""
+    cache = find_compiler_cache()
+    if cache is None:
+        why = (f"turned off ({ENV})" if os.environ.get(ENV, "").strip().lower() in OFF
+               else "not found: builds compile everything (apt-get install ccache, or the "
+               "hpx-core[ccache] extra)")
+        return Check("ccache", False, why, False)
+    remote = _ccache_setting(cache.path, "remote_storage")
+    folder = _ccache_setting(cache.path, "cache_dir")
+    where = f"cache {folder}" if folder else "its default cache"
+    shared = "; remote storage configured" if remote else ""
+    return Check("ccache", True, f"{cache.describe()}: {where}{shared}", False)
+
+
+def _ccache_setting(path: Path, key: str) -> str:
+    """One ccache setting (``ccache --get-config``); empty when unset or unreadable."""
+    try:
+        done = subprocess.run([str(path), "--get-config", key], capture_output=True, text=True,
+                              timeout=20, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    return done.stdout.strip() if done.returncode == 0 else ""
 
 
 def _labgrid_check() -> Check:

@@ -2,7 +2,8 @@
 
 Every run force-syncs: the checkout is detached at the exact commit, local edits and untracked
 files are discarded, and only the named submodules are initialized at their recorded commits,
-so the pin alone defines the build (a checkout found exactly so is left as it is). A first
+so the pin alone defines the build (a checkout found exactly so is left as it is, and one
+unchanged since it was found so is not asked again: :mod:`hpx_core.sources.memo`). A first
 clone is made in a temporary folder and renamed into place, so an interrupted clone never
 leaves a half cache; a file lock per repository lets concurrent runs share the cache.
 """
@@ -24,6 +25,7 @@ from hpx_core.errors import SourceError
 from hpx_core.sources.cache import SourceCache
 from hpx_core.sources.checkout import inspect
 from hpx_core.sources.licensing import BoardLike, check_may_run
+from hpx_core.sources.memo import remember, remembered
 from hpx_core.sources.pins import PinSet, RepoPin, core_pins
 from hpx_core.sources.sync import ProgressFn, clone, force_sync
 
@@ -106,12 +108,16 @@ def materialize_pin(
         with store.lock(pin.name):
             report(pin.name, "locked", None)
             store.remove_stale_temps(pin.name)
-            if offline:
+            if final.exists() and remembered(store.locks, pin, final):
+                missing = []  # unchanged since it was last found at the pin
+            elif offline:
                 missing = _verified(pin, final, offline=True)
             elif not _update_or_clone(pin, store, report):
                 missing = _verified(pin, final, offline=False)
             else:
                 missing = []
+            if not missing:
+                remember(store.locks, pin, final)
     except Timeout:
         raise SourceError(
             f"timed out waiting for the cache lock of {pin.name}",

@@ -10,6 +10,7 @@ import numpy as np
 
 from hpx_core.errors import ResultsError
 from hpx_core.models import ModelInfo
+from hpx_core.tflm_family.reference_cache import cached_outputs
 
 
 @attrs.frozen
@@ -24,6 +25,12 @@ class OutputCheck:
 
 
 def host_outputs(model_data: bytes, inputs: Sequence[bytes], model: ModelInfo) -> tuple[bytes, ...]:
+    """The raw bytes of every output of the host TFLM interpreter on ``inputs`` (kept in the
+    hpx cache: :mod:`hpx_core.tflm_family.reference_cache`)."""
+    return cached_outputs(model_data, inputs, lambda: interpret(model_data, inputs, model))
+
+
+def interpret(model_data: bytes, inputs: Sequence[bytes], model: ModelInfo) -> tuple[bytes, ...]:
     """Run the host TFLM interpreter once on ``inputs``; the raw bytes of every output."""
     try:
         from tflite_micro.python.tflite_micro import runtime

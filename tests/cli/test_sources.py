@@ -18,7 +18,7 @@ from hpx_core.sources.pins import PinSet, parse_pins
 
 git_env = gitrepos.git_env
 upstream = gitrepos.upstream
-cli_sources = importlib.import_module("hpx_core.cli.sources")
+plugins_module = importlib.import_module("hpx_core.plugins")  # the commands import from it
 
 
 def toy_pins(up: Any) -> PinSet:
@@ -49,7 +49,7 @@ def toy_pins(up: Any) -> PinSet:
 @pytest.fixture
 def toy(upstream: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
     registry = attrs.evolve(load_registry(), catalog=toy_pins(upstream))
-    monkeypatch.setattr(cli_sources, "default_registry", lambda: registry)
+    monkeypatch.setattr(plugins_module, "default_registry", lambda **_options: registry)
     return upstream
 
 

@@ -76,3 +76,28 @@ def test_ns_builds_for_apollo510_with_its_weight_sum_entry_point(tmp_path: Path)
     assert all(f.passed for f in outcome.findings), outcome.findings
     assert outcome.contribution is not None
     assert outcome.contribution.libraries[0].name == "kernelbench_ns"
+
+
+def test_same_cpu_boards_share_a_library_and_a_moved_cache_compiles_none(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """qemu-m4 then apollo4p_evb (same CPU flags): one library. The whole hpx cache moved to
+    another folder (as a CI cache is restored): profiled again, nothing of it is compiled."""
+    first, moved = tmp_path / "first" / "hpx-cache", tmp_path / "restored" / "hpx-cache"
+    monkeypatch.setenv("HPX_CACHE_DIR", str(first))
+    m4 = profile_run(KERNELS, "kernelbench", "qemu-m4", tmp_path / "m4", backend="cmsis_nn",
+                     until=BUILD_ONLY)
+    apollo = profile_run(KERNELS, "kernelbench", "apollo4p_evb", tmp_path / "apollo",
+                         backend="cmsis_nn", until=BUILD_ONLY)
+    assert m4.contribution is not None and apollo.contribution is not None
+    built, shared = m4.contribution.libraries[0], apollo.contribution.libraries[0]
+    assert built.built and built.compiled > 0
+    assert not shared.built and shared.key == built.key
+    moved.parent.mkdir()
+    first.rename(moved)
+    monkeypatch.setenv("HPX_CACHE_DIR", str(moved))
+    again = profile_run(KERNELS, "kernelbench", "qemu-m4", tmp_path / "again", backend="cmsis_nn",
+                        until=BUILD_ONLY)
+    assert again.contribution is not None and again.sources is not None
+    reused = again.contribution.libraries[0]
+    assert not reused.built and reused.compiled == 0 and reused.key == built.key
+    assert all(moved in repo.path.parents for repo in again.sources.repos)

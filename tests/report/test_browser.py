@@ -23,7 +23,7 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = [
     pytest.mark.emulated,
     pytest.mark.skipif(
-        CHROMIUM is None, reason="needs Debian chromium (scripts/setup installs it)"
+        CHROMIUM is None, reason="needs Debian chromium (scripts/setup --test installs it)"
     ),
 ]
 FLAGS = (

@@ -117,8 +117,9 @@ def runtime_options(settings: Settings, board: Board) -> RuntimeOptions:
 
 def executorch_runtime(sources: SourceSet, settings: Settings, board: Board,
                        jobs: int = 2, toolchain: Toolchain | None = None) -> RuntimeLibrary:
-    """The runtime for this provider/kernels/board/toolchain/pins, built once into the cache."""
-    return ensure_runtime(sources, runtime_options(settings, board), board.name, jobs=jobs,
+    """The runtime for this provider/kernels/CPU/toolchain/pins, built once into the cache (the
+    portable operators once per operator set)."""
+    return ensure_runtime(sources, runtime_options(settings, board), jobs=jobs,
                           toolchain=toolchain)
 
 

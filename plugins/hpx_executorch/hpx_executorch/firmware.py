@@ -20,7 +20,7 @@ from typing import TypeVar
 import attrs
 
 from hpx_core.boards import Board
-from hpx_core.contract import FirmwareContribution, LibraryUse, MemoryLayout, PlannedBuffer
+from hpx_core.contract import FirmwareContribution, MemoryLayout, PlannedBuffer
 from hpx_core.errors import ModelError
 from hpx_core.models import ModelInfo, TensorInfo
 from hpx_executorch.layers import LayerTable
@@ -220,7 +220,6 @@ def executorch_firmware(model: ModelInfo, settings: Settings, table: LayerTable,
         cmake=runtime.cmake(),
         fingerprint_inputs={"executorch_runtime": runtime.key, "model": model.sha256},
         buffers=buffers,
-        libraries=[LibraryUse(f"executorch runtime ({settings.backend})", runtime.key,
-                              runtime.built, runtime.seconds)],
+        libraries=list(runtime.parts),
         facts=ExecutorchFacts(settings, table, runtime.key),
     )

@@ -1,20 +1,20 @@
-"""The ExecuTorch runtime as prebuilt archives in a content-addressed cache folder.
+"""The ExecuTorch runtime as prebuilt archives in content-addressed cache folders: the core
+once per pins and flags, the portable operators once per operator set.
 
-The runtime depends on the provider, the ns-ops switch, the portable operators it registers, the
-board's CPU flags, the toolchain and the source pins, never on the model's weights: two models
-with the same operator set share one build. Built in a temporary folder beside its final place
-and renamed into place only when every archive exists; a file lock per key makes concurrent runs
-build it once. The archives, the generated headers the glue needs and a manifest are kept; the
-build tree is dropped.
+The core (runtime, data loader, the provider's kernels and the Cortex-M operators) depends on
+the provider, the ns-ops switch, the CPU flags, the toolchain and the source pins: every program
+shares it. The portable operators a program registers (``portable_kernels`` with only the
+selected ``op_*.cpp`` files, ``executorch_selected_kernels`` with their registration) are a small
+library of their own, keyed by the core's inputs plus the operator set; a program with another
+set compiles only those files, in the build tree kept beside the core (:mod:`.seed`). Each folder
+is made in a temporary folder renamed into place under a file lock; archives, the generated
+headers the glue needs and a manifest are kept.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import shutil
-import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -22,27 +22,55 @@ import attrs
 import structlog
 
 from hpx_core.build import Toolchain
-from hpx_core.contract import SourceSet
-from hpx_core.enginelib import cached_folder, run_logged, toolchain_args, toolchain_identity
+from hpx_core.contract import LibraryUse, SourceSet
+from hpx_core.enginelib import (
+    CachedFolder,
+    cached_folder,
+    identity_key,
+    source_identity,
+    source_roots,
+    toolchain_identity,
+)
+from hpx_core.enginelib.cached import BUILD_LOG, Make
+from hpx_core.enginelib.identity import DEBUG_ROOT
 from hpx_core.errors import BuildError
-from hpx_executorch.runtime_cmake import RuntimeOptions, arm_module_stub, runtime_cmakelists
+from hpx_core.sources import cache_root
+from hpx_executorch.runtime_cmake import RuntimeOptions
+from hpx_executorch.seed import (
+    build_in_seed,
+    copy_archives,
+    helper_archives,
+    seed_folder,
+    seed_lock,
+)
 
 log = structlog.get_logger()
-RECIPE = 3  # 3: etdump and flatccrt (not position-independent), flatcc built from a copy
+RECIPE = 4  # 3: etdump and flatccrt (not position-independent); 4: the core and the portable
+# operators apart, built in a kept tree
 COMMON_FLAGS = ("-ffunction-sections", "-fdata-sections", "-fno-unwind-tables",
                 "-fomit-frame-pointer", "-funsigned-char", "-g")
 # Registration happens in static constructors: these archives are linked whole.
 WHOLE_ARCHIVES = ("executorch", "cortex_m_ops_lib", "executorch_selected_kernels",
                   "cortex_m_ns_ops_lib")
+PORTABLE_TARGETS = ("executorch_selected_kernels", "portable_kernels")
+OPS_BUILD_TARGETS = (*PORTABLE_TARGETS, "kernels_util_all_deps")
+# Helpers the targets need, in their own archives: the ETDump's flatcc runtime (core) and the
+# portable kernels' utilities (operators).
+CORE_HELPERS = ("libflatccrt",)
+OPS_HELPERS = ("libkernels_util",)
 
 
 def _paths(value: Iterable[Path]) -> tuple[Path, ...]:
     return tuple(Path(v) for v in value)
 
 
+def _uses(value: Iterable[LibraryUse]) -> tuple[LibraryUse, ...]:
+    return tuple(value)
+
+
 @attrs.frozen
 class RuntimeLibrary:
-    """A built runtime: its archives in link order, include folders, and how it was had."""
+    """A runtime: its archives in link order, include folders, and how each part was had."""
 
     key: str
     folder: Path
@@ -50,6 +78,7 @@ class RuntimeLibrary:
     include_dirs: tuple[Path, ...] = attrs.field(converter=_paths)
     built: bool
     seconds: float
+    parts: tuple[LibraryUse, ...] = attrs.field(default=(), converter=_uses)
 
     def cmake(self, target: str = "hpx_app") -> str:
         """A CMake fragment linking the archives into ``target`` (registrations kept whole)."""
@@ -61,74 +90,34 @@ class RuntimeLibrary:
         return f"target_link_libraries({target} PRIVATE\n{body}\n)\n"
 
 
-def runtime_key(sources: SourceSet, options: RuntimeOptions, board: str,
+def core_options(options: RuntimeOptions) -> RuntimeOptions:
+    """The options without the portable operators: what the core depends on."""
+    return attrs.evolve(options, portable_ops=())
+
+
+def runtime_key(sources: SourceSet, options: RuntimeOptions,
                 toolchain: Toolchain | None = None) -> str:
+    """What changes the archives for ``options``; no board name, no path."""
     doc = {
-        "recipe": RECIPE, "options": attrs.asdict(options), "board": board,
+        "recipe": RECIPE, "options": attrs.asdict(options),
         "toolchain": toolchain_identity(toolchain), "flags": COMMON_FLAGS,
-        "provenance": sources.provenance,
-        "pins": sorted((r.name, r.commit, r.path.as_posix()) for r in sources.repos),
+        **source_identity(sources),
     }
-    return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
+    return identity_key(doc, source_roots(sources))
 
 
+def _core_targets(options: RuntimeOptions) -> list[str]:
+    return [t for t in options.targets() if t not in PORTABLE_TARGETS]
 
 
-def _stage_arm_module(temp: Path, sources: SourceSet) -> Path:
-    module = temp / "arm-cmsis-nn"
-    for rel, text in arm_module_stub(sources.path_of("CMSIS-NN"),
-                                     sources.path_of("CMSIS_6")).items():
-        path = module / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if rel.startswith("external/"):
-            path.symlink_to(text, target_is_directory=True)
-        else:
-            path.write_text(text, encoding="utf-8")
-    return module
-
-
-def _collect(build: Path, temp: Path, options: RuntimeOptions) -> list[Path]:
-    """Copy the target archives into ``temp/lib`` in link order; all must exist."""
-    lib = temp / "lib"
-    lib.mkdir()
-    found = {p.name: p for p in build.rglob("*.a")}
-    archives = []
-    for target in options.targets():
-        name = f"lib{target}.a"
-        if name not in found:
-            raise BuildError(f"the runtime build made no {name}", f"see {temp / 'build.log'}")
-        archives.append(Path(shutil.copy2(found[name], lib / name)))
-    # The portable kernels' helpers live in their own archives (kernels_util_all_deps & co).
-    for name, path in sorted(found.items()):
-        if not (lib / name).exists() and name.startswith("libkernels_util"):
-            archives.append(Path(shutil.copy2(path, lib / name)))
-    shutil.copytree(build / "schema" / "include", temp / "include", dirs_exist_ok=True)
-    return archives
-
-
-def _build(sources: SourceSet, options: RuntimeOptions, temp: Path, jobs: int,
-           toolchain: Toolchain | None) -> list[Path]:
-    nsx = sources.path_of("nsx-executorch")
-    arm = _stage_arm_module(temp, sources) if options.provider == "arm" else None
-    ns = sources.path_of("ns-cmsis-nn") if options.provider == "ns" else None
-    project = temp / "project"
-    project.mkdir()
-    flatcc = temp / "flatcc"  # flatcc writes into its source folder: give it this copy
-    shutil.copytree(sources.path_of("executorch") / "third-party" / "flatcc", flatcc,
-                    ignore=shutil.ignore_patterns(".git"))
-    (project / "CMakeLists.txt").write_text(
-        runtime_cmakelists(nsx, sources.path_of("CMSIS_6"), options, arm_module=arm, ns_root=ns,
-                           flatcc_copy=flatcc, extra_flags=COMMON_FLAGS), encoding="utf-8")
-    build, log_file = temp / "build", temp / "build.log"
-    run_logged(["cmake", "-G", "Ninja", "-S", str(project), "-B", str(build),
-          *toolchain_args(toolchain, options.cpu_flags, project), "-DCMAKE_BUILD_TYPE=Release",
-          f"-DPython3_EXECUTABLE={sys.executable}"], log_file, "configuring the ExecuTorch runtime")
-    run_logged(["cmake", "--build", str(build), "--parallel", str(jobs)], log_file,
-         "building the ExecuTorch runtime")
-    archives = _collect(build, temp, options)
-    shutil.rmtree(build)
-    shutil.rmtree(flatcc)
-    return archives
+def _take(build: Path, names: list[str], helpers: tuple[str, ...], into: Path,
+          log_file: Path) -> list[str]:
+    """Copy the archives ``names`` (all must exist) and the matching helpers into ``into``."""
+    copied = copy_archives(build, names, into)
+    missing = [n for n in names if n not in copied]
+    if missing:
+        raise BuildError(f"the runtime build made no {missing[0]}", f"see {log_file}")
+    return copied + copy_archives(build, helper_archives(build, helpers), into)
 
 
 def include_dirs(sources: SourceSet, folder: Path) -> tuple[Path, ...]:
@@ -138,20 +127,59 @@ def include_dirs(sources: SourceSet, folder: Path) -> tuple[Path, ...]:
             et / "third-party/flatbuffers/include")
 
 
-def ensure_runtime(sources: SourceSet, options: RuntimeOptions, board: str, *,
-                   root: Path | None = None, jobs: int = 2,
-                   toolchain: Toolchain | None = None) -> RuntimeLibrary:
-    """The runtime for ``options`` from the cache, or built now (``jobs`` parallel compiles)
-    with ``toolchain`` (default arm-none-eabi-gcc)."""
-    key = runtime_key(sources, options, board, toolchain)
+def ensure_runtime(sources: SourceSet, options: RuntimeOptions, *, root: Path | None = None,
+                   jobs: int = 2, toolchain: Toolchain | None = None) -> RuntimeLibrary:
+    """The runtime for ``options``: its core and its portable operators, each from the cache or
+    built now (``jobs`` parallel compiles) with ``toolchain`` (default arm-none-eabi-gcc)."""
+    cache = root or cache_root()
+    name = f"executorch_{options.provider}"
+    core_key = runtime_key(sources, core_options(options), toolchain)
+    seed = seed_folder(cache / "engines", f"{name}-{core_key[:20]}")
+    flags = (*COMMON_FLAGS, f"-ffile-prefix-map={cache.as_posix()}={DEBUG_ROOT}")
 
-    def make(temp: Path, _final: Path) -> dict[str, Any]:
-        archives = _build(sources, options, temp, jobs, toolchain)
-        return {"options": attrs.asdict(options), "archives": [a.name for a in archives]}
+    def make(targets: tuple[str, ...], names: list[str], helpers: tuple[str, ...]) -> Make:
+        def build(temp: Path, _final: Path) -> Mapping[str, Any]:
+            with seed_lock(seed):
+                try:
+                    done = build_in_seed(seed, sources, options, flags, targets, jobs, toolchain)
+                finally:  # where a failed build's log is kept (beside the cache entry)
+                    if (seed / "build.log").is_file():
+                        shutil.copyfile(seed / "build.log", temp / BUILD_LOG)
+                archives = _take(seed / "build", names, helpers, temp / "lib", seed / "build.log")
+                if not targets:  # the core: the schema headers the glue includes
+                    shutil.copytree(seed / "build" / "schema" / "include", temp / "include")
+            return {"options": attrs.asdict(options), "archives": archives, **done.facts()}
+        return build
 
-    done = cached_folder(f"executorch_{options.provider}", key, make, root=root)
-    log.info("executorch runtime", key=key[:12], built=done.built, seconds=round(done.seconds, 1))
-    return RuntimeLibrary(key=key, folder=done.folder,
-                          archives=[done.folder / "lib" / n for n in done.manifest["archives"]],
-                          include_dirs=include_dirs(sources, done.folder), built=done.built,
-                          seconds=done.seconds)
+    core_names = [f"lib{t}.a" for t in _core_targets(options)]
+    core = cached_folder(name, core_key, make((), core_names, CORE_HELPERS), root=cache)
+    parts = [(f"executorch runtime ({options.provider})", core_key, core)]
+    if options.portable_ops:
+        ops_key = runtime_key(sources, options, toolchain)
+        ops_names = [f"lib{t}.a" for t in PORTABLE_TARGETS]
+        ops = cached_folder(f"{name}_ops", ops_key, make(OPS_BUILD_TARGETS, ops_names,
+                                                         OPS_HELPERS), root=cache)
+        parts.append((f"executorch portable operators ({len(options.portable_ops)})", ops_key,
+                      ops))
+    log.info("executorch runtime", key=parts[-1][1][:12],
+             built=[p[2].built for p in parts], seconds=[round(p[2].seconds, 1) for p in parts])
+    return RuntimeLibrary(
+        key=parts[-1][1], folder=core.folder,
+        archives=_link_order(options, [p[2] for p in parts]),
+        include_dirs=include_dirs(sources, core.folder),
+        built=any(p[2].built for p in parts), seconds=sum(p[2].seconds for p in parts),
+        parts=[_use(label, key, done) for label, key, done in parts])
+
+
+def _link_order(options: RuntimeOptions, folders: list[CachedFolder]) -> list[Path]:
+    """The archives of every part in the order of one whole build: targets, then helpers."""
+    where = {n: f.folder / "lib" / n for f in folders for n in f.manifest["archives"]}
+    targets = [f"lib{t}.a" for t in options.targets()]
+    helpers = sorted(n for n in where if n not in targets)
+    return [where[n] for n in [*targets, *helpers] if n in where]
+
+
+def _use(label: str, key: str, done: CachedFolder) -> LibraryUse:
+    facts = done.manifest if done.built else {}
+    return LibraryUse(label, key, done.built, done.seconds, facts.get("compiled", 0),
+                      facts.get("compiler_cache"))

@@ -19,7 +19,7 @@ import jinja2
 
 from hpx_core.boards import Board, all_boards
 from hpx_core.build import Toolchain
-from hpx_core.contract import FirmwareContribution, LibraryUse, MemoryLayout, SourceSet
+from hpx_core.contract import FirmwareContribution, MemoryLayout, SourceSet
 from hpx_core.models import ModelInfo
 from hpx_core.sources import PinSet, check_may_run, load_pins, materialize
 from hpx_core.tflm_family import InputSpec, host_outputs, input_bytes
@@ -49,9 +49,7 @@ def aot_sources(catalog: PinSet, board: Board, config: HeliaAotConfig, *,
 
 def aot_kernels(sources: SourceSet, board: Board, jobs: int = 2,
                 toolchain: Toolchain | None = None) -> KernelLibrary:
-    ns = next(r for r in sources.repos if r.name == "ns-cmsis-nn")
-    return ensure_kernels(ns.path, ns.commit, sources.path_of("CMSIS_6") / "CMSIS/Core/Include",
-                          board.cpu_flags, jobs=jobs, toolchain=toolchain)
+    return ensure_kernels(sources, board.cpu_flags, jobs=jobs, toolchain=toolchain)
 
 
 def _bytes(value: Iterable[bytes]) -> tuple[bytes, ...]:
@@ -141,5 +139,5 @@ def aot_firmware(model: ModelInfo, config: HeliaAotConfig, module: AotModule,
         files=files, cmake=_cmake(config.module_name, kernels),
         fingerprint_inputs={"ns_cmsis_nn": kernels.key, "model": model.sha256,
                             "helia_aot": module.version},
-        libraries=[LibraryUse("ns-cmsis-nn", kernels.key, kernels.built, kernels.seconds)],
+        libraries=[kernels.use()],
         facts=facts)

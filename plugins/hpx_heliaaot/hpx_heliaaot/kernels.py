@@ -1,17 +1,16 @@
 """ns-cmsis-nn, the kernel library heliaAOT's code calls, prebuilt in the engine cache.
 
 Built through ns-cmsis-nn's own CMake (its source selection per option lives there), once per
-checkout pin, CPU flags and toolchain, into ``<cache>/engines`` beside the other engine
-libraries; in a temporary folder renamed into place, under a file lock. Float kernels are off:
+checkout pin (or an override's content), CPU flags and toolchain, wherever the sources are,
+into ``<cache>/engines`` beside the other engine libraries; in a temporary folder renamed into
+place, under a file lock. Float kernels are off:
 GCC 12's ``arm_mve.h`` cannot build ns-cmsis-nn's f32 paths, and int8 models do not use them.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import shutil
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,11 +18,21 @@ import attrs
 import structlog
 
 from hpx_core.build import Toolchain
-from hpx_core.enginelib import cached_folder, run_logged, toolchain_args, toolchain_identity
+from hpx_core.contract import LibraryUse, SourceSet
+from hpx_core.enginelib import (
+    cached_folder,
+    cmake_library,
+    debug_prefix_flags,
+    identity_key,
+    source_identity,
+    source_roots,
+    toolchain_identity,
+)
 from hpx_core.errors import BuildError
+from hpx_core.sources import cache_root
 
 log = structlog.get_logger()
-RECIPE = 1
+RECIPE = 2
 ARCHIVE = "libcmsis-nn.a"
 COMMON_FLAGS = ("-ffunction-sections", "-fdata-sections", "-fno-unwind-tables",
                 "-fomit-frame-pointer", "-funsigned-char", "-g")
@@ -40,14 +49,22 @@ class KernelLibrary:
     defines: tuple[str, ...]
     built: bool
     seconds: float
+    build: Mapping[str, Any] | None = None  # this run's compile units and compiler cache
+
+    def use(self) -> LibraryUse:
+        """How the firmware's bundle names this library and what getting it took."""
+        facts = self.build or {}
+        return LibraryUse("ns-cmsis-nn", self.key, self.built, self.seconds,
+                          facts.get("compiled", 0), facts.get("compiler_cache"))
 
 
-def kernels_key(root: Path, commit: str, cpu_flags: Sequence[str],
+def kernels_key(sources: SourceSet, cpu_flags: Sequence[str],
                 toolchain: Toolchain | None = None) -> str:
-    doc = {"recipe": RECIPE, "root": root.as_posix(), "commit": commit,
-           "cpu_flags": list(cpu_flags), "flags": COMMON_FLAGS, "defines": DEFINES,
-           "toolchain": toolchain_identity(toolchain)}
-    return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
+    """What changes the archive: pins (or an override's content), CPU flags, toolchain."""
+    doc = {"recipe": RECIPE, "cpu_flags": list(cpu_flags), "flags": COMMON_FLAGS,
+           "defines": DEFINES, "toolchain": toolchain_identity(toolchain),
+           **source_identity(sources)}
+    return identity_key(doc, source_roots(sources))
 
 
 def _cmakelists(root: Path, cmsis_core: Path, flags: Sequence[str]) -> str:
@@ -65,37 +82,39 @@ def _cmakelists(root: Path, cmsis_core: Path, flags: Sequence[str]) -> str:
 
 
 
-def _build(root: Path, cmsis_core: Path, cpu_flags: Sequence[str], temp: Path, jobs: int,
-           toolchain: Toolchain | None) -> None:
+def _build(root: Path, cmsis_core: Path, cpu_flags: Sequence[str], temp: Path, final: Path,
+           jobs: int, toolchain: Toolchain | None) -> dict[str, object]:
     project, build, log_file = temp / "project", temp / "build", temp / "build.log"
     project.mkdir()
-    (project / "CMakeLists.txt").write_text(
-        _cmakelists(root, cmsis_core, [*cpu_flags, *COMMON_FLAGS]), encoding="utf-8")
-    run_logged(["cmake", "-G", "Ninja", "-S", str(project), "-B", str(build),
-          *toolchain_args(toolchain, cpu_flags, project), "-DCMAKE_BUILD_TYPE=Release"], log_file,
-         "configuring ns-cmsis-nn")
-    run_logged(["cmake", "--build", str(build), "--parallel", str(jobs)], log_file,
-         "building ns-cmsis-nn")
+    flags = [*cpu_flags, *COMMON_FLAGS, *debug_prefix_flags(cache_root(), temp, final)]
+    (project / "CMakeLists.txt").write_text(_cmakelists(root, cmsis_core, flags),
+                                            encoding="utf-8")
+    done = cmake_library("ns_cmsis_nn", project, build, log_file, what="ns-cmsis-nn",
+                         defines=["-DCMAKE_BUILD_TYPE=Release"], jobs=jobs,
+                         toolchain=toolchain, cpu_flags=cpu_flags)
     found = next(build.rglob(ARCHIVE), None)
     if found is None:
         raise BuildError(f"the ns-cmsis-nn build made no {ARCHIVE}", f"see {log_file}")
     shutil.copy2(found, temp / ARCHIVE)
     shutil.rmtree(build)
+    return done.facts()
 
 
-def ensure_kernels(root: Path, commit: str, cmsis_core: Path, cpu_flags: Sequence[str], *,
+def ensure_kernels(sources: SourceSet, cpu_flags: Sequence[str], *,
                    cache: Path | None = None, jobs: int = 2,
                    toolchain: Toolchain | None = None) -> KernelLibrary:
-    """ns-cmsis-nn at ``root`` for ``cpu_flags``: from the cache, or built now by ``toolchain``
-    (default arm-none-eabi-gcc)."""
-    key = kernels_key(root, commit, cpu_flags, toolchain)
+    """ns-cmsis-nn of ``sources`` for ``cpu_flags``: from the cache, or built now by
+    ``toolchain`` (default arm-none-eabi-gcc)."""
+    ns = sources.repo("ns-cmsis-nn")
+    root, cmsis_core = ns.path, sources.path_of("CMSIS_6") / "CMSIS/Core/Include"
+    key = kernels_key(sources, cpu_flags, toolchain)
 
-    def make(temp: Path, _final: Path) -> dict[str, Any]:
-        _build(root, cmsis_core, cpu_flags, temp, jobs, toolchain)
-        return {"commit": commit}
+    def make(temp: Path, final: Path) -> dict[str, Any]:
+        return {"commit": ns.commit,
+                **_build(root, cmsis_core, cpu_flags, temp, final, jobs, toolchain)}
 
     done = cached_folder("ns_cmsis_nn", key, make, root=cache)
     log.info("ns-cmsis-nn library", key=key[:12], built=done.built, seconds=round(done.seconds, 1))
     return KernelLibrary(key=key, archive=done.folder / ARCHIVE,
                          include_dirs=(root / "Include", root), defines=DEFINES, built=done.built,
-                         seconds=done.seconds)
+                         seconds=done.seconds, build=done.manifest if done.built else None)

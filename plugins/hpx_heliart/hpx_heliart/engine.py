@@ -17,7 +17,6 @@ from hpx_core.build import Toolchain
 from hpx_core.contract import (
     CodeSize,
     FirmwareContribution,
-    LibraryUse,
     MemoryLayout,
     SourceRepo,
     SourceSet,
@@ -157,8 +156,7 @@ def heliart_firmware(model: ModelInfo, config: HeliaRtConfig, sources: SourceSet
         defines=_defines(library), cmake=library.cmake(),
         fingerprint_inputs={"engine_library": library.key, "model": model.sha256},
         buffers=glue.buffers,
-        libraries=[LibraryUse(f"helia-rt {library.backend}", library.key, library.built,
-                              library.seconds)],
+        libraries=[library.use()],
         facts=attrs.evolve(prepared.facts, library=library.folder.name, library_key=library.key),
         layer_reference=prepared.reference,
     )

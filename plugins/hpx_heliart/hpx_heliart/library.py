@@ -1,20 +1,19 @@
 """A heliaRT backend as prebuilt archives in the content-addressed engine cache.
 
 The library depends on the backend, the board's CPU flags, the toolchain and the source pins,
-never on the model: every model's firmware links the same archives. It is built in a temporary
-folder beside its final place (``<cache>/engines``, where :mod:`hpx_core.enginelib` keeps the
-other engines) and renamed into place only when every archive exists; a file lock per key
-makes concurrent runs build it once. Kept: the archives, the include folders and compile
-definitions heliaRT's targets export (so the glue sees its headers as the library was built),
-and a manifest. The build tree is dropped.
+never on the model, the board's name or where the sources are: every model's firmware links the
+same archives. It is built in a temporary folder beside its final place (``<cache>/engines``,
+where :mod:`hpx_core.enginelib` keeps the other engines) and renamed into place only when every
+archive exists; a file lock per key makes concurrent runs build it once. Kept: the archives,
+the include folders (relative to the source roots) and compile definitions heliaRT's targets
+export (so the glue sees its headers as the library was built), and a manifest. The build tree
+is dropped.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import shutil
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,13 +21,23 @@ import attrs
 import structlog
 
 from hpx_core.build import Toolchain
-from hpx_core.contract import SourceSet
-from hpx_core.enginelib import cached_folder, run_logged, toolchain_args, toolchain_identity
+from hpx_core.contract import LibraryUse, SourceSet
+from hpx_core.enginelib import (
+    cached_folder,
+    cmake_library,
+    debug_prefix_flags,
+    identity_key,
+    source_identity,
+    source_roots,
+    toolchain_identity,
+)
+from hpx_core.enginelib.identity import portable, resolved
 from hpx_core.errors import BuildError
+from hpx_core.sources import cache_root
 from hpx_heliart.library_cmake import BUILD_TYPE, backend_target, library_cmakelists
 
 log = structlog.get_logger()
-RECIPE = 1
+RECIPE = 2
 COMMON_FLAGS = ("-ffunction-sections", "-fdata-sections", "-fno-unwind-tables",
                 "-fno-asynchronous-unwind-tables", "-fomit-frame-pointer", "-funsigned-char",
                 "-g")
@@ -61,6 +70,13 @@ class HeliaRtLibrary:
     defines: tuple[str, ...] = attrs.field(converter=_strs)
     built: bool
     seconds: float
+    build: Mapping[str, Any] | None = None  # this run's compile units and compiler cache
+
+    def use(self) -> LibraryUse:
+        """How the firmware's bundle names this library and what getting it took."""
+        facts = self.build or {}
+        return LibraryUse(f"helia-rt {self.backend}", self.key, self.built, self.seconds,
+                          facts.get("compiled", 0), facts.get("compiler_cache"))
 
     def cmake(self, target: str = "hpx_app") -> str:
         """A CMake fragment linking the archives into ``target`` (kernels after the runtime)."""
@@ -71,16 +87,13 @@ class HeliaRtLibrary:
 
 def library_key(sources: SourceSet, backend: str, cpu_flags: Sequence[str],
                 toolchain: Toolchain | None = None) -> str:
+    """What changes the archives: backend, CPU flags, toolchain, pins; no board, no path."""
     doc = {
         "recipe": RECIPE, "backend": backend, "build_type": BUILD_TYPE,
         "cpu_flags": list(cpu_flags), "flags": COMMON_FLAGS,
-        "toolchain": toolchain_identity(toolchain),
-        "provenance": sources.provenance,
-        "pins": sorted((r.name, r.commit, r.path.as_posix()) for r in sources.repos),
+        "toolchain": toolchain_identity(toolchain), **source_identity(sources),
     }
-    return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
-
-
+    return identity_key(doc, source_roots(sources))
 
 
 def _kernels(sources: SourceSet, backend: str) -> Path | None:
@@ -89,20 +102,24 @@ def _kernels(sources: SourceSet, backend: str) -> Path | None:
 
 
 def _build(sources: SourceSet, backend: str, cpu_flags: Sequence[str], temp: Path,
-           jobs: int, toolchain: Toolchain | None) -> dict[str, list[str]]:
+           final: Path, jobs: int, toolchain: Toolchain | None) -> dict[str, Any]:
     project, build, log_file = temp / "project", temp / "build", temp / "build.log"
     project.mkdir()
+    flags = [*cpu_flags, *COMMON_FLAGS, *debug_prefix_flags(cache_root(), temp, final)]
     text = library_cmakelists(sources.path_of("helia-rt"), backend, _kernels(sources, backend),
-                              sources.path_of("CMSIS_6") / "CMSIS/Core/Include",
-                              [*cpu_flags, *COMMON_FLAGS],
+                              sources.path_of("CMSIS_6") / "CMSIS/Core/Include", flags,
                               gnu=toolchain is None or toolchain.family == "gcc")
     text += INTERFACE.format(target=backend_target(backend))
     (project / "CMakeLists.txt").write_text(text, encoding="utf-8")
-    run_logged(["cmake", "-G", "Ninja", "-S", str(project), "-B", str(build),
-          *toolchain_args(toolchain, cpu_flags, project), "-DCMAKE_BUILD_TYPE="], log_file,
-         f"configuring heliaRT ({backend})")
-    run_logged(["cmake", "--build", str(build), "--parallel", str(jobs)], log_file,
-         f"building heliaRT ({backend})")
+    done = cmake_library(f"helia_rt_{backend}", project, build, log_file,
+                         what=f"heliaRT ({backend})", defines=["-DCMAKE_BUILD_TYPE="], jobs=jobs,
+                         toolchain=toolchain, cpu_flags=cpu_flags)
+    return {**_collect(build, temp, backend, log_file, sources), **done.facts()}
+
+
+def _collect(build: Path, temp: Path, backend: str, log_file: Path,
+             sources: SourceSet) -> dict[str, list[str]]:
+    """Copy the archives out of ``build`` (then dropped); include folders kept portable."""
     lib = temp / "lib"
     lib.mkdir()
     found = {p.name: p for p in build.rglob("*.a")}
@@ -114,7 +131,9 @@ def _build(sources: SourceSet, backend: str, cpu_flags: Sequence[str], temp: Pat
         shutil.copy2(found[name], lib / name)
     includes, defines = (build / "hpx_interface.txt").read_text(encoding="utf-8").splitlines()[:2]
     shutil.rmtree(build)
-    return {"archives": names, "include_dirs": [i for i in includes.split(";") if i],
+    roots = source_roots(sources)
+    return {"archives": names,
+            "include_dirs": [portable(i, roots) for i in includes.split(";") if i],
             "defines": [d for d in defines.split(";") if d]}
 
 
@@ -125,16 +144,18 @@ def ensure_heliart(sources: SourceSet, backend: str, cpu_flags: Sequence[str], *
     ``toolchain`` (default arm-none-eabi-gcc)."""
     key = library_key(sources, backend, cpu_flags, toolchain)
 
-    def make(temp: Path, _final: Path) -> dict[str, Any]:
-        found = _build(sources, backend, cpu_flags, temp, jobs, toolchain)
+    def make(temp: Path, final: Path) -> dict[str, Any]:
+        found = _build(sources, backend, cpu_flags, temp, final, jobs, toolchain)
         return {"backend": backend, "build_type": BUILD_TYPE, **found}
 
     done = cached_folder(f"helia_rt_{backend}", key, make, root=root)
     log.info("heliaRT library", backend=backend, key=key[:12], built=done.built,
              seconds=round(done.seconds, 1))
     manifest = done.manifest
+    roots = source_roots(sources)
     return HeliaRtLibrary(
         backend=backend, key=key, folder=done.folder,
         archives=[done.folder / "lib" / n for n in manifest["archives"]],
-        include_dirs=[Path(p) for p in manifest["include_dirs"]],
-        defines=manifest["defines"], built=done.built, seconds=done.seconds)
+        include_dirs=[Path(resolved(p, roots)) for p in manifest["include_dirs"]],
+        defines=manifest["defines"], built=done.built, seconds=done.seconds,
+        build=manifest if done.built else None)

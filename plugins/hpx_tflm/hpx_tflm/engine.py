@@ -13,7 +13,7 @@ import attrs
 
 from hpx_core.boards import Board
 from hpx_core.build import Toolchain
-from hpx_core.contract import CodeSize, FirmwareContribution, LibraryUse, MemoryLayout, SourceSet
+from hpx_core.contract import CodeSize, FirmwareContribution, MemoryLayout, SourceSet
 from hpx_core.enginelib import EngineLibrary, ensure_library, library_cmake
 from hpx_core.errors import ConfigError
 from hpx_core.models import ModelInfo
@@ -54,9 +54,9 @@ def tflm_sources(
 
 def tflm_library(sources: SourceSet, backend: str | None, board: Board,
                  jobs: int = 2, toolchain: Toolchain | None = None) -> EngineLibrary:
-    """The engine library for this backend/board/toolchain/pins, built once into the cache."""
+    """The engine library for this backend/CPU/toolchain/pins, built once into the cache."""
     chosen = check_backend(backend)
-    spec = tflm_spec(sources, chosen, board.cpu_flags, board.name, toolchain=toolchain)
+    spec = tflm_spec(sources, chosen, board.cpu_flags, toolchain=toolchain)
     return ensure_library(spec, flatbuffers_stage(sources), jobs=jobs, toolchain=toolchain)
 
 
@@ -85,7 +85,7 @@ def tflm_firmware(
         defines=dict(_app_defines(library)), cmake=library_cmake(library),
         fingerprint_inputs={"engine_library": library.key, "model": model.sha256},
         buffers=glue.buffers,
-        libraries=[LibraryUse(library.name, library.key, library.built, library.seconds)],
+        libraries=[library.use()],
         facts=attrs.evolve(prepared.facts, library=library.folder.name, library_key=library.key),
         layer_reference=prepared.reference,
     )

@@ -15,7 +15,14 @@ from pathlib import Path
 
 from hpx_core.build import Toolchain
 from hpx_core.contract import SourceSet
-from hpx_core.enginelib import LibrarySpec, SourceGroup, Stage, toolchain_identity
+from hpx_core.enginelib import (
+    LibrarySpec,
+    SourceGroup,
+    Stage,
+    source_identity,
+    source_roots,
+    toolchain_identity,
+)
 from hpx_core.errors import SourceError
 from hpx_tflm.source_list import MICRO, TflmSources, derive_sources
 
@@ -57,11 +64,11 @@ def public_include_dirs(sources: SourceSet) -> list[str]:
 
 
 def tflm_spec(
-    sources: SourceSet, backend: str, cpu_flags: Sequence[str], board: str,
+    sources: SourceSet, backend: str, cpu_flags: Sequence[str],
     listing: TflmSources | None = None, toolchain: Toolchain | None = None,
 ) -> LibrarySpec:
-    """The library spec for ``backend`` on a board with ``cpu_flags``, built by ``toolchain``
-    (default arm-none-eabi-gcc)."""
+    """The library spec for ``backend`` on a CPU with ``cpu_flags`` (any board that has it),
+    built by ``toolchain`` (default arm-none-eabi-gcc)."""
     root = sources.path_of("tflite-micro")
     nn_root = sources.path_of("CMSIS-NN") if backend == "cmsis_nn" else None
     found = listing or derive_sources(root, backend, nn_root)
@@ -77,15 +84,13 @@ def tflm_spec(
         if gnu_as and f.endswith(NO_IF_CONVERSION[0])
     }
     defines = dict(DEFINES) | (CMSIS_NN_DEFINES if backend == "cmsis_nn" else {})
-    identity = {
-        "engine": "tflm", "backend": backend, "board": board,
-        "toolchain": toolchain_identity(toolchain), "provenance": sources.provenance,
-    } | {f"pin:{r.name}": r.commit for r in sources.repos}
+    identity = {"engine": "tflm", "backend": backend,
+                "toolchain": toolchain_identity(toolchain), **source_identity(sources)}
     return LibrarySpec(
         name=f"tflm_{backend}", groups=groups, include_dirs=_include_dirs(sources, backend),
         defines=defines, cpu_flags=cpu_flags, common_flags=COMMON_FLAGS,
         file_options=file_options, identity=identity,
-        stage_inputs={"flatbuffers.patch": _patch_text(root)},
+        stage_inputs={"flatbuffers.patch": _patch_text(root)}, roots=source_roots(sources),
     )
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from hpx_core.build import get_toolchain
-from hpx_core.contract import FirmwareContribution, FirmwareRequest, LibraryUse, ModelRequest
+from hpx_core.contract import FirmwareContribution, FirmwareRequest, ModelRequest
 from hpx_core.enginelib import library_cmake
 from hpx_core.errors import ModelError
 from hpx_core.models import ModelInfo
@@ -80,6 +80,6 @@ def firmware(request: FirmwareRequest) -> FirmwareContribution:
         fingerprint_inputs={"engine_library": library.key, "model": request.model.sha256,
                             "seed": str(config.seed)},
         buffers=glue.buffers,
-        libraries=[LibraryUse(library.name, library.key, library.built, library.seconds)],
+        libraries=[library.use()],
         facts=facts,
     )

