@@ -54,9 +54,9 @@ WHOLE_ARCHIVES = ("executorch", "cortex_m_ops_lib", "executorch_selected_kernels
                   "cortex_m_ns_ops_lib")
 PORTABLE_TARGETS = ("executorch_selected_kernels", "portable_kernels")
 OPS_BUILD_TARGETS = (*PORTABLE_TARGETS, "kernels_util_all_deps")
-# Helpers the targets need, in their own archives: the ETDump's flatcc runtime (core) and the
-# portable kernels' utilities (operators).
-CORE_HELPERS = ("libflatccrt",)
+# Helpers the targets need, in their own archives: the portable kernels' utilities (operators).
+# The core has none: the ETDump's flatcc runtime (flatccrt) is one of its targets.
+CORE_HELPERS: tuple[str, ...] = ()
 OPS_HELPERS = ("libkernels_util",)
 
 

@@ -38,7 +38,8 @@ def test_parts_link_in_the_order_of_one_whole_build(tmp_path: Path) -> None:
     options = RuntimeOptions("arm", False, ("aten::sub.out",), M55)
     core = CachedFolder(tmp_path / "core", {"archives": [
         "libexecutorch_core.a", "libexecutorch.a", "libextension_data_loader.a",
-        "libcortex_m_kernels.a", "libcortex_m_ops_lib.a", "libcmsis-nn.a", "libflatccrt.a"]},
+        "libcortex_m_kernels.a", "libcortex_m_ops_lib.a", "libcmsis-nn.a", "libetdump.a",
+        "libflatccrt.a"]},
         built=False, seconds=0.0)
     ops = CachedFolder(tmp_path / "ops", {"archives": [
         "libexecutorch_selected_kernels.a", "libportable_kernels.a",
@@ -46,8 +47,8 @@ def test_parts_link_in_the_order_of_one_whole_build(tmp_path: Path) -> None:
     order = _link_order(options, [core, ops])
     assert [p.name for p in order] == [
         "libexecutorch_core.a", "libexecutorch.a", "libextension_data_loader.a",
-        "libcortex_m_kernels.a", "libcortex_m_ops_lib.a", "libcmsis-nn.a",
-        "libexecutorch_selected_kernels.a", "libportable_kernels.a", "libflatccrt.a",
+        "libcortex_m_kernels.a", "libcortex_m_ops_lib.a", "libcmsis-nn.a", "libetdump.a",
+        "libflatccrt.a", "libexecutorch_selected_kernels.a", "libportable_kernels.a",
         "libkernels_util_all_deps.a"]
-    assert order[6].parent == tmp_path / "ops" / "lib"
+    assert order[8].parent == tmp_path / "ops" / "lib"
     assert order[0].parent == tmp_path / "core" / "lib"
