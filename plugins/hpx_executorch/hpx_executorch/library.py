@@ -45,8 +45,8 @@ from hpx_executorch.seed import (
 )
 
 log = structlog.get_logger()
-RECIPE = 4  # 3: etdump and flatccrt (not position-independent); 4: the core and the portable
-# operators apart, built in a kept tree
+RECIPE = 5  # 3: etdump and flatccrt (not position-independent); 4: the core and the portable
+# operators apart, built in a kept tree; 5: the core keeps the portable kernels' utilities
 COMMON_FLAGS = ("-ffunction-sections", "-fdata-sections", "-fno-unwind-tables",
                 "-fomit-frame-pointer", "-funsigned-char", "-g")
 # Registration happens in static constructors: these archives are linked whole.
@@ -54,9 +54,10 @@ WHOLE_ARCHIVES = ("executorch", "cortex_m_ops_lib", "executorch_selected_kernels
                   "cortex_m_ns_ops_lib")
 PORTABLE_TARGETS = ("executorch_selected_kernels", "portable_kernels")
 OPS_BUILD_TARGETS = (*PORTABLE_TARGETS, "kernels_util_all_deps")
-# Helpers the targets need, in their own archives: the portable kernels' utilities (operators).
-# The core has none: the ETDump's flatcc runtime (flatccrt) is one of its targets.
-CORE_HELPERS: tuple[str, ...] = ()
+# Helpers the targets need, in their own archives: the portable kernels' utilities, which the
+# Cortex-M kernels of the core use too (broadcasting), so a program without portable operators
+# still links them. The ETDump's flatcc runtime (flatccrt) is a target of the core.
+CORE_HELPERS = ("libkernels_util",)
 OPS_HELPERS = ("libkernels_util",)
 
 
