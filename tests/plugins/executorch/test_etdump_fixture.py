@@ -3,7 +3,8 @@
 The fixture is what a real qemu-m55 run with ``--check-layers`` wrote into its bundle
 (``tools/export/executorch_tier1/record_etdump_fixture.py``); it is read with Python that
 ``flatc`` generates from ExecuTorch's own schema, as ExecuTorch's Inspector reads it, and held
-against the layer table hpx makes from the program.
+against the layer table hpx makes from the program. The schema comes from the pinned ExecuTorch
+checkout, so these run with the engine sources (``nox -s e2e``).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from hpx_core.models import load_model
 
 from .conftest import TIER1
 
+pytestmark = pytest.mark.e2e
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "executorch_etdump"
 TABLE = layer_table(load_model(TIER1 / "tier1_arm.pte"))
 
