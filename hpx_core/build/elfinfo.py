@@ -1,16 +1,12 @@
-"""What the linked ELF holds: section sizes and a symbol inventory, read with lief."""
+"""What the linked ELF holds: section sizes and a symbol inventory."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import attrs
 
-from hpx_core.errors import BuildError
-
-if TYPE_CHECKING:
-    import lief  # loaded when an ELF is read: importing it takes about 0.3 s
+from hpx_core.build.elfimage import read_elf
 
 
 @attrs.frozen
@@ -52,49 +48,28 @@ class SymbolInventory:
         return None
 
 
-def _text(value: str | bytes) -> str:
-    return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
-
-
-def _parse(elf: Path) -> lief.ELF.Binary:
-    import lief
-
-    binary = lief.ELF.parse(str(elf)) if elf.is_file() else None
-    if binary is None:
-        raise BuildError(f"cannot read the firmware ELF {elf}", "rebuild it with `hpx build`")
-    return binary
-
-
 def load_segments(elf: Path) -> list[tuple[int, int]]:
     """(physical address, memory size) of every PT_LOAD segment: what a loader writes where."""
-    import lief
-
-    binary = _parse(elf)  # kept alive while its segments are read
     return [
-        (segment.physical_address, segment.virtual_size)
-        for segment in binary.segments
-        if segment.type == lief.ELF.Segment.TYPE.LOAD and segment.virtual_size > 0
+        (segment.physical_address, segment.memory_size)
+        for segment in read_elf(elf).segments
+        if segment.load and segment.memory_size > 0
     ]
 
 
 def section_sizes(elf: Path) -> SectionSizes:
     """text/data/bss as `size` counts them: allocated sections by flags and type."""
-    import lief
-
-    flags = lief.ELF.Section.FLAGS
-    binary = _parse(elf)
     text = data = bss = 0
     sections: dict[str, int] = {}
-    for section in binary.sections:
-        name = _text(section.name)
-        if not section.has(lief.ELF.Section.FLAGS.ALLOC) or section.size == 0:
+    for section in read_elf(elf).sections:
+        if not section.alloc or section.size == 0:
             continue
-        sections[name] = section.size
-        if section.type == lief.ELF.Section.TYPE.NOBITS:
-            if name in (".stack", ".heap"):
+        sections[section.name] = section.size
+        if section.nobits:
+            if section.name in (".stack", ".heap"):
                 continue
             bss += section.size
-        elif section.has(flags.EXECINSTR) or not section.has(flags.WRITE):
+        elif section.execute or not section.write:
             text += section.size
         else:
             data += section.size
@@ -103,19 +78,9 @@ def section_sizes(elf: Path) -> SectionSizes:
 
 def symbol_inventory(elf: Path) -> SymbolInventory:
     """Function and object symbols with a name, address and size."""
-    import lief
-
-    binary = _parse(elf)
     found: dict[tuple[str, int], Symbol] = {}
-    for sym in binary.symtab_symbols:
-        name = _text(sym.name)
-        if not name or name.startswith("$"):
+    for sym in read_elf(elf).symbols:
+        if sym.name.startswith("$") or sym.kind == "other":
             continue
-        if sym.type == lief.ELF.Symbol.TYPE.FUNC:
-            kind = "function"
-        elif sym.type == lief.ELF.Symbol.TYPE.OBJECT:
-            kind = "object"
-        else:
-            continue
-        found[(name, sym.value)] = Symbol(name, sym.value, sym.size, kind)
+        found[(sym.name, sym.value)] = Symbol(sym.name, sym.value, sym.size, sym.kind)
     return SymbolInventory(tuple(sorted(found.values(), key=lambda s: (s.address, s.name))))

@@ -3,7 +3,7 @@
 Two moments: before the build, a plan (the arena, the weights) must fit the regions it may
 use, or the user hears so before anything compiles; after the link, every allocated section
 must lie inside a region, every byte to be flashed inside flash, the vector table where the
-boot loader looks for it, and every planned buffer (found by its ELF symbol, read with lief)
+boot loader looks for it, and every planned buffer (found by its ELF symbol)
 inside a region it may use. A failed check after the link stops a run before flashing.
 """
 
@@ -11,16 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import attrs
 
 from hpx_core.boards import Board, MemoryRegion
+from hpx_core.build.elfimage import ElfImage, read_elf
 from hpx_core.contract import PlannedBuffer
 from hpx_core.errors import BuildError, ConfigError
-
-if TYPE_CHECKING:
-    import lief  # imported when an ELF is read: it takes a third of a second to load
 
 # Region uses a buffer may be placed in (boards.toml: flash, data, sram, itcm, tcm, code).
 ARENA_USES = ("data", "sram", "tcm")
@@ -91,38 +88,29 @@ def check_plan(board: Board, buffers: Iterable[PlannedBuffer]) -> None:
             )
 
 
-def _name(section: lief.ELF.Section) -> str:
-    name = section.name
-    return name.decode() if isinstance(name, bytes) else str(name)
-
-
-def _sections(board: Board, binary: lief.ELF.Binary) -> dict[str, int]:
-    import lief
-
+def _sections(board: Board, image: ElfImage) -> dict[str, int]:
     used = {r.name: 0 for r in board.memory}
-    for section in binary.sections:
-        if not section.has(lief.ELF.Section.FLAGS.ALLOC) or section.size == 0:
+    for section in image.sections:
+        if not section.alloc or section.size == 0:
             continue
-        region = _region_of(board, section.virtual_address, section.size)
+        region = _region_of(board, section.address, section.size)
         if region is None:
             raise BuildError(
-                f"section {_name(section)} ({section.size} bytes at "
-                f"{section.virtual_address:#010x}) lies outside every memory region of "
+                f"section {section.name} ({section.size} bytes at "
+                f"{section.address:#010x}) lies outside every memory region of "
                 f"{board.name}",
                 "the linker script does not match the board; rebuild with `hpx build`",
             )
-        if _name(section) not in NOT_USAGE:
+        if section.name not in NOT_USAGE:
             used[region.name] += section.size
     return used
 
 
-def _loads(board: Board, binary: lief.ELF.Binary) -> None:
+def _loads(board: Board, image: ElfImage) -> None:
     """On silicon, every byte the probe writes must land in flash."""
-    import lief
-
     flash = board.regions_for("flash")
-    for segment in binary.segments:
-        if segment.type != lief.ELF.Segment.TYPE.LOAD or segment.physical_size == 0:
+    for segment in image.segments:
+        if not segment.load or segment.physical_size == 0:
             continue
         start, size = segment.physical_address, segment.physical_size
         if not any(r.origin <= start and start + size <= r.origin + r.length for r in flash):
@@ -133,16 +121,9 @@ def _loads(board: Board, binary: lief.ELF.Binary) -> None:
             )
 
 
-def _symbol(binary: lief.ELF.Binary, name: str) -> lief.ELF.Symbol | None:
-    for symbol in binary.symtab_symbols:
-        if symbol.name == name:
-            return symbol
-    return None
-
-
-def _vectors(board: Board, binary: lief.ELF.Binary) -> None:
+def _vectors(board: Board, image: ElfImage) -> None:
     flash = board.regions_for("flash")[0]
-    symbol = _symbol(binary, VECTOR_SYMBOL)
+    symbol = image.symbol(VECTOR_SYMBOL)
     if symbol is None or symbol.value != flash.origin:
         where = "missing" if symbol is None else f"at {symbol.value:#010x}"
         raise BuildError(
@@ -151,8 +132,8 @@ def _vectors(board: Board, binary: lief.ELF.Binary) -> None:
         )
 
 
-def _buffer(board: Board, binary: lief.ELF.Binary, buffer: PlannedBuffer) -> PlacedBuffer:
-    symbol = _symbol(binary, buffer.symbol)
+def _buffer(board: Board, image: ElfImage, buffer: PlannedBuffer) -> PlacedBuffer:
+    symbol = image.symbol(buffer.symbol)
     if symbol is None:
         raise BuildError(
             f"the {buffer.what} ({buffer.symbol}) is not in the firmware",
@@ -172,14 +153,10 @@ def _buffer(board: Board, binary: lief.ELF.Binary, buffer: PlannedBuffer) -> Pla
 
 def check_elf(board: Board, elf: Path, buffers: Iterable[PlannedBuffer] = ()) -> PlacementReport:
     """After the link: sections, loads, vector table and planned buffers where they belong."""
-    import lief
-
-    binary = lief.ELF.parse(str(elf)) if elf.is_file() else None
-    if binary is None:
-        raise BuildError(f"cannot read the firmware ELF {elf}", "rebuild it with `hpx build`")
-    used = _sections(board, binary)
+    image = read_elf(elf)
+    used = _sections(board, image)
     if not board.emulated:
-        _loads(board, binary)
-        _vectors(board, binary)
-    placed = [_buffer(board, binary, b) for b in buffers]
+        _loads(board, image)
+        _vectors(board, image)
+    placed = [_buffer(board, image, b) for b in buffers]
     return PlacementReport(board.name, [RegionUse(r, used[r.name]) for r in board.memory], placed)

@@ -1,0 +1,129 @@
+"""An ELF's sections, segments and symbols: read once with lief, then kept in the hpx cache.
+
+Every check after the link (sizes, placement, linked kernels, load segments) reads the same
+few facts. lief takes over half a second to import, which a warm re-run (nothing rebuilt)
+should not pay, so the facts are kept in ``$HPX_CACHE_DIR/elf-images/<SHA-256>.json``, named
+by the ELF's content: a relinked ELF is read again, and nothing is written beside the ELF (a
+result bundle's folder lists exactly its files).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+import attrs
+import cattrs
+
+from hpx_core.errors import BuildError
+from hpx_core.sources.cache import cache_root
+
+FORMAT = 1
+FOLDER = "elf-images"
+_converter = cattrs.Converter()
+
+
+@attrs.frozen
+class Section:
+    name: str
+    address: int
+    size: int
+    alloc: bool
+    write: bool
+    execute: bool
+    nobits: bool  # occupies no file bytes (.bss, .noinit, .stack)
+
+
+@attrs.frozen
+class Segment:
+    """A program header: ``load`` ones are what a loader or probe writes where."""
+
+    load: bool
+    physical_address: int
+    physical_size: int  # bytes in the file
+    memory_size: int  # bytes in memory, zero fill included
+
+
+@attrs.frozen
+class ElfSymbol:
+    name: str
+    value: int
+    size: int
+    kind: str  # "function" | "object" | "other"
+
+
+@attrs.frozen
+class ElfImage:
+    sections: tuple[Section, ...]
+    segments: tuple[Segment, ...]
+    symbols: tuple[ElfSymbol, ...]
+
+    def symbol(self, name: str) -> ElfSymbol | None:
+        return next((s for s in self.symbols if s.name == name), None)
+
+
+def read_elf(elf: Path) -> ElfImage:
+    """The facts of ``elf``, from the kept copy when its digest matches, else with lief."""
+    if not elf.is_file():
+        raise BuildError(f"cannot read the firmware ELF {elf}", "rebuild it with `hpx build`")
+    digest = hashlib.sha256(elf.read_bytes()).hexdigest()
+    kept = cache_root() / FOLDER / f"{digest}.json"
+    image = _load(kept, digest)
+    if image is None:
+        image = _parse(elf)
+        _keep(kept, digest, image)
+    return image
+
+
+def _load(path: Path, digest: str) -> ElfImage | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if data.get("format") != FORMAT or data.get("sha256") != digest:
+            return None
+        return _converter.structure(data["image"], ElfImage)
+    except (OSError, ValueError, KeyError, TypeError, cattrs.BaseValidationError):
+        return None  # absent, stale or damaged: read the ELF again
+
+
+def _keep(path: Path, digest: str, image: ElfImage) -> None:
+    data = {"format": FORMAT, "sha256": digest, "image": _converter.unstructure(image)}
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(json.dumps(data, separators=(",", ":")), encoding="utf-8")
+        tmp.replace(path)
+    except OSError:
+        tmp.unlink(missing_ok=True)  # a read-only cache: read with lief next time too
+
+
+def _text(value: str | bytes) -> str:
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
+
+
+def _parse(elf: Path) -> ElfImage:
+    import lief
+
+    binary = lief.ELF.parse(str(elf))
+    if binary is None:
+        raise BuildError(f"cannot read the firmware ELF {elf}", "rebuild it with `hpx build`")
+    flags = lief.ELF.Section.FLAGS
+    kinds = {lief.ELF.Symbol.TYPE.FUNC: "function", lief.ELF.Symbol.TYPE.OBJECT: "object"}
+    sections = tuple(
+        Section(_text(s.name), s.virtual_address, s.size, s.has(flags.ALLOC),
+                s.has(flags.WRITE), s.has(flags.EXECINSTR),
+                s.type == lief.ELF.Section.TYPE.NOBITS)
+        for s in binary.sections
+    )
+    segments = tuple(
+        Segment(s.type == lief.ELF.Segment.TYPE.LOAD, s.physical_address, s.physical_size,
+                s.virtual_size)
+        for s in binary.segments
+    )
+    symbols = tuple(
+        ElfSymbol(_text(s.name), s.value, s.size, kinds.get(s.type, "other"))
+        for s in binary.symtab_symbols
+        if s.name
+    )
+    return ElfImage(sections, segments, symbols)
