@@ -20,12 +20,12 @@ from hpx_core.boards import get_board
 from hpx_core.config import ConfigDocument, ProfileConfig
 from hpx_core.config.schema import Toolchain
 from hpx_core.config.suggest import did_you_mean
+from hpx_core.enginelib.spec import DEFAULT_TOOLCHAIN
 from hpx_core.errors import ConfigError, HpxError
 from hpx_core.farm.places import PlaceChoice
 from hpx_core.plugins import Registry
 
 SCHEMA = 1
-DEFAULT_TOOLCHAIN = "arm-none-eabi-gcc"
 TOOLCHAINS = typing.get_args(Toolchain)
 # Settings a cell takes from the axes or the matrix, never from the shared `profile` section.
 SET_BY_THE_MATRIX = ("engine", "target.board", "target.toolchain", "target.place", "model.path",
