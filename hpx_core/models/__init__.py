@@ -2,6 +2,7 @@
 
 :func:`load_model` decides the format from the FlatBuffers file identifier (bytes 4..8), not
 from the file name, so a renamed file is still read correctly and a wrong one is refused.
+Importing the package (the contract does) loads no reader.
 """
 
 from __future__ import annotations
@@ -25,9 +26,6 @@ from hpx_core.models.info import (
     Quantization,
     TensorInfo,
 )
-from hpx_core.models.pte_reader import read_pte
-from hpx_core.models.sidecar import read_sidecar
-from hpx_core.models.tflite_reader import read_tflite
 
 _PTE_IDENTIFIER = re.compile(rb"ET\d\d")
 
@@ -105,6 +103,8 @@ def load_model(path: Path) -> ModelInfo:
             f"cannot read model file {path}: {exc.strerror or exc}",
             hint="check that the path is a readable file",
         ) from None
+    from hpx_core.models.sidecar import read_sidecar
+
     info = read_model_bytes(data, path)
     if info.format == "tflite":
         return info
@@ -113,6 +113,10 @@ def load_model(path: Path) -> ModelInfo:
 
 def read_model_bytes(data: bytes, path: Path) -> ModelInfo:
     """Analyze a model already in memory; ``path`` names it in records and messages."""
+    # The readers load the flatbuffers schemas (hundreds of modules): only when reading.
+    from hpx_core.models.pte_reader import read_pte
+    from hpx_core.models.tflite_reader import read_tflite
+
     sha256 = hashlib.sha256(data).hexdigest()
     if detect_format(data, path.name) == "tflite":
         return read_tflite(data, path, sha256)

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import attrs
-import git
 
 from hpx_core.sources.pins import RepoPin, SubmodulePin
+
+if TYPE_CHECKING:
+    import git  # imported by the functions that run git: a warm run asks git nothing
 
 State = Literal["missing", "at pin", "dirty", "wrong commit", "invalid"]
 NO_PROMPT = {"GIT_TERMINAL_PROMPT": "0"}
@@ -30,6 +32,8 @@ def git_at(path: Path, *, allow_file_protocol: bool = False) -> git.Git:
     ``allow_file_protocol`` lets submodules clone from local paths and ``file://`` mirrors,
     which git refuses by default for submodules since 2.38.1.
     """
+    import git
+
     runner = git.Git(str(path))
     runner.update_environment(**NO_PROMPT)
     if allow_file_protocol:
@@ -49,6 +53,8 @@ class CheckoutState:
 
 def head_of(path: Path) -> str | None:
     """The commit checked out in ``path``, or None when it is not a usable git checkout."""
+    import git
+
     if not (path / ".git").exists():
         return None
     try:
@@ -58,6 +64,8 @@ def head_of(path: Path) -> str | None:
 
 
 def toplevel_of(path: Path) -> Path | None:
+    import git
+
     try:
         return Path(str(git_at(path).rev_parse("--show-toplevel")).strip()).resolve()
     except (git.GitCommandError, OSError):
@@ -90,6 +98,8 @@ def dirt(path: Path) -> str:
 
 
 def origin_of(path: Path) -> str | None:
+    import git
+
     try:
         return str(git_at(path).config("--get", "remote.origin.url")).strip()
     except git.GitCommandError:
@@ -126,6 +136,8 @@ def submodule_state(root: Path, pin: RepoPin, sub: SubmodulePin) -> str:
 
 def exclusions_of(path: Path) -> tuple[str, ...]:
     """The paths a sparse checkout leaves out (the ``!/...`` patterns), empty when not sparse."""
+    import git
+
     runner = git_at(path)
     try:
         if str(runner.config("--get", "core.sparseCheckout")).strip() != "true":

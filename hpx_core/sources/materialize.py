@@ -15,6 +15,7 @@ import tempfile
 from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import attrs
 import structlog
@@ -27,7 +28,9 @@ from hpx_core.sources.checkout import inspect
 from hpx_core.sources.licensing import BoardLike, check_may_run
 from hpx_core.sources.memo import remember, remembered
 from hpx_core.sources.pins import PinSet, RepoPin, core_pins
-from hpx_core.sources.sync import ProgressFn, clone, force_sync
+
+if TYPE_CHECKING:
+    from hpx_core.sources.sync import ProgressFn
 
 log = structlog.get_logger()
 PARALLEL_PINS = 8
@@ -65,6 +68,8 @@ def _records(pin: RepoPin, root: Path, missing: Iterable[str]) -> Materialized:
 
 
 def _fresh_clone(pin: RepoPin, store: SourceCache, report: ProgressFn) -> None:
+    from hpx_core.sources.sync import clone, force_sync  # GitPython: only when git must run
+
     final = store.checkout(pin.name)
     store.sources.mkdir(parents=True, exist_ok=True)
     temp = Path(tempfile.mkdtemp(prefix=store.temp_prefix(pin.name), dir=store.sources))
@@ -136,6 +141,8 @@ def _update_or_clone(pin: RepoPin, store: SourceCache, report: ProgressFn) -> bo
         if state.state == "at pin" and not state.absent_optional:
             return True  # a force-sync would change nothing
         if state.state != "invalid":
+            from hpx_core.sources.sync import force_sync
+
             force_sync(final, pin, report)
             return False
         log.info("replacing unusable checkout", path=str(final), reason=state.detail)

@@ -31,3 +31,20 @@ def test_help_lists_the_commands_and_a_command_still_runs() -> None:
                             capture_output=True, text=True, check=False)
     assert boards.returncode == 0, boards.stderr
     assert "qemu-m55" in boards.stdout
+
+
+ENGINE_MACHINERY = ("hpx_tflm.engine", "hpx_executorch.engine", "hpx_heliart.engine",
+                    "hpx_heliaaot.engine", "hpx_kernelbench.engine", "hpx_core.tflm_family",
+                    "hpx_core.enginelib", "hpx_core.compare", "numpy", "tflite", "git", "lief")
+
+
+def test_loading_every_plugin_imports_no_engine_machinery() -> None:
+    """Every command loads every plugin: what their modules import, every run pays for."""
+    code = ("import json, sys; from hpx_core.plugins import default_registry; "
+            "engines = sorted(default_registry().engines); "
+            "print(json.dumps([engines, sorted(sys.modules)]))")
+    engines, loaded = json.loads(subprocess.run([sys.executable, "-c", code],
+                                                capture_output=True, text=True,
+                                                check=True).stdout)
+    assert {"tflm", "executorch", "helia-rt", "helia-aot"} <= set(engines)
+    assert sorted(m for m in ENGINE_MACHINERY if m in loaded) == []

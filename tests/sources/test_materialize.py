@@ -357,7 +357,7 @@ def test_a_cache_at_the_pin_is_used_without_syncing(
     def no_sync(*args: object) -> list[str]:
         raise AssertionError("a clean checkout at its pin was synced again")
 
-    monkeypatch.setattr(mat, "force_sync", no_sync)
+    monkeypatch.setattr(sync, "force_sync", no_sync)  # imported when a sync is due
     assert materialize_pin(pin, store).repos[0].commit == upstream.c3
     (store.checkout("app") / "stray.txt").write_text("x\n")
     with pytest.raises(AssertionError, match="synced again"):

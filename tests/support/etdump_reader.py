@@ -31,7 +31,8 @@ def pinned_schema() -> Path:
     """``devtools/etdump`` of the ExecuTorch checkout at its pin (materialized, or from the
     cache)."""
     from hpx_executorch.config import ExecutorchConfig
-    from hpx_executorch.engine import PINS, executorch_sources
+    from hpx_executorch.engine import executorch_sources
+    from hpx_executorch.identity import PINS
 
     from hpx_core.boards import get_board
     from hpx_core.sources import core_pins, merge_pins

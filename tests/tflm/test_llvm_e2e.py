@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from fcmodel import fully_connected_model
-from hpx_tflm import plugin
+from hpx_tflm import engine as tflm_engine
 from profiles import extra_of, profile_run
 
 from hpx_core.build import detect_toolchains
@@ -104,7 +104,7 @@ def test_placement_options_and_a_plan_made_again_with_the_code_lld_measured(
     """The memory plan with lld: the arena placed in DTCM by option; a model near ITCM's size
     whose engine estimates too little code overflows ITCM at the first link, and lld's count
     moves it to the QSPI flash. The run still equals the host."""
-    monkeypatch.setattr(plugin, "CODE", CodeSize(16 * 1024, 16 * 1024))
+    monkeypatch.setattr(tflm_engine, "CODE", CodeSize(16 * 1024, 16 * 1024))
     model = tmp_path / "near_512k.tflite"
     model.write_bytes(fully_connected_model(1024, 480))
     settings = overrides("test", engine__type="tflm", engine__backend="cmsis_nn",

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from fcmodel import fully_connected_model
-from hpx_tflm import plugin
+from hpx_tflm import engine as tflm_engine
 from profiles import extra_of
 
 from hpx_core import pipeline
@@ -90,6 +90,6 @@ def test_a_plan_hpx_chose_is_made_again_with_the_code_the_linker_measured(
     models: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """An engine whose estimate is too small: the first link overflows ITCM, the model moves."""
-    monkeypatch.setattr(plugin, "CODE", CodeSize(16 * 1024, 16 * 1024))
+    monkeypatch.setattr(tflm_engine, "CODE", CodeSize(16 * 1024, 16 * 1024))
     outcome = _profile(models["near_512k"], "qemu-m55", tmp_path)
     _checked(outcome, "QSPI")

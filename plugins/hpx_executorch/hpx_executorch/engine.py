@@ -19,7 +19,6 @@ from hpx_core.sources import (
     SourceCache,
     cache_root,
     check_may_run,
-    load_pins,
     materialize,
     materialize_pins,
 )
@@ -33,15 +32,13 @@ from hpx_executorch.compat import (
 )
 from hpx_executorch.config import ExecutorchConfig
 from hpx_executorch.firmware import STAGES, executorch_firmware
+from hpx_executorch.identity import BACKENDS, ENGINE, PINS
 from hpx_executorch.layers import LayerTable, layer_table
 from hpx_executorch.library import RuntimeLibrary, ensure_runtime
 from hpx_executorch.runtime_cmake import RuntimeOptions
 from hpx_executorch.schemas import runtime_version
 from hpx_executorch.settings import Settings, resolve
 
-ENGINE = "executorch"
-BACKENDS = ("arm", "ns")
-PINS = load_pins("hpx_executorch")
 PROVIDER_REPO = {"arm": "CMSIS-NN", "ns": "ns-cmsis-nn"}
 # executorch::runtime::Error values the runner may report
 ERRORS = {0x01: "Internal", 0x12: "InvalidArgument", 0x13: "InvalidType",

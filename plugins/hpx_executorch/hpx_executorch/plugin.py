@@ -1,16 +1,16 @@
 """Hook implementations of the ``executorch`` engine: each adapts a request to the typed
-functions of :mod:`hpx_executorch.engine`."""
+functions of :mod:`hpx_executorch.engine`.
+
+Every hpx command loads this module, whatever engine it runs: it imports only the engine's
+identity and config, and each hook imports the machinery it adapts when it is called.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
-import attrs
-
 from hpx_core import hookimpl
-from hpx_core.build import get_toolchain
-from hpx_core.compare.matching import parse_match_manifest
 from hpx_core.contract import (
     ConfigRequest,
     EngineDescriptor,
@@ -30,25 +30,7 @@ from hpx_core.contract import (
     SymbolsRequest,
 )
 from hpx_executorch.config import ExecutorchConfig
-from hpx_executorch.engine import (
-    BACKENDS,
-    ENGINE,
-    PINS,
-    absent_submodules,
-    check_backend,
-    executorch_glue,
-    executorch_runtime,
-    executorch_sources,
-    explain_failure,
-    prepare,
-)
-from hpx_executorch.etdump import etdump_files, etdump_record, input_files, layer_check_note
-from hpx_executorch.firmware import ExecutorchFacts
-from hpx_executorch.memory import executorch_needs
-from hpx_executorch.outputs import check_output, reference_path
-from hpx_executorch.settings import resolve
-from hpx_executorch.tier1 import is_tier1_manifest, match_for_bundles
-from hpx_executorch.verify import findings
+from hpx_executorch.identity import BACKENDS, ENGINE, PINS
 
 
 @hookimpl
@@ -85,6 +67,8 @@ def hpx_validate_config(request: ConfigRequest) -> ExecutorchConfig:
 
 @hookimpl
 def hpx_materialize_sources(request: SourcesRequest) -> SourceSet:
+    from hpx_executorch.engine import executorch_sources
+
     return executorch_sources(request.catalog, request.engine.backend, request.board,
                               request.engine.config_as(ExecutorchConfig),
                               offline=request.offline)
@@ -93,6 +77,10 @@ def hpx_materialize_sources(request: SourcesRequest) -> SourceSet:
 @hookimpl
 def hpx_plan_memory(request: MemoryRequest) -> MemoryNeeds:
     """The program and the runtime's buffers, sized from the program and the config."""
+    from hpx_executorch.engine import check_backend
+    from hpx_executorch.memory import executorch_needs
+    from hpx_executorch.settings import resolve
+
     config = request.engine.config_as(ExecutorchConfig)
     settings = resolve(config, check_backend(request.engine.backend), request.model)
     return executorch_needs(request, config, settings)
@@ -102,6 +90,9 @@ def hpx_plan_memory(request: MemoryRequest) -> MemoryNeeds:
 def hpx_generate_firmware(request: FirmwareRequest) -> FirmwareContribution:
     # The runtime is built with the toolchain the config names: refuse one that is not there
     # (ATfE without ATFE_ROOT, say) before the long runtime build starts.
+    from hpx_core.build import get_toolchain
+    from hpx_executorch.engine import executorch_glue, executorch_runtime, prepare
+
     toolchain = get_toolchain(request.toolchain)
     config = request.engine.config_as(ExecutorchConfig)
     prepared = prepare(request.model, config, request.engine.backend, request.board,
@@ -117,6 +108,9 @@ def hpx_verify_symbols(request: SymbolsRequest) -> list[SymbolFinding]:
     (``portable``: portable kernels must be linked; ``ns_ops``: the cortex_m_ns kernels)."""
     if request.engine != ENGINE:
         return []
+    from hpx_executorch.firmware import ExecutorchFacts
+    from hpx_executorch.verify import findings
+
     if isinstance(request.facts, ExecutorchFacts):
         portable = bool(request.facts.settings.portable_ops)
         ns_ops = request.facts.settings.ns_ops
@@ -129,6 +123,8 @@ def hpx_verify_symbols(request: SymbolsRequest) -> list[SymbolFinding]:
 @hookimpl
 def hpx_explain_error(request: ErrorRequest) -> Explanation | None:
     """The runner's error codes in ExecuTorch's words; a missing operator is named."""
+    from hpx_executorch.engine import explain_failure
+
     failure = explain_failure(request.capture, request.model)
     return Explanation(failure.message, failure.hint) if failure is not None else None
 
@@ -137,6 +133,13 @@ def hpx_explain_error(request: ErrorRequest) -> Explanation | None:
 def hpx_result_extras(request: ResultsRequest) -> ResultExtras:
     """What was fed, what the runtime reported, the output against the host reference, and
     the ETDump the device wrote (with --check-layers or ``etdump``)."""
+    import attrs
+
+    from hpx_executorch.engine import absent_submodules
+    from hpx_executorch.etdump import etdump_files, etdump_record, input_files, layer_check_note
+    from hpx_executorch.firmware import ExecutorchFacts
+    from hpx_executorch.outputs import check_output, reference_path
+
     facts = request.facts_as(ExecutorchFacts)
     extras: dict[str, Any] = {
         "input": "reference codes (integer hash of the NCHW index + channel offsets) / 128",
@@ -170,6 +173,9 @@ def hpx_result_extras(request: ResultsRequest) -> ResultExtras:
 @hookimpl
 def hpx_match_manifest(request: ManifestRequest) -> MatchManifest | None:
     """Pair two programs of one model (e.g. arm and ns) through ``tier1_manifest.json``."""
+    from hpx_core.compare.matching import parse_match_manifest
+    from hpx_executorch.tier1 import is_tier1_manifest, match_for_bundles
+
     if not isinstance(request.document, Mapping) or not is_tier1_manifest(request.document):
         return None
     answer = match_for_bundles(request.document, request.model, request.base_sha256,

@@ -21,16 +21,15 @@ from hpx_core.boards import Board, all_boards
 from hpx_core.build import Toolchain
 from hpx_core.contract import FirmwareContribution, MemoryLayout, SourceSet
 from hpx_core.models import ModelInfo
-from hpx_core.sources import PinSet, check_may_run, load_pins, materialize
+from hpx_core.sources import PinSet, check_may_run, materialize
 from hpx_core.tflm_family import InputSpec, host_outputs, input_bytes
 from hpx_heliaaot.compiler import AotModule, check_platform, compile_model
 from hpx_heliaaot.config import HeliaAotConfig
+from hpx_heliaaot.identity import ENGINE
 from hpx_heliaaot.kernels import KernelLibrary, ensure_kernels
 from hpx_heliaaot.memory import tensor_rules
 from hpx_heliaaot.versions import check_pair
 
-ENGINE = "helia-aot"
-PINS = load_pins("hpx_heliaaot")
 GLUE = "hpx_aot_glue.c"
 MODULE_DIR = "aot"
 NO_LAYER = 0xFFFFFFFF

@@ -5,15 +5,13 @@ The installed compiler is checked when the engine's config is validated (missing
 floor: the version found, the floor and the pip command). Its output is under the Ambiq Apollo
 SDK License: the license gate refuses non-Ambiq CPUs before fetching anything, and the sources
 step refuses a helia-aot whose generated code needs a newer ns-cmsis-nn than the one it would
-build against.
+build against. Loading this module (every hpx command does) imports only the engine's
+identity and config; each hook imports what it adapts when it is called.
 """
 
 from __future__ import annotations
 
-import attrs
-
 from hpx_core import hookimpl
-from hpx_core.build import get_toolchain
 from hpx_core.contract import (
     ConfigRequest,
     EngineDescriptor,
@@ -29,20 +27,8 @@ from hpx_core.contract import (
     SymbolsRequest,
 )
 from hpx_core.models.tflite_fields import SUBGRAPH_NAME
-from hpx_core.tflm_family import output_checks
 from hpx_heliaaot.config import ENV, HeliaAotConfig
-from hpx_heliaaot.engine import (
-    ENGINE,
-    PINS,
-    AotFacts,
-    aot_firmware,
-    aot_kernels,
-    aot_module,
-    aot_sources,
-)
-from hpx_heliaaot.memory import aot_needs
-from hpx_heliaaot.symbols import verify_symbols
-from hpx_heliaaot.versions import require_helia_aot
+from hpx_heliaaot.identity import ENGINE, PINS
 
 
 @hookimpl
@@ -61,6 +47,8 @@ def hpx_engines() -> list[EngineDescriptor]:
 
 @hookimpl
 def hpx_validate_config(request: ConfigRequest) -> HeliaAotConfig:
+    from hpx_heliaaot.versions import require_helia_aot
+
     config = request.document.structure(HeliaAotConfig, "engine.config", env=ENV)
     require_helia_aot()
     return config
@@ -68,6 +56,8 @@ def hpx_validate_config(request: ConfigRequest) -> HeliaAotConfig:
 
 @hookimpl
 def hpx_materialize_sources(request: SourcesRequest) -> SourceSet:
+    from hpx_heliaaot.engine import aot_sources
+
     config = request.engine.config_as(HeliaAotConfig)
     return aot_sources(request.catalog, request.board, config, offline=request.offline)
 
@@ -75,11 +65,16 @@ def hpx_materialize_sources(request: SourcesRequest) -> SourceSet:
 @hookimpl
 def hpx_plan_memory(request: MemoryRequest) -> MemoryNeeds:
     """What the user placed; heliaAOT's own plan places the rest."""
+    from hpx_heliaaot.memory import aot_needs
+
     return aot_needs(request)
 
 
 @hookimpl
 def hpx_generate_firmware(request: FirmwareRequest) -> FirmwareContribution:
+    from hpx_core.build import get_toolchain
+    from hpx_heliaaot.engine import aot_firmware, aot_kernels, aot_module
+
     config = request.engine.config_as(HeliaAotConfig)
     module = aot_module(request.model, config, request.board, request.scratch, request.log,
                         request.layout)
@@ -92,6 +87,9 @@ def hpx_generate_firmware(request: FirmwareRequest) -> FirmwareContribution:
 def hpx_verify_symbols(request: SymbolsRequest) -> list[SymbolFinding]:
     if request.engine != ENGINE:
         return []
+    from hpx_heliaaot.engine import AotFacts
+    from hpx_heliaaot.symbols import verify_symbols
+
     prefix = HeliaAotConfig().prefix
     if isinstance(request.facts, AotFacts):
         prefix = request.facts.prefix
@@ -101,6 +99,11 @@ def hpx_verify_symbols(request: SymbolsRequest) -> list[SymbolFinding]:
 @hookimpl
 def hpx_result_extras(request: ResultsRequest) -> ResultExtras:
     """The compiler's operator manifest and memory plan, and the outputs against the host."""
+    import attrs
+
+    from hpx_core.tflm_family import output_checks
+    from hpx_heliaaot.engine import AotFacts
+
     facts = request.facts_as(AotFacts)
     checks = output_checks(request.capture, facts.host_outputs, request.model)
     return ResultExtras({

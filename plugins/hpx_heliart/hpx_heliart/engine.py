@@ -26,7 +26,6 @@ from hpx_core.models import ModelInfo
 from hpx_core.sources import (
     PinSet,
     check_may_run,
-    load_pins,
     materialize,
     materialize_pins,
     require_min_version,
@@ -34,14 +33,12 @@ from hpx_core.sources import (
 from hpx_core.tflm_family import ArenaPlan, model_glue
 from hpx_heliart.config import HeliaRtConfig
 from hpx_heliart.dist import check_distribution, download_release
+from hpx_heliart.identity import BACKENDS, ENGINE
 from hpx_heliart.library import HeliaRtLibrary, ensure_heliart
 from hpx_heliart.library_cmake import BUILD_TYPE
 
-ENGINE = "helia-rt"
-BACKENDS = ("helia", "cmsis_nn", "reference")
 VARIANTS = ("release_with_logs", "debug")
 DIST_BACKEND = "helia"  # what a release bundle's archive contains
-PINS = load_pins("hpx_heliart")
 # Code and constants besides the model: the interpreter as upstream TFLM's (KWS, reference:
 # about 62 KB), ns-cmsis-nn's Helium kernels add about 58 KB (docs/choosing-an-engine.md).
 CODE = CodeSize(least=24 * 1024, likely=192 * 1024)

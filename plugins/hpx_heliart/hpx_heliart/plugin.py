@@ -1,12 +1,13 @@
 """Hook implementations of the ``helia-rt`` engine: each adapts a request to the typed
 functions of :mod:`hpx_heliart.engine`. heliaRT is under the Ambiq Apollo SDK License: the
-license gate refuses non-Ambiq CPUs before anything is fetched.
+license gate refuses non-Ambiq CPUs before anything is fetched. Loading this module (every
+hpx command does) imports only the engine's identity and config; each hook imports what it
+adapts when it is called.
 """
 
 from __future__ import annotations
 
 from hpx_core import hookimpl
-from hpx_core.build import get_toolchain
 from hpx_core.contract import (
     ConfigRequest,
     EngineDescriptor,
@@ -22,19 +23,8 @@ from hpx_core.contract import (
     SymbolsRequest,
 )
 from hpx_core.models.tflite_fields import CONTROL_FLOW_CODE
-from hpx_core.tflm_family import FamilyFacts, family_extra, family_needs, planned_arena
 from hpx_heliart.config import ENV, HeliaRtConfig
-from hpx_heliart.engine import (
-    BACKENDS,
-    CODE,
-    ENGINE,
-    PINS,
-    check_backend,
-    heliart_firmware,
-    heliart_library,
-    heliart_sources,
-)
-from hpx_heliart.symbols import verify_symbols
+from hpx_heliart.identity import BACKENDS, ENGINE, PINS
 
 
 @hookimpl
@@ -68,6 +58,8 @@ def hpx_validate_config(request: ConfigRequest) -> HeliaRtConfig:
 
 @hookimpl
 def hpx_materialize_sources(request: SourcesRequest) -> SourceSet:
+    from hpx_heliart.engine import heliart_sources
+
     config = request.engine.config_as(HeliaRtConfig)
     return heliart_sources(request.catalog, request.engine.backend, request.board, config,
                            offline=request.offline)
@@ -76,11 +68,18 @@ def hpx_materialize_sources(request: SourcesRequest) -> SourceSet:
 @hookimpl
 def hpx_plan_memory(request: MemoryRequest) -> MemoryNeeds:
     """The model and the tensor arena, as for every MicroInterpreter engine."""
+    from hpx_core.tflm_family import family_needs
+    from hpx_heliart.engine import CODE
+
     return family_needs(request, CODE)
 
 
 @hookimpl
 def hpx_generate_firmware(request: FirmwareRequest) -> FirmwareContribution:
+    from hpx_core.build import get_toolchain
+    from hpx_core.tflm_family import planned_arena
+    from hpx_heliart.engine import heliart_firmware, heliart_library
+
     config = request.engine.config_as(HeliaRtConfig)
     library = heliart_library(request.sources, request.engine.backend, request.board, config,
                               jobs=request.jobs, toolchain=get_toolchain(request.toolchain))
@@ -93,11 +92,16 @@ def hpx_generate_firmware(request: FirmwareRequest) -> FirmwareContribution:
 def hpx_verify_symbols(request: SymbolsRequest) -> list[SymbolFinding]:
     if request.engine != ENGINE:
         return []
+    from hpx_heliart.engine import check_backend
+    from hpx_heliart.symbols import verify_symbols
+
     return verify_symbols(check_backend(request.backend), set(request.symbols))
 
 
 @hookimpl
 def hpx_result_extras(request: ResultsRequest) -> ResultExtras:
     """Input used, arena (allocated and the 1.5x suggestion), outputs against the host."""
+    from hpx_core.tflm_family import FamilyFacts, family_extra
+
     extra = family_extra(request.capture, request.facts_as(FamilyFacts), request.model)
     return ResultExtras({"backend": request.engine.backend, **extra})

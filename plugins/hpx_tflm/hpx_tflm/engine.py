@@ -17,14 +17,12 @@ from hpx_core.contract import CodeSize, FirmwareContribution, MemoryLayout, Sour
 from hpx_core.enginelib import EngineLibrary, ensure_library, library_cmake
 from hpx_core.errors import ConfigError
 from hpx_core.models import ModelInfo
-from hpx_core.sources import PinSet, load_pins, materialize
+from hpx_core.sources import PinSet, materialize
 from hpx_core.tflm_family import ArenaPlan, model_glue
 from hpx_tflm.config import TflmConfig
+from hpx_tflm.identity import BACKENDS, ENGINE
 from hpx_tflm.library import flatbuffers_stage, public_include_dirs, tflm_spec
 
-ENGINE = "tflm"
-BACKENDS = ("reference", "cmsis_nn")
-PINS = load_pins("hpx_tflm")
 # Code and constants besides the model (harness, interpreter, the model's kernels) on
 # qemu-m55: a one-layer model links about 35 KB (reference) or 44 KB (cmsis_nn), the MLPerf
 # Tiny models 36-90 KB (reference). LEAST stays below any build, LIKELY above the usual ones.

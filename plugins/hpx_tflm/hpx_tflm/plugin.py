@@ -1,10 +1,13 @@
 """Hook implementations of the ``tflm`` engine: each adapts a request to the typed functions
-of :mod:`hpx_tflm.engine`."""
+of :mod:`hpx_tflm.engine`.
+
+Every hpx command loads this module, whatever engine it runs: it imports only the engine's
+identity and config, and each hook imports the machinery it adapts when it is called.
+"""
 
 from __future__ import annotations
 
 from hpx_core import hookimpl
-from hpx_core.build import get_toolchain
 from hpx_core.contract import (
     ConfigRequest,
     EngineDescriptor,
@@ -20,18 +23,8 @@ from hpx_core.contract import (
     SymbolsRequest,
 )
 from hpx_core.models.tflite_fields import CONTROL_FLOW_CODE
-from hpx_core.tflm_family import FamilyFacts, family_extra, family_needs, planned_arena
 from hpx_tflm.config import TflmConfig
-from hpx_tflm.engine import (
-    BACKENDS,
-    CODE,
-    ENGINE,
-    PINS,
-    tflm_firmware,
-    tflm_library,
-    tflm_sources,
-)
-from hpx_tflm.symbols import verify_symbols
+from hpx_tflm.identity import BACKENDS, ENGINE, PINS
 
 
 @hookimpl
@@ -57,6 +50,8 @@ def hpx_validate_config(request: ConfigRequest) -> TflmConfig:
 
 @hookimpl
 def hpx_materialize_sources(request: SourcesRequest) -> SourceSet:
+    from hpx_tflm.engine import tflm_sources
+
     config = request.engine.config_as(TflmConfig)
     return tflm_sources(request.catalog, request.engine.backend, request.board, config,
                         offline=request.offline)
@@ -65,11 +60,18 @@ def hpx_materialize_sources(request: SourcesRequest) -> SourceSet:
 @hookimpl
 def hpx_plan_memory(request: MemoryRequest) -> MemoryNeeds:
     """The model and the tensor arena; the code as measured for upstream TFLM."""
+    from hpx_core.tflm_family import family_needs
+    from hpx_tflm.engine import CODE
+
     return family_needs(request, CODE)
 
 
 @hookimpl
 def hpx_generate_firmware(request: FirmwareRequest) -> FirmwareContribution:
+    from hpx_core.build import get_toolchain
+    from hpx_core.tflm_family import planned_arena
+    from hpx_tflm.engine import tflm_firmware, tflm_library
+
     library = tflm_library(request.sources, request.engine.backend, request.board,
                            jobs=request.jobs, toolchain=get_toolchain(request.toolchain))
     config = request.engine.config_as(TflmConfig)
@@ -82,11 +84,15 @@ def hpx_generate_firmware(request: FirmwareRequest) -> FirmwareContribution:
 def hpx_verify_symbols(request: SymbolsRequest) -> list[SymbolFinding]:
     if request.engine != ENGINE:
         return []
+    from hpx_tflm.symbols import verify_symbols
+
     return verify_symbols(request.backend or BACKENDS[0], set(request.symbols))
 
 
 @hookimpl
 def hpx_result_extras(request: ResultsRequest) -> ResultExtras:
     """Input used, arena (allocated and the 1.5x suggestion), outputs against the host."""
+    from hpx_core.tflm_family import FamilyFacts, family_extra
+
     facts = request.facts_as(FamilyFacts)
     return ResultExtras(family_extra(request.capture, facts, request.model))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hpx_heliaaot.engine import PINS
+from hpx_heliaaot.identity import PINS
 
 from hpx_core.sources import core_pins, merge_pins
 

@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from hpx_heliaaot.engine import PINS
+from hpx_heliaaot.identity import PINS
 from hpx_heliaaot.versions import check_pair, helia_aot_pin, require_helia_aot
 
 from hpx_core.errors import ToolError

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 from hpx_heliart.config import HeliaRtConfig
-from hpx_heliart.engine import PINS, heliart_sources
+from hpx_heliart.engine import heliart_sources
+from hpx_heliart.identity import PINS
 
 from hpx_core.boards import get_board
 from hpx_core.errors import SourceError

@@ -17,19 +17,15 @@ from hpx_core.contract import FirmwareContribution, FirmwareRequest, ModelReques
 from hpx_core.enginelib import library_cmake
 from hpx_core.errors import ModelError
 from hpx_core.models import ModelInfo
-from hpx_core.sources import load_pins
 from hpx_kernelbench.config import KernelbenchConfig
 from hpx_kernelbench.glue import make_glue
+from hpx_kernelbench.identity import BACKENDS
 from hpx_kernelbench.kernels import KernelList, model_info
 from hpx_kernelbench.library import backend_library, include_dirs
 from hpx_kernelbench.model import is_kernelbench_file, read_kernels
 from hpx_kernelbench.params import benchmark_data
 from hpx_kernelbench.reference import host_outputs
 from hpx_kernelbench.results import KernelbenchFacts
-
-ENGINE = "kernelbench"
-BACKENDS = ("portable", "cmsis_nn", "ns")
-PINS = load_pins("hpx_kernelbench")
 
 
 def read_benchmark(request: ModelRequest) -> ModelInfo | None:

@@ -7,6 +7,9 @@ implemented: the core brings the pins the engine declares for the chosen backend
 kernelbench needs. ``hpx_match_manifest`` is not
 implemented: kernelbench has no export manifest, and two bundles of one kernels file compare
 layer by layer without one.
+
+hpx loads every installed plugin for every command, so this module imports only the engine's
+identity, config and format name; each hook imports the machinery it adapts when called.
 """
 
 from __future__ import annotations
@@ -27,7 +30,8 @@ from hpx_core.contract import (
 )
 from hpx_core.errors import HpxError
 from hpx_core.models import ModelInfo
-from hpx_kernelbench import config, engine, results, symbols
+from hpx_kernelbench import config
+from hpx_kernelbench.identity import BACKENDS, ENGINE, PINS
 from hpx_kernelbench.kernels import FORMAT
 
 
@@ -35,13 +39,13 @@ from hpx_kernelbench.kernels import FORMAT
 def hpx_engines() -> list[EngineDescriptor]:
     return [
         EngineDescriptor(
-            name=engine.ENGINE,
+            name=ENGINE,
             model_formats=(FORMAT,),
             config_class=config.KernelbenchConfig,
             summary="int8 kernel micro-benchmarks: portable C, Arm CMSIS-NN or ns-cmsis-nn "
             "(ns: Ambiq CPUs only)",
-            backends=engine.BACKENDS,
-            pins=engine.PINS,
+            backends=BACKENDS,
+            pins=PINS,
         )
     ]
 
@@ -53,27 +57,35 @@ def hpx_validate_config(request: ConfigRequest) -> config.KernelbenchConfig:
 
 @hookimpl
 def hpx_read_model(request: ModelRequest) -> ModelInfo | None:
+    from hpx_kernelbench import engine
+
     return engine.read_benchmark(request)
 
 
 @hookimpl
 def hpx_generate_firmware(request: FirmwareRequest) -> FirmwareContribution:
+    from hpx_kernelbench import engine
+
     return engine.firmware(request)
 
 
 @hookimpl
 def hpx_verify_symbols(request: SymbolsRequest) -> list[SymbolFinding]:
-    if request.engine != engine.ENGINE:
+    if request.engine != ENGINE:
         return []
+    from hpx_kernelbench import symbols
+
     if request.model is not None:  # after a run's build
         ops = [op.name for op in request.model.operators]
     else:  # `hpx verify-kernels --expect conv2d` on a bare ELF; no --expect: both operators
         ops = sorted(request.expect & set(symbols.PORTABLE)) or sorted(symbols.PORTABLE)
-    return symbols.verify_symbols(request.backend or engine.BACKENDS[0], request.symbols, ops)
+    return symbols.verify_symbols(request.backend or BACKENDS[0], request.symbols, ops)
 
 
 @hookimpl
 def hpx_explain_error(request: ErrorRequest) -> Explanation | None:
+    from hpx_kernelbench import engine, results
+
     try:
         names = engine.kernels_of(request.model).names
     except HpxError:
@@ -83,5 +95,7 @@ def hpx_explain_error(request: ErrorRequest) -> Explanation | None:
 
 @hookimpl
 def hpx_result_extras(request: ResultsRequest) -> ResultExtras:
+    from hpx_kernelbench import results
+
     facts = request.facts_as(results.KernelbenchFacts)
     return ResultExtras(results.result_extras(request.capture, facts))
