@@ -114,15 +114,11 @@ def materialize_pin(
             report(pin.name, "locked", None)
             store.remove_stale_temps(pin.name)
             if final.exists() and remembered(store.locks, pin, final):
-                missing = []  # unchanged since it was last found at the pin
-            elif offline:
-                missing = _verified(pin, final, offline=True)
-            elif not _update_or_clone(pin, store, report):
-                missing = _verified(pin, final, offline=False)
+                missing: list[str] = []  # unchanged since it was found at the pin
             else:
-                missing = []
-            if not missing:
-                remember(store.locks, pin, final)
+                missing = _bring(pin, store, report, offline=offline)
+                if not missing:
+                    remember(store.locks, pin, final)
     except Timeout:
         raise SourceError(
             f"timed out waiting for the cache lock of {pin.name}",
@@ -131,6 +127,16 @@ def materialize_pin(
     report(pin.name, "done", 1.0)
     log.info("materialized", repo=pin.name, commit=pin.commit, path=str(final))
     return _records(pin, final, missing)
+
+
+def _bring(pin: RepoPin, store: SourceCache, report: ProgressFn, *, offline: bool) -> list[str]:
+    """Verify (offline) or sync the checkout; the optional submodules it still lacks."""
+    final = store.checkout(pin.name)
+    if offline:
+        return _verified(pin, final, offline=True)
+    if not _update_or_clone(pin, store, report):
+        return _verified(pin, final, offline=False)
+    return []
 
 
 def _update_or_clone(pin: RepoPin, store: SourceCache, report: ProgressFn) -> bool:

@@ -17,7 +17,7 @@ mat = importlib.import_module("hpx_core.sources.materialize")
 
 
 def _refuse(*_args: object, **_kwargs: object) -> object:
-    raise AssertionError("the checkout was inspected again")
+    raise AssertionError("the checkout was inspected or signed again")
 
 
 def test_an_unchanged_checkout_is_not_inspected_again(
@@ -28,6 +28,7 @@ def test_an_unchanged_checkout_is_not_inspected_again(
     assert remembered(store.locks, pin, root)
     with monkeypatch.context() as patch:
         patch.setattr(mat, "inspect", _refuse)
+        patch.setattr(mat, "remember", _refuse)  # one walk of the folder, not a second
         assert materialize_pin(pin, store) == first
         assert materialize_pin(pin, store, offline=True) == first
 
