@@ -6,13 +6,30 @@ Apollo board), with the config a user would write, given as overrides.
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from hpx_core.build import detect_toolchains
 from hpx_core.config.validate import overrides
 from hpx_core.pipeline import ProfileOutcome, profile
 
 BUILD_ONLY = "kernel verification"
+LLVM = "clang"
+
+
+def llvm_e2e_marks() -> list[pytest.MarkDecorator]:
+    """End-to-end on the emulated boards with the LLVM toolchain: skipped, with the reason,
+    where QEMU or clang/lld is missing."""
+    found = detect_toolchains()[LLVM]
+    return [
+        pytest.mark.e2e,
+        pytest.mark.emulated,
+        pytest.mark.skipif(shutil.which("qemu-system-arm") is None, reason="needs QEMU"),
+        pytest.mark.skipif(not found.available, reason=f"{LLVM}: {found.reason}"),
+    ]
 
 
 def profile_run(model: Path, engine: str, board: str, work: Path, *, backend: str | None = None,

@@ -9,29 +9,20 @@ library is built once (minutes, cold).
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 from fcmodel import fully_connected_model
 from hpx_tflm import engine as tflm_engine
-from profiles import extra_of, profile_run
+from profiles import LLVM, extra_of, llvm_e2e_marks, profile_run
 
-from hpx_core.build import detect_toolchains
 from hpx_core.compare import compare, load_view
 from hpx_core.config.validate import overrides
 from hpx_core.contract import CodeSize
 from hpx_core.models import load_model
 from hpx_core.pipeline import ProfileOutcome, profile
 
-LLVM = "clang"
-_found = detect_toolchains()[LLVM]
-pytestmark = [
-    pytest.mark.e2e,
-    pytest.mark.emulated,
-    pytest.mark.skipif(shutil.which("qemu-system-arm") is None, reason="needs qemu-system-arm"),
-    pytest.mark.skipif(not _found.available, reason=f"{LLVM}: {_found.reason}"),
-]
+pytestmark = llvm_e2e_marks()
 MODELS = Path(__file__).resolve().parents[2] / "examples/models/mlperf_tiny"
 MODEL_FILES = ["kws_ref_model.tflite", "vww_96_int8.tflite", "pretrainedResnet_quant.tflite",
                "ad01_int8.tflite"]

@@ -8,24 +8,13 @@ clang-19/lld-19, the GNU Arm libraries and QEMU; the runtime is built once (minu
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
-import pytest
-from profiles import extra_of, profile_run
-
-from hpx_core.build import detect_toolchains
+from profiles import LLVM, extra_of, llvm_e2e_marks, profile_run
 
 from .conftest import TIER1
 
-LLVM = "clang"
-_found = detect_toolchains()[LLVM]
-pytestmark = [
-    pytest.mark.e2e,
-    pytest.mark.emulated,
-    pytest.mark.skipif(shutil.which("qemu-system-arm") is None, reason="needs QEMU"),
-    pytest.mark.skipif(not _found.available, reason=f"{LLVM}: {_found.reason}"),
-]
+pytestmark = llvm_e2e_marks()
 MANIFEST = json.loads((TIER1 / "tier1_manifest.json").read_text(encoding="utf-8"))
 
 
