@@ -50,29 +50,22 @@ def _interrupted(error: SourceError) -> None:
     assert "insteadOf" not in error.hint and "commit exists" not in error.hint
 
 
-def test_a_killed_git_clone_is_reported_as_interrupted(
-    upstream: Upstream, killer: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(("kill_at", "said"), [
+    ("clone", ("cannot clone {url}", "git was stopped by SIGKILL")),
+    # git itself exits 128 with "fetch-pack: invalid index-pack output": no signal in sight
+    ("index-pack", ("index-pack stopped without a word",)),
+])
+def test_a_killed_git_is_reported_as_interrupted(
+    upstream: Upstream, killer: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    kill_at: str, said: tuple[str, ...],
 ) -> None:
-    monkeypatch.setenv("KILL_GIT_AT", "clone")
+    monkeypatch.setenv("KILL_GIT_AT", kill_at)
     store = SourceCache(tmp_path / "cache")
     with pytest.raises(SourceError) as caught:
         materialize_pin(upstream.pin(submodules=False), store)
     _interrupted(caught.value)
-    assert f"cannot clone {upstream.url('app')}" in caught.value.message
-    assert "git was stopped by SIGKILL" in caught.value.message
-    assert list(store.sources.iterdir()) == []
-
-
-def test_a_killed_index_pack_is_reported_as_interrupted(
-    upstream: Upstream, killer: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """git itself exits 128 with "fetch-pack: invalid index-pack output": no signal in sight."""
-    monkeypatch.setenv("KILL_GIT_AT", "index-pack")
-    store = SourceCache(tmp_path / "cache")
-    with pytest.raises(SourceError) as caught:
-        materialize_pin(upstream.pin(submodules=False), store)
-    _interrupted(caught.value)
-    assert "index-pack stopped without a word" in caught.value.message
+    for words in said:
+        assert words.format(url=upstream.url("app")) in caught.value.message
     assert list(store.sources.iterdir()) == []
 
 
