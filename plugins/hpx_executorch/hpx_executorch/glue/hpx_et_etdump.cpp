@@ -62,11 +62,11 @@ class WireSink final : public executorch::etdump::DataSinkBase {
   size_t used_ = 0;
 };
 
-HPX_ET_NOINIT alignas(rt::MemoryAllocator) uint8_t g_alloc_buf[sizeof(rt::MemoryAllocator)];
-HPX_ET_NOINIT alignas(rt::MemoryManager) uint8_t g_manager_buf[sizeof(rt::MemoryManager)];
-HPX_ET_NOINIT alignas(rt::Method) uint8_t g_method_buf[sizeof(rt::Method)];
-HPX_ET_NOINIT alignas(ETDumpGen) uint8_t g_gen_buf[sizeof(ETDumpGen)];
-HPX_ET_NOINIT alignas(WireSink) uint8_t g_sink_buf[sizeof(WireSink)];
+alignas(rt::MemoryAllocator) HPX_ET_NOINIT uint8_t g_alloc_buf[sizeof(rt::MemoryAllocator)];
+alignas(rt::MemoryManager) HPX_ET_NOINIT uint8_t g_manager_buf[sizeof(rt::MemoryManager)];
+alignas(rt::Method) HPX_ET_NOINIT uint8_t g_method_buf[sizeof(rt::Method)];
+alignas(ETDumpGen) HPX_ET_NOINIT uint8_t g_gen_buf[sizeof(ETDumpGen)];
+alignas(WireSink) HPX_ET_NOINIT uint8_t g_sink_buf[sizeof(WireSink)];
 HPX_ET_NOINIT uint32_t g_running;
 HPX_ET_NOINIT WireSink* g_sink; /* set once the method runs */
 
