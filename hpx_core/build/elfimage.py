@@ -9,6 +9,7 @@ result bundle's folder lists exactly its files).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -22,6 +23,7 @@ from hpx_core.sources.cache import cache_root
 
 FORMAT = 1
 FOLDER = "elf-images"
+KEEP = 256  # entries (100-500 KB each): the most recently used stay, older ones are removed
 _converter = cattrs.Converter()
 
 
@@ -74,6 +76,10 @@ def read_elf(elf: Path) -> ElfImage:
     if image is None:
         image = _parse(elf)
         _keep(kept, digest, image)
+        _prune(kept.parent)
+    else:
+        with contextlib.suppress(OSError):  # a read-only cache is read all the same
+            kept.touch()  # recently used: kept when older entries are pruned
     return image
 
 
@@ -96,6 +102,19 @@ def _keep(path: Path, digest: str, image: ElfImage) -> None:
         tmp.replace(path)
     except OSError:
         tmp.unlink(missing_ok=True)  # a read-only cache: read with lief next time too
+
+
+def _prune(folder: Path) -> None:
+    """Remove all but the ``KEEP`` most recently used entries (a concurrent prune may have
+    removed some already)."""
+    entries = []
+    for path in folder.glob("*.json"):
+        try:
+            entries.append((path.stat().st_mtime_ns, path))
+        except OSError:
+            continue
+    for _, path in sorted(entries, reverse=True)[KEEP:]:
+        path.unlink(missing_ok=True)
 
 
 def _text(value: str | bytes) -> str:

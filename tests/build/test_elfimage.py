@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
 from pathlib import Path
 
@@ -63,3 +64,20 @@ def test_a_damaged_kept_image_is_read_again(elf: Path) -> None:
 def test_a_missing_elf_is_a_build_error(tmp_path: Path) -> None:
     with pytest.raises(BuildError, match="cannot read the firmware ELF"):
         read_elf(tmp_path / "absent.elf")
+
+
+def test_the_least_recently_used_entries_are_pruned(
+    elf: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(elfimage, "KEEP", 2)
+    variants = []
+    for n in range(3):
+        variant = elf.with_name(f"v{n}.elf")
+        variant.write_bytes(elf.read_bytes() + bytes(n + 1))
+        variants.append(variant)
+    read_elf(variants[0])
+    read_elf(variants[1])
+    os.utime(_kept(variants[1]), ns=(1, 1))  # long unused
+    read_elf(variants[0])  # used again: stays
+    read_elf(variants[2])  # the third entry: the least recently used goes
+    assert [_kept(v).is_file() for v in variants] == [True, False, True]
