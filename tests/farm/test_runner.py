@@ -162,6 +162,8 @@ def test_any_place_spreads_runs_over_the_places_one_run_each(farm: Farm) -> None
 def test_ctrl_c_mid_run_releases_the_place_and_keeps_a_failed_bundle(farm: Farm) -> None:
     hang, _ = fixture_build("hang_engine")
     out = farm.root / "interrupted"
+    # a QEMU still ending from an earlier test would be taken for this run's
+    farm.until("no QEMU left on the exporter host", lambda: not farm.far_qemus(), timeout=30)
     proc = farm.start_hpx("interrupted", "run", "--work-dir", str(hang.root), "--results-dir",
                           str(out), "--timeout", "120", "--place", "qemu-b", "--ssh-key",
                           str(farm.ssh.client_key))
@@ -169,7 +171,7 @@ def test_ctrl_c_mid_run_releases_the_place_and_keeps_a_failed_bundle(farm: Farm)
         farm.until("QEMU runs on the exporter host", lambda: bool(farm.far_qemus()))
         time.sleep(0.5)
         proc.send_signal(signal.SIGINT)
-        assert proc.wait(30) == 130
+        assert farm.exit_code(proc, "interrupted", 30) == 130
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -189,13 +191,15 @@ def test_a_killed_exporter_fails_the_run_and_the_place_follows_labgrids_rules(
     hang, _ = fixture_build("hang_engine")
     selftest, _ = selftest_build("qemu-m55")
     out = farm.root / "orphaned"
+    # a QEMU still ending from an earlier test would be taken for this run's
+    farm.until("no QEMU left on the exporter host", lambda: not farm.far_qemus(), timeout=30)
     proc = farm.start_hpx("orphaned", "run", "--work-dir", str(hang.root), "--results-dir",
                           str(out), "--timeout", "120", "--place", "qemu-b", "--ssh-key",
                           str(farm.ssh.client_key))
     try:
         farm.until("QEMU runs on the exporter host", lambda: bool(farm.far_qemus()))
         farm.lab.kill_exporter("lab2")
-        assert proc.wait(30) == 1
+        assert farm.exit_code(proc, "orphaned", 30) == 1
     finally:
         if proc.poll() is None:
             proc.kill()

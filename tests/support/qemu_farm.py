@@ -54,6 +54,14 @@ class Farm:
     def output(self, name: str) -> str:
         return (self.root / f"{name}.log").read_text(errors="replace")
 
+    def exit_code(self, proc: subprocess.Popen[bytes], name: str, seconds: float) -> int:
+        """``proc``'s exit code; a failure showing the end of its log if it runs on."""
+        try:
+            return proc.wait(seconds)
+        except subprocess.TimeoutExpired:
+            raise AssertionError(f"hpx ({name}) still runs after {seconds:g} s; its log "
+                                 f"ends:\n{self.output(name)[-3000:]}") from None
+
     def holder(self, place: str) -> str | None:
         return farm_client(self.lab.address).places()[place].holder
 
