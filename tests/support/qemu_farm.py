@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -46,10 +47,17 @@ class Farm:
                               cwd=self.root, env=self.env(**env), check=False)
 
     def start_hpx(self, name: str, *args: str) -> subprocess.Popen[bytes]:
-        """``hpx ARGS`` in the background, its output in ``ROOT/NAME.log``."""
-        with (self.root / f"{name}.log").open("wb") as log:
-            return subprocess.Popen([str(HPX), *args], cwd=self.root, env=self.env(),
-                                    stdout=log, stderr=subprocess.STDOUT)
+        """``hpx ARGS`` in the background, its output in ``ROOT/NAME.log``; Ctrl-C reaches it
+        as at a terminal even when the tests themselves run with SIGINT ignored (a shell's
+        background job), which hpx would otherwise inherit."""
+        # A handled signal is reset to its default in the child (an ignored one stays ignored).
+        previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+        try:
+            with (self.root / f"{name}.log").open("wb") as log:
+                return subprocess.Popen([str(HPX), *args], cwd=self.root, env=self.env(),
+                                        stdout=log, stderr=subprocess.STDOUT)
+        finally:
+            signal.signal(signal.SIGINT, previous)
 
     def output(self, name: str) -> str:
         return (self.root / f"{name}.log").read_text(errors="replace")
