@@ -7,6 +7,7 @@ code, never a traceback.
 
 from __future__ import annotations
 
+import gc
 import sys
 from collections.abc import Sequence
 
@@ -35,6 +36,11 @@ from hpx_core.cli import matrix as _matrix  # noqa: F401  isort: skip
 # Options whose value may be left out (``--check-layers`` means ``--check-layers=first``):
 # typer has no optional option values, so the bare flag is spelled out before parsing.
 OPTIONAL_VALUES = {"--check-layers": "first"}
+# The console script makes a few thousand long-lived objects while it starts (modules, attrs
+# classes, the plugins): with the default thresholds the collector walks them again and again,
+# and once more at exit. A larger first generation still bounds the garbage a long run leaves;
+# freezing before exit skips the last walk. Measured on a warm `hpx profile`: 0.2 s of 1.5 s.
+GC_THRESHOLDS = (50_000, 50, 100)
 
 
 def spell_out(args: Sequence[str]) -> list[str]:
@@ -44,6 +50,8 @@ def spell_out(args: Sequence[str]) -> list[str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI. As the console script it exits; called with ``argv`` it returns the code."""
+    if argv is None:
+        gc.set_threshold(*GC_THRESHOLDS)
     try:
         args = spell_out(sys.argv[1:] if argv is None else argv)
         app(args=args, prog_name="hpx")
@@ -56,5 +64,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as done:
         code = done.code if isinstance(done.code, int) else (0 if done.code is None else 1)
     if argv is None:
+        gc.freeze()  # the process ends: nothing left is worth collecting
         sys.exit(code)
     return code
