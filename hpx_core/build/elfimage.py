@@ -114,7 +114,8 @@ def _prune(folder: Path) -> None:
         except OSError:
             continue
     for _, path in sorted(entries, reverse=True)[KEEP:]:
-        path.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # a read-only cache keeps what it has
+            path.unlink(missing_ok=True)
 
 
 def _text(value: str | bytes) -> str:
