@@ -14,6 +14,7 @@ import pytest
 
 from hpx_core.build import detect_toolchains
 from hpx_core.config.validate import overrides
+from hpx_core.models import load_model
 from hpx_core.pipeline import ProfileOutcome, profile
 
 BUILD_ONLY = "kernel verification"
@@ -52,3 +53,27 @@ def extra_of(outcome: ProfileOutcome) -> dict[str, Any]:
     """The bundle's ``extra`` section (engine facts: inputs, output checks, ...)."""
     assert outcome.record is not None, "the run did not reach its results"
     return dict(outcome.record.extra)
+
+
+def check_exact_profile(outcome: ProfileOutcome, model_path: Path, *, coverage: float,
+                        framing: int = 0) -> None:
+    """A valid emulated profile of a TFLM-family engine: one layer per operator in order,
+    exact counts (no spread, one whole count), the layers covering ``coverage`` of the whole
+    inference or leaving at most ``framing`` instructions outside them, outputs equal to the
+    host interpreter's, every kernel check passed."""
+    model = load_model(model_path)
+    m = outcome.measurement
+    assert m is not None and m.validity == "valid", m and m.issues
+    assert [layer.index for layer in m.layers] == list(range(len(model.operators)))
+    assert [layer.op for layer in m.layers] == [op.name for op in model.operators]
+    assert all(layer.median > 0 and layer.calls == 1 for layer in m.layers)
+    # Emulated counts are exact instructions: every iteration gives the same number.
+    assert all(layer.spread == 0 for layer in m.layers), [x.counts for x in m.layers]
+    assert len(set(m.whole)) == 1, f"whole-inference counts vary: {m.whole}"
+    assert m.layer_sum <= m.whole_median
+    remainder = m.whole_median - m.layer_sum
+    assert remainder <= max((1 - coverage) * m.whole_median, framing), (m.layer_sum,
+                                                                       m.whole_median)
+    extra = extra_of(outcome)
+    assert extra["outputs"]["exact"], extra["outputs"]
+    assert outcome.findings and all(f.passed for f in outcome.findings), outcome.findings

@@ -14,12 +14,11 @@ from pathlib import Path
 import pytest
 from fcmodel import fully_connected_model
 from hpx_tflm import engine as tflm_engine
-from profiles import LLVM, extra_of, llvm_e2e_marks, profile_run
+from profiles import LLVM, check_exact_profile, extra_of, llvm_e2e_marks, profile_run
 
 from hpx_core.compare import compare, load_view
 from hpx_core.config.validate import overrides
 from hpx_core.contract import CodeSize
-from hpx_core.models import load_model
 from hpx_core.pipeline import ProfileOutcome, profile
 
 pytestmark = llvm_e2e_marks()
@@ -42,22 +41,8 @@ def work(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _check(outcome: ProfileOutcome, model_path: Path) -> None:
-    model = load_model(model_path)
-    m = outcome.measurement
-    assert m is not None and m.validity == "valid", m and m.issues
+    check_exact_profile(outcome, model_path, coverage=COVERAGE, framing=FRAMING)
     assert outcome.build is not None and outcome.build.toolchain == LLVM
-    assert [layer.op for layer in m.layers] == [op.name for op in model.operators]
-    assert all(layer.median > 0 and layer.calls == 1 for layer in m.layers)
-    # Emulated counts are exact instructions, with clang as with GCC: no iteration differs.
-    assert all(layer.spread == 0 for layer in m.layers), [x.counts for x in m.layers]
-    assert len(set(m.whole)) == 1, f"whole-inference counts vary: {m.whole}"
-    assert m.layer_sum <= m.whole_median
-    remainder = m.whole_median - m.layer_sum
-    assert remainder <= max((1 - COVERAGE) * m.whole_median, FRAMING), (m.layer_sum,
-                                                                        m.whole_median)
-    extra = extra_of(outcome)
-    assert extra["outputs"]["exact"], extra["outputs"]
-    assert outcome.findings and all(f.passed for f in outcome.findings), outcome.findings
 
 
 @pytest.mark.parametrize(("backend", "board"), CONFIGS)
