@@ -10,6 +10,7 @@ result bundle's folder lists exactly its files).
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import os
@@ -70,6 +71,14 @@ def read_elf(elf: Path) -> ElfImage:
     """The facts of ``elf``, from the kept copy when its digest matches, else with lief."""
     if not elf.is_file():
         raise BuildError(f"cannot read the firmware ELF {elf}", "rebuild it with `hpx build`")
+    stat = elf.stat()
+    return _read(str(elf.resolve()), stat.st_size, stat.st_mtime_ns, stat.st_ino)
+
+
+@functools.lru_cache(maxsize=8)
+def _read(path: str, size: int, mtime_ns: int, inode: int) -> ElfImage:
+    """One read per version of an ELF and process: a run's checks ask four times."""
+    elf = Path(path)
     digest = hashlib.sha256(elf.read_bytes()).hexdigest()
     kept = cache_root() / FOLDER / f"{digest}.json"
     image = _load(kept, digest)
