@@ -16,7 +16,13 @@ from hpx_core.enginelib.identity import (
     source_identity,
     source_roots,
 )
-from hpx_core.enginelib.spec import LibrarySpec, SourceGroup, Stage, toolchain_identity
+from hpx_core.enginelib.spec import (
+    LibrarySpec,
+    SourceGroup,
+    Stage,
+    builds_with_gcc,
+    toolchain_identity,
+)
 from hpx_core.enginelib.tool_output import tool_output_to
 
 __all__ = [
@@ -26,6 +32,7 @@ __all__ = [
     "LibrarySpec",
     "SourceGroup",
     "Stage",
+    "builds_with_gcc",
     "cached_folder",
     "cmake_library",
     "debug_prefix_flags",

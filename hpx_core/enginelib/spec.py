@@ -74,6 +74,11 @@ class LibrarySpec:
         return identity_key({"recipe": RECIPE_VERSION, "spec": spec}, self.roots)
 
 
+def builds_with_gcc(toolchain: Toolchain | None) -> bool:
+    """``toolchain`` (None: the default) is GNU's: for flags and workarounds only GCC needs."""
+    return toolchain is None or toolchain.family == "gcc"
+
+
 def toolchain_identity(toolchain: Toolchain | None = None) -> str:
     """What names ``toolchain`` (default: arm-none-eabi-gcc) in every library key: for GCC its
     first ``--version`` line, for the LLVM recipes also the compiler's path and C library."""

@@ -23,6 +23,7 @@ import structlog
 from hpx_core.build import Toolchain
 from hpx_core.contract import LibraryUse, SourceSet
 from hpx_core.enginelib import (
+    builds_with_gcc,
     cached_folder,
     cmake_library,
     debug_prefix_flags,
@@ -108,7 +109,7 @@ def _build(sources: SourceSet, backend: str, cpu_flags: Sequence[str], temp: Pat
     flags = [*cpu_flags, *COMMON_FLAGS, *debug_prefix_flags(cache_root(), temp, final)]
     text = library_cmakelists(sources.path_of("helia-rt"), backend, _kernels(sources, backend),
                               sources.path_of("CMSIS_6") / "CMSIS/Core/Include", flags,
-                              gnu=toolchain is None or toolchain.family == "gcc")
+                              gnu=builds_with_gcc(toolchain))
     text += INTERFACE.format(target=backend_target(backend))
     (project / "CMakeLists.txt").write_text(text, encoding="utf-8")
     done = cmake_library(f"helia_rt_{backend}", project, build, log_file,

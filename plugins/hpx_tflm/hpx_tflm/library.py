@@ -19,6 +19,7 @@ from hpx_core.enginelib import (
     LibrarySpec,
     SourceGroup,
     Stage,
+    builds_with_gcc,
     source_identity,
     source_roots,
     toolchain_identity,
@@ -78,10 +79,9 @@ def tflm_spec(
     ]
     if nn_root is not None:
         groups.append(SourceGroup("cmsis_nn", _abs(nn_root, found.cmsis_nn), ("-O2",)))
-    gnu_as = toolchain is None or toolchain.family == "gcc"  # the workaround is for GCC's
-    file_options = {
+    file_options = {  # the workaround is for GCC's code generation
         f: NO_IF_CONVERSION[1] for f in _abs(root, found.kernels)
-        if gnu_as and f.endswith(NO_IF_CONVERSION[0])
+        if builds_with_gcc(toolchain) and f.endswith(NO_IF_CONVERSION[0])
     }
     defines = dict(DEFINES) | (CMSIS_NN_DEFINES if backend == "cmsis_nn" else {})
     identity = {"engine": "tflm", "backend": backend,
