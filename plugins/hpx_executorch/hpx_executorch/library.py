@@ -54,11 +54,11 @@ WHOLE_ARCHIVES = ("executorch", "cortex_m_ops_lib", "executorch_selected_kernels
                   "cortex_m_ns_ops_lib")
 PORTABLE_TARGETS = ("executorch_selected_kernels", "portable_kernels")
 OPS_BUILD_TARGETS = (*PORTABLE_TARGETS, "kernels_util_all_deps")
-# Helpers the targets need, in their own archives: the portable kernels' utilities, which the
-# Cortex-M kernels of the core use too (broadcasting), so a program without portable operators
-# still links them. The ETDump's flatcc runtime (flatccrt) is a target of the core.
-CORE_HELPERS = ("libkernels_util",)
-OPS_HELPERS = ("libkernels_util",)
+# Helpers the targets need, in their own archives, copied beside both the core and the
+# operators: the portable kernels' utilities, which the Cortex-M kernels of the core use too
+# (broadcasting), so a program without portable operators still links them. The ETDump's
+# flatcc runtime (flatccrt) is a target of the core.
+HELPERS = ("libkernels_util",)
 
 
 def _paths(value: Iterable[Path]) -> tuple[Path, ...]:
@@ -111,14 +111,13 @@ def _core_targets(options: RuntimeOptions) -> list[str]:
     return [t for t in options.targets() if t not in PORTABLE_TARGETS]
 
 
-def _take(build: Path, names: list[str], helpers: tuple[str, ...], into: Path,
-          log_file: Path) -> list[str]:
-    """Copy the archives ``names`` (all must exist) and the matching helpers into ``into``."""
+def _take(build: Path, names: list[str], into: Path, log_file: Path) -> list[str]:
+    """Copy the archives ``names`` (all must exist) and the helpers found into ``into``."""
     copied = copy_archives(build, names, into)
     missing = [n for n in names if n not in copied]
     if missing:
         raise BuildError(f"the runtime build made no {missing[0]}", f"see {log_file}")
-    return copied + copy_archives(build, helper_archives(build, helpers), into)
+    return copied + copy_archives(build, helper_archives(build, HELPERS), into)
 
 
 def include_dirs(sources: SourceSet, folder: Path) -> tuple[Path, ...]:
@@ -138,7 +137,7 @@ def ensure_runtime(sources: SourceSet, options: RuntimeOptions, *, root: Path | 
     seed = seed_folder(cache / "engines", f"{name}-{core_key[:20]}")
     flags = (*COMMON_FLAGS, f"-ffile-prefix-map={cache.as_posix()}={DEBUG_ROOT}")
 
-    def make(targets: tuple[str, ...], names: list[str], helpers: tuple[str, ...]) -> Make:
+    def make(targets: tuple[str, ...], names: list[str]) -> Make:
         def build(temp: Path, _final: Path) -> Mapping[str, Any]:
             with seed_lock(seed):
                 try:
@@ -146,20 +145,20 @@ def ensure_runtime(sources: SourceSet, options: RuntimeOptions, *, root: Path | 
                 finally:  # where a failed build's log is kept (beside the cache entry)
                     if (seed / "build.log").is_file():
                         shutil.copyfile(seed / "build.log", temp / BUILD_LOG)
-                archives = _take(seed / "build", names, helpers, temp / "lib", seed / "build.log")
+                archives = _take(seed / "build", names, temp / "lib", seed / "build.log")
                 if not targets:  # the core: the schema headers the glue includes
                     shutil.copytree(seed / "build" / "schema" / "include", temp / "include")
             return {"options": attrs.asdict(options), "archives": archives, **done.facts()}
         return build
 
     core_names = [f"lib{t}.a" for t in _core_targets(options)]
-    core = cached_folder(name, core_key, make((), core_names, CORE_HELPERS), root=cache)
+    core = cached_folder(name, core_key, make((), core_names), root=cache)
     parts = [(f"executorch runtime ({options.provider})", core_key, core)]
     if options.portable_ops:
         ops_key = runtime_key(sources, options, toolchain)
         ops_names = [f"lib{t}.a" for t in PORTABLE_TARGETS]
-        ops = cached_folder(f"{name}_ops", ops_key, make(OPS_BUILD_TARGETS, ops_names,
-                                                         OPS_HELPERS), root=cache)
+        ops = cached_folder(f"{name}_ops", ops_key, make(OPS_BUILD_TARGETS, ops_names),
+                            root=cache)
         parts.append((f"executorch portable operators ({len(options.portable_ops)})", ops_key,
                       ops))
     log.info("executorch runtime", key=parts[-1][1][:12],
