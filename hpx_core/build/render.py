@@ -78,7 +78,9 @@ class Project:
         return self.build_dir / "hpx_app.elf"
 
 
-def _write_if_changed(path: Path, data: bytes) -> None:
+def write_if_changed(path: Path, data: bytes) -> None:
+    """Write ``data`` (whole, through a rename) unless ``path`` holds it: an unchanged file
+    keeps its time, so Ninja rebuilds nothing from it."""
     if path.is_file() and path.read_bytes() == data:
         return
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -210,9 +212,9 @@ def render_project(
     ).encode()
     _remove_stale(src, files)
     for rel, data in files.items():
-        _write_if_changed(src / rel, data)
+        write_if_changed(src / rel, data)
     project = Project(work_dir, board, settings, contribution, tuple(sorted(files)))
-    _write_if_changed(work_dir / PROJECT_FILE, _describe(project))
+    write_if_changed(work_dir / PROJECT_FILE, _describe(project))
     return project
 
 

@@ -25,8 +25,9 @@ from pathlib import Path
 import attrs
 import jinja2
 
+from hpx_core.build.render import write_if_changed
 from hpx_core.build.templates import templates_root
-from hpx_core.build.toolchain import Toolchain
+from hpx_core.build.toolchain import GNU_PACKAGES, Toolchain
 from hpx_core.errors import ToolError
 
 TOOLCHAIN_FILE = "toolchain.cmake"
@@ -49,12 +50,14 @@ class GnuRuntime:
 
 
 def _gcc(gcc: Path, args: Sequence[str]) -> str:
-    done = subprocess.run([str(gcc), *args], capture_output=True, text=True, check=False,
-                          stdin=subprocess.DEVNULL, timeout=60)
+    hint = f"reinstall the GNU Arm toolchain (Debian: {GNU_PACKAGES})"
+    try:
+        done = subprocess.run([str(gcc), *args], capture_output=True, text=True, check=False,
+                              stdin=subprocess.DEVNULL, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise ToolError(f"{gcc.name} {' '.join(args)} did not run: {error}", hint) from None
     if done.returncode != 0:
-        raise ToolError(f"{gcc.name} {' '.join(args)} failed: {done.stderr.strip()[:200]}",
-                        "reinstall the GNU Arm toolchain (Debian: gcc-arm-none-eabi "
-                        "libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib)")
+        raise ToolError(f"{gcc.name} {' '.join(args)} failed: {done.stderr.strip()[:200]}", hint)
     return done.stdout + done.stderr
 
 
@@ -159,10 +162,5 @@ def toolchain_file_text(toolchain: Toolchain, cpu_flags: Sequence[str]) -> str:
 def write_toolchain_file(toolchain: Toolchain, cpu_flags: Sequence[str], folder: Path) -> Path:
     """Render the toolchain file into ``folder`` (rewritten only when it changes)."""
     path = folder / TOOLCHAIN_FILE
-    text = toolchain_file_text(toolchain, cpu_flags)
-    if not path.is_file() or path.read_text(encoding="utf-8") != text:
-        folder.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(path)
+    write_if_changed(path, toolchain_file_text(toolchain, cpu_flags).encode("utf-8"))
     return path
