@@ -14,6 +14,7 @@ import functools
 import hashlib
 import json
 import os
+import tempfile
 from pathlib import Path
 
 import attrs
@@ -79,7 +80,11 @@ def read_elf(elf: Path) -> ElfImage:
 def _read(path: str, size: int, mtime_ns: int, inode: int) -> ElfImage:
     """One read per version of an ELF and process: a run's checks ask four times."""
     elf = Path(path)
-    digest = hashlib.sha256(elf.read_bytes()).hexdigest()
+    try:
+        digest = hashlib.sha256(elf.read_bytes()).hexdigest()
+    except OSError as error:
+        raise BuildError(f"cannot read the firmware ELF {elf}: {error.strerror or error}",
+                         "check its permissions, or rebuild it with `hpx build`") from None
     kept = cache_root() / FOLDER / f"{digest}.json"
     image = _load(kept, digest)
     if image is None:
@@ -104,13 +109,18 @@ def _load(path: Path, digest: str) -> ElfImage | None:
 
 def _keep(path: Path, digest: str, image: ElfImage) -> None:
     data = {"format": FORMAT, "sha256": digest, "image": _converter.unstructure(image)}
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(json.dumps(data, separators=(",", ":")), encoding="utf-8")
+        handle, name = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)  # one per writer
+    except OSError:
+        return  # a read-only cache: read with lief next time too
+    tmp = Path(name)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as file:
+            json.dump(data, file, separators=(",", ":"))
         tmp.replace(path)
     except OSError:
-        tmp.unlink(missing_ok=True)  # a read-only cache: read with lief next time too
+        tmp.unlink(missing_ok=True)
 
 
 def _prune(folder: Path) -> None:
