@@ -30,7 +30,7 @@ from hpx_core.build.launcher import (
 )
 from hpx_core.build.render import Project
 from hpx_core.build.toolchain import Toolchain
-from hpx_core.build.toolchain_file import write_toolchain_file
+from hpx_core.build.toolchain_file import recipe_identity, write_toolchain_file
 from hpx_core.contract import SourceSet
 from hpx_core.errors import BuildError, ToolError
 
@@ -159,10 +159,15 @@ def build_project(
     previous = read_stamp(stamp_path)
     cache = find_compiler_cache()
     launcher = cache.describe() if cache else ""
-    switched = (previous.get("toolchain"), previous.get("toolchain_version"),
-                previous.get("launcher", "")) != (toolchain.name, toolchain.version, launcher)
+    # Stamps written before the identity was kept have the version (a GCC's identity).
+    identity = recipe_identity(toolchain)
+    kept = previous.get("toolchain_identity", previous.get("toolchain_version"))
+    switched = (previous.get("toolchain"), kept, previous.get("launcher", "")) != (
+        toolchain.name, identity, launcher)
     if switched and project.build_dir.exists():
-        shutil.rmtree(project.build_dir)  # CMake cannot switch compilers or launchers in place
+        # CMake cannot switch compilers, their libraries or launchers in place, and reads the
+        # toolchain file only when it configures a new build folder.
+        shutil.rmtree(project.build_dir)
     project.build_dir.mkdir(parents=True, exist_ok=True)
     log_file = project.root / "build.log"
     log_file.write_text("", encoding="utf-8")
@@ -193,16 +198,17 @@ def build_project(
         cache_stats=read_stats(stats_log) if cache else None,
     )
     stats_log.unlink(missing_ok=True)
-    _write_stamp(stamp_path, result)
+    _write_stamp(stamp_path, result, identity)
     log.info("build", elf=str(project.elf), compiled=compiled, seconds=round(result.seconds, 3))
     return result
 
 
-def _write_stamp(path: Path, result: BuildResult) -> None:
+def _write_stamp(path: Path, result: BuildResult, identity: str) -> None:
     data = {
         "fingerprint": result.fingerprint,
         "toolchain": result.toolchain,
         "toolchain_version": result.toolchain_version,
+        "toolchain_identity": identity,
         "launcher": result.compiler_cache,
         "elf": str(result.elf),
         "sizes": attrs.asdict(result.sizes),

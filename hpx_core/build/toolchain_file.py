@@ -142,6 +142,15 @@ def recipe_digest() -> str:
     return hashlib.sha256(recipe.encode()).hexdigest()[:16]
 
 
+def recipe_identity(toolchain: Toolchain) -> str:
+    """What names ``toolchain`` for anything built with it: for GCC its first ``--version``
+    line (as it always was: existing GCC builds stay valid), for the LLVM recipes also the
+    compiler's path, the C library and the recipe, all of which the toolchain file holds."""
+    if toolchain.family == "gcc":
+        return toolchain.identity
+    return f"{toolchain.identity}; recipe {recipe_digest()}"
+
+
 def toolchain_file_text(toolchain: Toolchain, cpu_flags: Sequence[str]) -> str:
     """The toolchain file for ``toolchain`` building for ``cpu_flags``."""
     root = templates_root() / "cmake"

@@ -8,7 +8,7 @@ from pathlib import Path
 import attrs
 
 from hpx_core.build.toolchain import Toolchain, get_toolchain
-from hpx_core.build.toolchain_file import recipe_digest
+from hpx_core.build.toolchain_file import recipe_identity
 from hpx_core.enginelib.identity import identity_key
 
 DEFAULT_TOOLCHAIN = "arm-none-eabi-gcc"
@@ -82,7 +82,4 @@ def builds_with_gcc(toolchain: Toolchain | None) -> bool:
 def toolchain_identity(toolchain: Toolchain | None = None) -> str:
     """What names ``toolchain`` (default: arm-none-eabi-gcc) in every library key: for GCC its
     first ``--version`` line, for the LLVM recipes also the compiler's path and C library."""
-    chosen = (toolchain if toolchain is not None else get_toolchain(DEFAULT_TOOLCHAIN)).require()
-    if chosen.family == "gcc":
-        return chosen.identity  # as it always was: existing GCC cache entries stay valid
-    return f"{chosen.identity}; recipe {recipe_digest()}"
+    return recipe_identity(toolchain if toolchain is not None else get_toolchain(DEFAULT_TOOLCHAIN))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -89,3 +90,27 @@ def test_a_full_region_is_named_with_the_linkers_count(toolchain: str, said: str
     assert caught.value.message == (
         f"the firmware overflows memory region ITCM by {caught.value.excess:,} bytes")
     assert said in (tmp_path / "build.log").read_text()
+
+
+def test_a_toolchain_whose_identity_changed_configures_afresh(tmp_path: Path) -> None:
+    """The toolchain file and CMake's cache hold what the toolchain was (its libraries, for
+    clang): another identity under the same name and version starts a new build folder; a
+    stamp from before identities were kept, with the same version, does not."""
+    require_tools()
+    board = get_board("qemu-m55")
+    gcc = get_toolchain("arm-none-eabi-gcc")
+
+    def build() -> bool:
+        project = render_project(tmp_path, board, selftest_contribution(board),
+                                 HarnessSettings("selftest"))
+        return build_project(project, gcc).configured
+
+    assert build()
+    stamp = tmp_path / "hpx-build.json"
+    data = json.loads(stamp.read_text())
+    assert data["toolchain_identity"] == gcc.identity
+    stamp.write_text(json.dumps(data | {"toolchain_identity": "other libraries"}))
+    assert build()
+    del data["toolchain_identity"]  # as written before: the version alone
+    stamp.write_text(json.dumps(data))
+    assert not build()
