@@ -16,7 +16,7 @@ import os
 import re
 import shutil
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Literal
 
@@ -25,8 +25,6 @@ import attrs
 from hpx_core.config.suggest import did_you_mean
 from hpx_core.errors import ToolError
 
-ToolchainName = Literal["arm-none-eabi-gcc", "clang", "atfe", "armclang"]
-TOOLCHAINS: tuple[ToolchainName, ...] = ("arm-none-eabi-gcc", "clang", "atfe", "armclang")
 Family = Literal["gcc", "llvm", "none"]
 
 LLVM_FLOOR = (19, 1)
@@ -234,25 +232,28 @@ def _detect_armclang(env: Mapping[str, str]) -> Toolchain:
                      hint="build with --toolchain arm-none-eabi-gcc, clang or atfe")
 
 
+# Every toolchain hpx knows, in the order `hpx doctor` lists them (the config's
+# ``target.toolchain`` names the same, hpx_core/config/schema.py).
+_DETECTORS: dict[str, Callable[[Mapping[str, str]], Toolchain]] = {
+    "arm-none-eabi-gcc": _detect_gcc,
+    "clang": _detect_clang,
+    "atfe": _detect_atfe,
+    "armclang": _detect_armclang,
+}
+TOOLCHAINS = tuple(_DETECTORS)
+
+
 def detect_toolchains(env: Mapping[str, str] | None = None) -> dict[str, Toolchain]:
     """Every known toolchain with its availability (``env`` defaults to ``os.environ``)."""
     env = os.environ if env is None else env
-    return {
-        "arm-none-eabi-gcc": _detect_gcc(env),
-        "clang": _detect_clang(env),
-        "atfe": _detect_atfe(env),
-        "armclang": _detect_armclang(env),
-    }
+    return {name: detect(env) for name, detect in _DETECTORS.items()}
 
 
 def get_toolchain(name: str, env: Mapping[str, str] | None = None) -> Toolchain:
     """The named toolchain, ready to build with, or a ToolError with the reason."""
-    if name not in TOOLCHAINS:
+    if name not in _DETECTORS:
         raise ToolError(
             f"unknown toolchain {name!r}{did_you_mean(name, TOOLCHAINS)}",
             f"choose one of: {', '.join(TOOLCHAINS)}",
         )
-    env = os.environ if env is None else env
-    detect = {"arm-none-eabi-gcc": _detect_gcc, "clang": _detect_clang, "atfe": _detect_atfe,
-              "armclang": _detect_armclang}[name]
-    return detect(env).require()
+    return _DETECTORS[name](os.environ if env is None else env).require()
