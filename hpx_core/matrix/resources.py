@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Protocol
 
 import attrs
 import psutil
@@ -91,12 +90,6 @@ class BoardResource:
     slots: Slots
 
 
-class BoardPool(Protocol):
-    """Hands out the resource a cell on ``board`` runs on."""
-
-    def resource_for(self, board: str) -> BoardResource: ...
-
-
 class OnePerBoard:
     """One resource per board name: every cell on that board takes turns."""
 
@@ -117,7 +110,7 @@ class Resources:
 
     builds: Slots
     emulators: Slots
-    boards: BoardPool
+    boards: OnePerBoard
     places: Mapping[str, tuple[PlaceSlot, ...]] = attrs.field(factory=dict)
 
     def runners_for(self, board: str) -> tuple[Slots, ...]:
@@ -138,11 +131,10 @@ def place_slots(places: Mapping[str, Iterable[str]]) -> dict[str, tuple[PlaceSlo
             for board, names in places.items()}
 
 
-def machine_resources(boards: BoardPool | None = None,
-                      places: Mapping[str, Iterable[str]] | None = None) -> Resources:
+def machine_resources(places: Mapping[str, Iterable[str]] | None = None) -> Resources:
     """Pools sized for this machine: builds by cores and free memory, emulators by cores;
     ``places`` (board -> place names) makes each place a resource of its board's runs."""
     cores = os.cpu_count() or 1
     by_memory = int(psutil.virtual_memory().available // BUILD_MEMORY)
     return Resources(Slots("a build slot", min(cores, by_memory)), Slots("an emulator", cores),
-                     boards or OnePerBoard(), place_slots(places or {}))
+                     OnePerBoard(), place_slots(places or {}))
