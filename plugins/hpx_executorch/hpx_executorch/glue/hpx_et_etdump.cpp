@@ -5,10 +5,10 @@
  * kernels log (each instruction's output, then the program outputs) leaves through WireSink, a
  * DataSinkBase that sends the bytes as FILE chunks of etdump.debug.bin the moment they are
  * logged, so no RAM debug buffer is needed; the offsets it returns are the file's, which is
- * what Inspector's debug_buffer_path reads. Everything here lives in .noinit (the buffer and
- * the method arena, in hpx_et_model.c, there or in the board's SRAM, placeholders when the pass
- * is off), never zeroed at start-up, and the pass is in every build: with it or without, the
- * firmware is the same code at the same addresses.
+ * what Inspector's debug_buffer_path reads. Everything here lives in .noinit, never zeroed at
+ * start-up (the buffer and the method arena, in hpx_et_model.c, there too, or in an Apollo
+ * board's SRAM section, which start-up zeroes; placeholders when the pass is off), and the pass
+ * is in every build: with it or without, the firmware is the same code at the same addresses.
  */
 #include "hpx_et_etdump.h"
 
