@@ -26,6 +26,7 @@ from hpx_core.config.suggest import did_you_mean
 from hpx_core.errors import ToolError
 
 Family = Literal["gcc", "llvm", "none"]
+DEFAULT_TOOLCHAIN = "arm-none-eabi-gcc"  # what a config that names none builds with
 
 LLVM_FLOOR = (19, 1)
 """The oldest LLVM release the clang and ATfE recipes were validated with (Debian bookworm's
@@ -249,7 +250,8 @@ def detect_toolchains(env: Mapping[str, str] | None = None) -> dict[str, Toolcha
     return {name: detect(env) for name, detect in _DETECTORS.items()}
 
 
-def get_toolchain(name: str, env: Mapping[str, str] | None = None) -> Toolchain:
+def get_toolchain(name: str = DEFAULT_TOOLCHAIN, env: Mapping[str, str] | None = None
+                  ) -> Toolchain:
     """The named toolchain, ready to build with, or a ToolError with the reason."""
     if name not in _DETECTORS:
         raise ToolError(

@@ -25,7 +25,6 @@ from hpx_core.build.launcher import (
 from hpx_core.build.toolchain import Toolchain, get_toolchain
 from hpx_core.build.toolchain_file import write_toolchain_file
 from hpx_core.enginelib.progress import tracker
-from hpx_core.enginelib.spec import DEFAULT_TOOLCHAIN
 from hpx_core.errors import BuildError, ToolError
 
 COMPILE_LINE = ("Building C object", "Building CXX object", "Building ASM object")
@@ -51,7 +50,7 @@ def toolchain_args(toolchain: Toolchain | None, cpu_flags: Sequence[str], folder
                    ) -> list[str]:
     """CMake arguments selecting ``toolchain`` (default arm-none-eabi-gcc) for ``cpu_flags``:
     its toolchain file, rendered into ``folder``."""
-    chosen = toolchain if toolchain is not None else get_toolchain(DEFAULT_TOOLCHAIN)
+    chosen = toolchain or get_toolchain()
     return [f"-DCMAKE_TOOLCHAIN_FILE={write_toolchain_file(chosen, cpu_flags, folder)}"]
 
 

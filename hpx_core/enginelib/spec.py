@@ -11,8 +11,6 @@ from hpx_core.build.toolchain import Toolchain, get_toolchain
 from hpx_core.build.toolchain_file import recipe_identity
 from hpx_core.enginelib.identity import identity_key
 
-DEFAULT_TOOLCHAIN = "arm-none-eabi-gcc"
-
 RECIPE_VERSION = 2
 """Bump when the way libraries are built changes, so old cache entries are not reused."""
 
@@ -82,4 +80,4 @@ def builds_with_gcc(toolchain: Toolchain | None) -> bool:
 def toolchain_identity(toolchain: Toolchain | None = None) -> str:
     """What names ``toolchain`` (default: arm-none-eabi-gcc) in every library key: for GCC its
     first ``--version`` line, for the LLVM recipes also the compiler's path and C library."""
-    return recipe_identity(toolchain if toolchain is not None else get_toolchain(DEFAULT_TOOLCHAIN))
+    return recipe_identity(toolchain or get_toolchain())

@@ -14,7 +14,7 @@ from typing import Any
 import attrs
 
 from hpx_core.boards import get_board
-from hpx_core.enginelib.spec import DEFAULT_TOOLCHAIN
+from hpx_core.build.toolchain import DEFAULT_TOOLCHAIN
 from hpx_core.matrix.spec import (
     BoardAxis,
     CellRule,

@@ -14,7 +14,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from hpx_core.enginelib.spec import DEFAULT_TOOLCHAIN
+from hpx_core.build.toolchain import DEFAULT_TOOLCHAIN
 from hpx_core.locks import hold
 from hpx_core.pipeline.facts import firmware_settings
 from hpx_core.pipeline.state import RunState, need
