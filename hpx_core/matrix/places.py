@@ -26,6 +26,8 @@ def places_by_board(plan: MatrixPlan) -> dict[str, tuple[str, ...]]:
     require_labgrid()
     client = farm_client(coordinator_address(plan.farm.coordinator))
     boards = dict.fromkeys(p.cell.board for p in plan.cells if not p.cell.build_only)
+    # The coordinator answers now (or this raises): a FarmError below is about a board.
+    client.places()
     found: dict[str, tuple[str, ...]] = {}
     for name in boards:
         board = get_board(name)
@@ -34,6 +36,8 @@ def places_by_board(plan: MatrixPlan) -> dict[str, tuple[str, ...]]:
         try:
             found[name] = tuple(state.name for state in choice.candidates(client, board))
         except FarmError:
+            if not client.connected:
+                raise  # the coordinator went away: no answer about this board
             continue  # not for this board: its cells run here
     if boards and not found:
         raise FarmError(f"no place {plan.place!r} at {client.address} runs a board of "
