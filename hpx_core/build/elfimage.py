@@ -9,23 +9,20 @@ result bundle's folder lists exactly its files).
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import hashlib
-import json
-import os
-import tempfile
 from pathlib import Path
+from typing import Any
 
 import attrs
 import cattrs
 
 from hpx_core.errors import BuildError
-from hpx_core.sources.cache import cache_root
+from hpx_core.kept import KeptFolder
 
 FORMAT = 1
-FOLDER = "elf-images"
-KEEP = 256  # entries (100-500 KB each): the most recently used stay, older ones are removed
+# 100-500 KB each: the 256 most recently used stay, older ones are removed
+IMAGES = KeptFolder("elf-images", keep=256)
 _converter = cattrs.Converter()
 
 
@@ -85,56 +82,21 @@ def _read(path: str, size: int, mtime_ns: int, inode: int) -> ElfImage:
     except OSError as error:
         raise BuildError(f"cannot read the firmware ELF {elf}: {error.strerror or error}",
                          "check its permissions, or rebuild it with `hpx build`") from None
-    kept = cache_root() / FOLDER / f"{digest}.json"
-    image = _load(kept, digest)
+    image = _load(IMAGES.load(digest), digest)
     if image is None:
         image = _parse(elf)
-        _keep(kept, digest, image)
-        _prune(kept.parent)
-    else:
-        with contextlib.suppress(OSError):  # a read-only cache is read all the same
-            kept.touch()  # recently used: kept when older entries are pruned
+        IMAGES.store(digest, {"format": FORMAT, "sha256": digest,
+                              "image": _converter.unstructure(image)})
     return image
 
 
-def _load(path: Path, digest: str) -> ElfImage | None:
+def _load(data: Any, digest: str) -> ElfImage | None:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
         if data.get("format") != FORMAT or data.get("sha256") != digest:
             return None
         return _converter.structure(data["image"], ElfImage)
-    except (OSError, ValueError, KeyError, TypeError, cattrs.BaseValidationError):
+    except (AttributeError, KeyError, TypeError, cattrs.BaseValidationError):
         return None  # absent, stale or damaged: read the ELF again
-
-
-def _keep(path: Path, digest: str, image: ElfImage) -> None:
-    data = {"format": FORMAT, "sha256": digest, "image": _converter.unstructure(image)}
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, name = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)  # one per writer
-    except OSError:
-        return  # a read-only cache: read with lief next time too
-    tmp = Path(name)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as file:
-            json.dump(data, file, separators=(",", ":"))
-        tmp.replace(path)
-    except OSError:
-        tmp.unlink(missing_ok=True)
-
-
-def _prune(folder: Path) -> None:
-    """Remove all but the ``KEEP`` most recently used entries (a concurrent prune may have
-    removed some already)."""
-    entries = []
-    for path in folder.glob("*.json"):
-        try:
-            entries.append((path.stat().st_mtime_ns, path))
-        except OSError:
-            continue
-    for _, path in sorted(entries, reverse=True)[KEEP:]:
-        with contextlib.suppress(OSError):  # a read-only cache keeps what it has
-            path.unlink(missing_ok=True)
 
 
 def _text(value: str | bytes) -> str:

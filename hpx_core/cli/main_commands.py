@@ -330,8 +330,6 @@ def note(message: str) -> None:
 
 
 def _print_profile(outcome: pipeline.ProfileOutcome) -> None:
-    from hpx_core.compare.layer_check import layer_check_line
-
     measurement = outcome.measurement
     if measurement is None:
         return
@@ -348,6 +346,8 @@ def _print_profile(outcome: pipeline.ProfileOutcome) -> None:
                       *counted, *status)
     console.print(table)
     if check is not None:
+        from hpx_core.compare.layer_check import layer_check_line  # NumPy: only with a check
+
         console.print(layer_check_line(check), markup=False, highlight=False)
     console.print(
         f"whole inference (uninstrumented): {measurement.whole_median:,} {measurement.units}; "

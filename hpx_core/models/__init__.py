@@ -89,7 +89,8 @@ def model_format(path: Path | None) -> str | None:
 
 
 def load_model(path: Path) -> ModelInfo:
-    """Read and analyze one model file (and a PTE's verified sidecar, when present)."""
+    """Read and analyze one model file (and a PTE's verified sidecar, when present); the
+    analysis a run kept of the same bytes comes from the hpx cache (:mod:`.analyses`)."""
     path = Path(path)
     try:
         data = path.read_bytes()
@@ -103,21 +104,23 @@ def load_model(path: Path) -> ModelInfo:
             f"cannot read model file {path}: {exc.strerror or exc}",
             hint="check that the path is a readable file",
         ) from None
+    from hpx_core.models.analyses import kept_analysis
     from hpx_core.models.sidecar import read_sidecar
 
-    info = read_model_bytes(data, path)
+    sha256 = hashlib.sha256(data).hexdigest()
+    info = kept_analysis(sha256, path, lambda: read_model_bytes(data, path, sha256))
     if info.format == "tflite":
         return info
     return attrs.evolve(info, sidecar=read_sidecar(path, info.sha256))
 
 
-def read_model_bytes(data: bytes, path: Path) -> ModelInfo:
+def read_model_bytes(data: bytes, path: Path, sha256: str | None = None) -> ModelInfo:
     """Analyze a model already in memory; ``path`` names it in records and messages."""
     # The readers load the flatbuffers schemas (hundreds of modules): only when reading.
     from hpx_core.models.pte_reader import read_pte
     from hpx_core.models.tflite_reader import read_tflite
 
-    sha256 = hashlib.sha256(data).hexdigest()
+    sha256 = sha256 or hashlib.sha256(data).hexdigest()
     if detect_format(data, path.name) == "tflite":
         return read_tflite(data, path, sha256)
     return read_pte(data, path, sha256)

@@ -41,6 +41,7 @@ from hpx_core.errors import (
     UsageError,
 )
 from hpx_core.models import CORE_FORMATS, ModelInfo, detect_format, load_model
+from hpx_core.models.analyses import keep_analysis
 from hpx_core.pipeline.facts import config_json, source_provenance
 from hpx_core.pipeline.memory import memory_stage, overflow_sentence, replan_after_overflow
 from hpx_core.pipeline.model_copy import model_for_engine
@@ -50,7 +51,6 @@ from hpx_core.plugins import Registry
 from hpx_core.probe.passes import plan_events, run_extra_passes
 from hpx_core.probe.probes import NoProbeError
 from hpx_core.results import Measurement
-from hpx_core.results.layer_check import check_layers
 from hpx_core.run.choose import runner_for
 from hpx_core.run.record import ResultParts, run_and_record
 from hpx_core.run.runner import held
@@ -166,6 +166,7 @@ def firmware_stage(state: RunState) -> None:
     needs); the run's log starts empty here. A second pass (a plan made again after the
     linker measured the code) keeps the folder the first one claimed."""
     board, model = need(state.board, "board"), need(state.model, "model")
+    keep_analysis(model)  # past every check: the next run reads the kept analysis
     work = state.work_folder or claim_work_folder(state)
     state.work_folder = work
     needed = state.validated.engine.descriptor.model_fields
@@ -318,8 +319,12 @@ def _extras(state: RunState, capture: Capture) -> ResultParts:
     answer: ResultExtras | None = _hook(state, "hpx_result_extras")(request=request)
     mode = state.config.profiling.check_layers
     note = answer.layer_check_note if answer is not None else None
-    layer_check = None if mode == "off" else check_layers(
-        capture, contribution.layer_reference, mode, state.engine.name, note)
+    layer_check = None
+    if mode != "off":
+        from hpx_core.results.layer_check import check_layers  # NumPy: only for a check
+
+        layer_check = check_layers(capture, contribution.layer_reference, mode,
+                                   state.engine.name, note)
     if answer is None:
         return ResultParts(layer_check=layer_check)
     return ResultParts(dict(answer.values), dict(answer.files), layer_check)

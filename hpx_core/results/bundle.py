@@ -18,16 +18,18 @@ import tempfile
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import attrs
 
 from hpx_core.errors import HpxError
 from hpx_core.results.bundle_schema import BUNDLE_SCHEMA
-from hpx_core.results.layer_check import LayerCheck
 from hpx_core.results.measure import Measurement
 from hpx_core.results.trace import trace_json
 from hpx_core.results.verify import MANIFEST
+
+if TYPE_CHECKING:  # the layer check's NumPy loads only when a run checks layers
+    from hpx_core.results.layer_check import LayerCheck
 
 Status = Literal["complete", "failed"]
 EMULATED_UNITS = "instructions (emulated)"

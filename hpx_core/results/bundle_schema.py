@@ -8,10 +8,11 @@ newer hpx may add are allowed; the keys hpx reads must have the types it reads.
 
 from __future__ import annotations
 
-from typing import Any
+import functools
+from typing import TYPE_CHECKING, Any
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import best_match
+if TYPE_CHECKING:
+    from jsonschema.protocols import Validator
 
 BUNDLE_SCHEMA = 1
 RESULT_STATUSES = ["complete", "failed"]
@@ -88,14 +89,15 @@ SCHEMAS: dict[str, Any] = {
     "placement.json": _OBJECT,
     "kernel_checks.json": {"type": "array", "items": _OBJECT},
 }  # fmt: skip
-_VALIDATORS = {name: Draft202012Validator(schema) for name, schema in SCHEMAS.items()}
 REQUIRED_FILES = ("summary.json",)
 """Files every bundle of this schema has, whatever its status."""
 
 
 def shape_problem(name: str, document: Any) -> str | None:
     """What is wrong with the shape of the bundle file ``name``, in one line; None if fine."""
-    validator = _VALIDATORS.get(name)
+    from jsonschema.exceptions import best_match
+
+    validator = _validator(name)
     error = best_match(validator.iter_errors(document)) if validator else None
     if error is None:
         return None
@@ -103,3 +105,13 @@ def shape_problem(name: str, document: Any) -> str | None:
     message = " ".join(error.message.split())
     message = message if len(message) <= 160 else message[:157] + "..."
     return f"{name}: {where}: {message}" if where else f"{name}: {message}"
+
+
+@functools.cache
+def _validator(name: str) -> Validator | None:
+    """The validator of ``name``'s schema; jsonschema loads when a bundle is first read (writing
+    one needs only :data:`BUNDLE_SCHEMA`)."""
+    from jsonschema import Draft202012Validator
+
+    schema = SCHEMAS.get(name)
+    return Draft202012Validator(schema) if schema is not None else None

@@ -13,18 +13,20 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from hpx_core.boards import Board
 from hpx_core.errors import CaptureError, HpxError, RunError
 from hpx_core.results import BundleInputs, Measurement, measure, merge_event_passes, write_bundle
-from hpx_core.results.layer_check import LayerCheck
 from hpx_core.run.fault import describe_fault
 from hpx_core.run.runner import Execution, RunInterruptedError, Runner, StreamStoppedError
 from hpx_core.wire import Capture, parse_capture
 from hpx_core.wire.protocol import EXIT_STATUS
+
+if TYPE_CHECKING:  # NumPy loads only when a run checks layers
+    from hpx_core.results.layer_check import LayerCheck
 
 # The silicon counter backends' boot-check codes (counters/hpx_counter_check.h).
 COUNTER_ERRORS = {

@@ -13,13 +13,16 @@ from __future__ import annotations
 import os
 import zlib
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from hpx_core.boards import Board
 from hpx_core.build.placement import ARENA_USES
 from hpx_core.contract import LayerReference, PlannedBuffer
 from hpx_core.errors import ConfigError
 from hpx_core.tflm_family.arena import ArenaPlan, align_up, data_memory
-from hpx_core.tflm_family.layer_reference import LayerIO
+
+if TYPE_CHECKING:
+    from hpx_core.tflm_family.layer_reference import LayerIO
 
 STAGING_SYMBOL = "hpx_tflm_check_staging"  # defined with C linkage in hpx_tflm_runner.cc
 FAULT_VARIABLE = "HPX_TEST_FAULT_LAYER"

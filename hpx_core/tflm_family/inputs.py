@@ -2,20 +2,31 @@
 
 The bytes are made on the host, embedded in the firmware and copied into the input tensors
 before every inference; the same bytes feed the host reference, so outputs must match exactly.
+Random inputs are kept in the hpx cache by seed, input types and NumPy's version: a warm run
+does not load NumPy to make the same bytes again.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import json
+from collections.abc import Sequence
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import attrs
-import numpy as np
 
 from hpx_core.errors import ConfigError
+from hpx_core.kept import KeptFolder
 from hpx_core.models import ModelInfo, TensorInfo
 
+if TYPE_CHECKING:
+    import numpy as np
+
 InputKind = Literal["zeros", "random", "file"]
+RANDOM_INPUTS = KeptFolder("random-inputs", keep=256)
 
 
 @attrs.frozen
@@ -47,6 +58,8 @@ def _size(tensor: TensorInfo) -> int:
 
 
 def _random(tensor: TensorInfo, rng: np.random.Generator) -> bytes:
+    import numpy as np
+
     size = _size(tensor)
     if tensor.dtype.startswith("float"):
         count = size // np.dtype(tensor.dtype).itemsize
@@ -54,7 +67,29 @@ def _random(tensor: TensorInfo, rng: np.random.Generator) -> bytes:
     return rng.integers(0, 256, size, dtype=np.uint8).tobytes()
 
 
+def _random_inputs(seed: int, tensors: Sequence[TensorInfo]) -> tuple[bytes, ...]:
+    """Seeded random bytes per tensor, from the cache when made before."""
+    try:
+        generator = f"numpy {version('numpy')}"
+    except PackageNotFoundError:
+        generator = "numpy absent"
+    made_of = [seed, generator, [[t.dtype, _size(t)] for t in tensors]]
+    key = hashlib.sha256(json.dumps(made_of).encode()).hexdigest()
+    try:
+        return tuple(base64.b64decode(item) for item in RANDOM_INPUTS.load(key)["inputs"])
+    except (KeyError, TypeError, ValueError):
+        pass  # not made before, or damaged
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    made = tuple(_random(t, rng) for t in tensors)
+    RANDOM_INPUTS.store(key, {"inputs": [base64.b64encode(item).decode() for item in made]})
+    return made
+
+
 def _from_file(path: Path, tensor: TensorInfo) -> bytes:
+    import numpy as np
+
     if not path.is_file():
         raise ConfigError(f"input file not found: {path}", "give a .npy or .bin file, or zeros")
     if path.suffix == ".npy":
@@ -78,8 +113,7 @@ def input_bytes(spec: InputSpec, model: ModelInfo) -> tuple[bytes, ...]:
     if spec.kind == "zeros":
         return tuple(bytes(_size(t)) for t in model.inputs)
     if spec.kind == "random":
-        rng = np.random.default_rng(spec.seed)
-        return tuple(_random(t, rng) for t in model.inputs)
+        return _random_inputs(spec.seed, model.inputs)
     if len(model.inputs) != 1 or spec.path is None:
         raise ConfigError("an input file can feed only a single-input model",
                           "use random or zeros for models with several inputs")

@@ -25,7 +25,6 @@ from hpx_core.tflm_family.check import (
 )
 from hpx_core.tflm_family.glue import FamilyGlue, family_glue
 from hpx_core.tflm_family.inputs import InputSpec, input_bytes
-from hpx_core.tflm_family.layer_reference import layer_io, layer_reference
 from hpx_core.tflm_family.reference import host_outputs
 from hpx_core.tflm_family.resolver import methods_from_checkout, select_ops
 
@@ -67,6 +66,9 @@ class ModelGlue:
 def _with_check(glue: FamilyGlue, model: ModelInfo, model_data: bytes, inputs: tuple[bytes, ...],
                 board: Board, arena: ArenaPlan) -> tuple[FamilyGlue, LayerReference]:
     """The glue with the check's tables and staging buffer (refused when RAM is short)."""
+    # the host interpreter, flatbuffers and NumPy load only for a run that checks layers
+    from hpx_core.tflm_family.layer_reference import layer_io, layer_reference
+
     io = layer_io(model_data)
     staging = staging_size(io)
     buffer = check_staging(board, arena, staging)

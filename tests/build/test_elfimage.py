@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import os
 import shutil
 from pathlib import Path
 
@@ -13,7 +12,6 @@ from emulated_firmware import selftest_build
 from hpx_core.build import elfimage
 from hpx_core.build.elfimage import ElfImage, read_elf
 from hpx_core.errors import BuildError
-from hpx_core.sources.cache import cache_root
 
 pytestmark = pytest.mark.emulated
 
@@ -28,7 +26,7 @@ def elf(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _kept(elf: Path) -> Path:
-    return cache_root() / elfimage.FOLDER / f"{hashlib.sha256(elf.read_bytes()).hexdigest()}.json"
+    return elfimage.IMAGES.path(hashlib.sha256(elf.read_bytes()).hexdigest())
 
 
 def _no_lief(elf: Path) -> ElfImage:
@@ -67,20 +65,3 @@ def test_a_damaged_kept_image_is_read_again(elf: Path) -> None:
 def test_a_missing_elf_is_a_build_error(tmp_path: Path) -> None:
     with pytest.raises(BuildError, match="cannot read the firmware ELF"):
         read_elf(tmp_path / "absent.elf")
-
-
-def test_the_least_recently_used_entries_are_pruned(
-    elf: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(elfimage, "KEEP", 2)
-    variants = []
-    for n in range(3):
-        variant = elf.with_name(f"v{n}.elf")
-        variant.write_bytes(elf.read_bytes() + bytes(n + 1))
-        variants.append(variant)
-    read_elf(variants[0])
-    read_elf(variants[1])
-    os.utime(_kept(variants[1]), ns=(1, 1))  # long unused
-    read_elf(variants[0])  # used again: stays
-    read_elf(variants[2])  # the third entry: the least recently used goes
-    assert [_kept(v).is_file() for v in variants] == [True, False, True]

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
+KWS = Path(__file__).resolve().parents[2] / "examples/models/mlperf_tiny/kws_ref_model.tflite"
 HEAVY = ("hpx_core.api", "hpx_core.pipeline", "hpx_core.plugins", "hpx_core.config",
          "hpx_core.sources", "hpx_core.report", "matplotlib", "numpy", "git", "lief",
          "ruamel.yaml", "structlog", "pluggy", "cattrs")
@@ -48,3 +51,41 @@ def test_loading_every_plugin_imports_no_engine_machinery() -> None:
                                                 check=True).stdout)
     assert {"tflm", "executorch", "helia-rt", "helia-aot"} <= set(engines)
     assert sorted(m for m in ENGINE_MACHINERY if m in loaded) == []
+
+
+RUN_MODULES = ("hpx_core.pipeline", "hpx_core.tflm_family", "hpx_core.run.record",
+               "hpx_core.results", "hpx_core.results.bundle_schema", "hpx_tflm.plugin")
+READERS = ("numpy", "tflite", "flatbuffers", "jsonschema", "lief", "tflite_micro")
+WARM_MODEL_WORK = """
+import json, sys
+from pathlib import Path
+from hpx_core.models import load_model
+from hpx_core.models.analyses import keep_analysis
+from hpx_core.tflm_family import InputSpec, compare_outputs, host_outputs, input_bytes
+model = load_model(Path(sys.argv[1]))
+keep_analysis(model)
+data = model.path.read_bytes()
+inputs = input_bytes(InputSpec.parse("random", 7), model)
+outputs = host_outputs(data, inputs, model)
+assert all(check.exact for check in compare_outputs(outputs, outputs, model))
+print(json.dumps(sorted(sys.modules)))
+"""
+
+
+def test_the_run_modules_import_no_model_reader() -> None:
+    code = (f"import json, sys; import {', '.join(RUN_MODULES)}; "
+            "print(json.dumps(sorted(sys.modules)))")
+    loaded = json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True,
+                                       text=True, check=True).stdout)
+    assert sorted(m for m in READERS if m in loaded) == []
+
+
+def test_model_work_done_before_loads_no_reader_again(tmp_path: Path) -> None:
+    """A warm run's model analysis, random inputs and host outputs come from the cache: no
+    NumPy, flatbuffers schemas or interpreter (the first run needs them all)."""
+    env = {**os.environ, "HPX_CACHE_DIR": str(tmp_path)}
+    runs = [json.loads(subprocess.run([sys.executable, "-c", WARM_MODEL_WORK, str(KWS)],
+                                      capture_output=True, text=True, check=True,
+                                      env=env).stdout) for _ in range(2)]
+    assert sorted(m for m in READERS if m in runs[0]) == sorted(READERS[:3]) + ["tflite_micro"]
+    assert sorted(m for m in READERS if m in runs[1]) == []

@@ -9,7 +9,7 @@ import pytest
 from hpx_core.models import load_model
 from hpx_core.tflm_family import InputSpec, host_outputs, input_bytes
 from hpx_core.tflm_family import reference as reference_module
-from hpx_core.tflm_family.reference_cache import FOLDER, entry_name, interpreter_version
+from hpx_core.tflm_family.reference_cache import OUTPUTS, entry_name, interpreter_version
 
 KWS = Path(__file__).resolve().parents[2] / "examples/models/mlperf_tiny/kws_ref_model.tflite"
 
@@ -17,7 +17,7 @@ KWS = Path(__file__).resolve().parents[2] / "examples/models/mlperf_tiny/kws_ref
 @pytest.fixture
 def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("HPX_CACHE_DIR", str(tmp_path))
-    return tmp_path / FOLDER
+    return tmp_path / OUTPUTS.name
 
 
 def test_second_call_reads_the_cache_not_the_interpreter(
@@ -25,8 +25,8 @@ def test_second_call_reads_the_cache_not_the_interpreter(
     model, data = load_model(KWS), KWS.read_bytes()
     inputs = input_bytes(InputSpec.parse("random"), model)
     first = host_outputs(data, inputs, model)
-    assert [p.name for p in cache.iterdir()] == [entry_name(data, inputs)]
-    assert entry_name(data, inputs).endswith(f"-{interpreter_version()}.json")
+    assert [p.name for p in cache.iterdir()] == [f"{entry_name(data, inputs)}.json"]
+    assert entry_name(data, inputs).endswith(f"-{interpreter_version()}")
 
     def refuse(*_args: object) -> tuple[bytes, ...]:
         raise AssertionError("the interpreter ran although the outputs were cached")
@@ -43,7 +43,7 @@ def test_a_damaged_entry_is_computed_again(cache: Path) -> None:
     inputs = input_bytes(InputSpec.parse("zeros"), model)
     expected = reference_module.interpret(data, inputs, model)
     cache.mkdir(parents=True)
-    (cache / entry_name(data, inputs)).write_text("{not json", encoding="utf-8")
+    (cache / f"{entry_name(data, inputs)}.json").write_text("{not json", encoding="utf-8")
     assert host_outputs(data, inputs, model) == expected
     assert host_outputs(data, inputs, model) == expected
     assert not [p for p in cache.iterdir() if p.name.startswith(".tmp-")]
