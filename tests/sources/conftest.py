@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from gitrepos import git_env, upstream
+from gitrepos import git_env, upstream, upstream_repos
 
-__all__ = ["git_env", "upstream"]
+__all__ = ["git_env", "upstream", "upstream_repos"]

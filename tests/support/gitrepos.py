@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import attrs
@@ -181,7 +180,9 @@ def _prune(repo: Path) -> None:
 
 
 @pytest.fixture(scope="session")
-def upstream(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Upstream]:
+def upstream_repos(tmp_path_factory: pytest.TempPathFactory) -> Upstream:
+    """The repositories, built once per session; the environment is set only while building
+    (a later test of the session sees the machine's git config again)."""
     root = tmp_path_factory.mktemp("upstream")
     config = root / "gitconfig"
     rules = "".join(
@@ -191,10 +192,21 @@ def upstream(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Upstream]:
     # Serve partial clones, as GitHub does (a local mirror needs this set to do the same).
     config.write_text(rules + "[uploadpack]\n\tallowFilter = true\n")
     with pytest.MonkeyPatch.context() as patch:
-        for key, value in ENV.items():
-            patch.setenv(key, value)
-        patch.setenv("GIT_CONFIG_GLOBAL", str(config))
-        yield _build(root)
+        _private_git(patch, config)
+        return _build(root)
+
+
+@pytest.fixture
+def upstream(upstream_repos: Upstream, monkeypatch: pytest.MonkeyPatch) -> Upstream:
+    """The repositories, reached through their private git config for this test."""
+    _private_git(monkeypatch, upstream_repos.gitconfig)
+    return upstream_repos
+
+
+def _private_git(patch: pytest.MonkeyPatch, config: Path) -> None:
+    for key, value in ENV.items():
+        patch.setenv(key, value)
+    patch.setenv("GIT_CONFIG_GLOBAL", str(config))
 
 
 @pytest.fixture(autouse=True)
