@@ -18,6 +18,7 @@ from hpx_core.sources.pins import PinSet, parse_pins
 
 git_env = gitrepos.git_env
 upstream = gitrepos.upstream
+upstream_repos = gitrepos.upstream_repos
 plugins_module = importlib.import_module("hpx_core.plugins")  # the commands import from it
 
 
