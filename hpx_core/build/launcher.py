@@ -15,7 +15,6 @@ from __future__ import annotations
 import functools
 import os
 import shutil
-import subprocess
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -23,6 +22,7 @@ from pathlib import Path
 import attrs
 
 from hpx_core.build.templates import templates_root
+from hpx_core.tool_version import version_line
 
 ENV = "HPX_COMPILER_CACHE"
 OFF = ("off", "0", "no", "false", "none")
@@ -60,15 +60,8 @@ def _candidates(value: str) -> list[str]:
 
 
 def _version(path: Path) -> str | None:
-    try:
-        done = subprocess.run([str(path), "--version"], capture_output=True, text=True,
-                              timeout=30, check=False)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    first = done.stdout.strip().splitlines()[:1]
-    if done.returncode != 0 or not first:
-        return None
-    return first[0].replace(" version", "")
+    line = version_line(path)
+    return line.replace(" version", "") if line else None
 
 
 @functools.cache

@@ -11,11 +11,9 @@ what to install, never guessed.
 
 from __future__ import annotations
 
-import functools
 import os
 import re
 import shutil
-import subprocess
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Literal
@@ -24,6 +22,7 @@ import attrs
 
 from hpx_core.config.suggest import did_you_mean
 from hpx_core.errors import ToolError
+from hpx_core.tool_version import version_line
 
 Family = Literal["gcc", "llvm", "none"]
 DEFAULT_TOOLCHAIN = "arm-none-eabi-gcc"  # what a config that names none builds with
@@ -84,16 +83,8 @@ class Toolchain:
         return self
 
 
-@functools.cache
 def _version_line(compiler: Path) -> str:
-    try:
-        done = subprocess.run(
-            [str(compiler), "--version"], capture_output=True, text=True, timeout=30, check=False
-        )
-    except (OSError, subprocess.TimeoutExpired) as error:
-        return f"unknown ({error})"
-    first = (done.stdout or done.stderr).strip().splitlines()
-    return first[0].strip() if first else "unknown"
+    return version_line(compiler) or "unknown"
 
 
 def llvm_release(version_line: str) -> tuple[int, int] | None:

@@ -18,6 +18,7 @@ from hpx_core.build.launcher import ENV, OFF, find_compiler_cache
 from hpx_core.build.toolchain import detect_toolchains
 from hpx_core.plugins import Registry
 from hpx_core.sources import package_status
+from hpx_core.tool_version import version_line
 
 
 @attrs.frozen
@@ -164,13 +165,8 @@ def _labgrid_check() -> Check:
 
 
 def _version_line(path: str, args: Sequence[str]) -> str:
-    try:
-        result = subprocess.run(
-            [path, *args], capture_output=True, text=True, timeout=20, check=False
-        )
-    except (OSError, subprocess.TimeoutExpired) as error:
-        return f"version unknown ({error})"
-    text = (result.stdout or result.stderr).strip().splitlines()
-    first = text[0] if text else ""
+    first = version_line(path, *args, timeout=20)
+    if first is None:
+        return "version unknown"
     match = re.search(r"\d+\.\d+(\.\d+)?", first)
     return match.group(0) if match else first[:60]

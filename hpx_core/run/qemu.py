@@ -19,6 +19,7 @@ from hpx_core.build.elfinfo import load_segments
 from hpx_core.contract import Json
 from hpx_core.errors import RunError, ToolError
 from hpx_core.run.runner import Execution
+from hpx_core.tool_version import version_line
 
 log = structlog.get_logger(__name__)
 
@@ -118,13 +119,7 @@ def run_on_qemu(board: Board, elf: Path, *, timeout: float = 60.0) -> RunOutput:
 
 def qemu_version(argv0: str) -> str:
     """The first line of ``qemu-system-arm --version`` (for provenance)."""
-    try:
-        done = subprocess.run(
-            [argv0, "--version"], capture_output=True, text=True, timeout=30, check=False
-        )
-    except OSError:
-        return "unknown"
-    return done.stdout.strip().splitlines()[0] if done.stdout.strip() else "unknown"
+    return version_line(argv0) or "unknown"
 
 
 @attrs.frozen
