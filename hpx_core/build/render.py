@@ -20,6 +20,7 @@ from hpx_core.boards.support import SupportPlan, support_plan
 from hpx_core.build.templates import templates_root
 from hpx_core.contract import FirmwareContribution, PlannedBuffer
 from hpx_core.errors import BuildError
+from hpx_core.sources.cache import cache_root
 
 HARNESS_SOURCES = ("hpx_main.c", "hpx_counter.c", "hpx_wire.c", "hpx_fault.c", "hpx_check.c",
                    "hpx_measure.S")
@@ -101,7 +102,19 @@ def _env(root: Path) -> jinja2.Environment:
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
         autoescape=False,
+        bytecode_cache=_compiled_templates(),
     )
+
+
+def _compiled_templates() -> jinja2.BytecodeCache | None:
+    """Templates compiled by an earlier run, checked against their source (jinja's own cache,
+    written atomically); none when the hpx cache cannot be written."""
+    folder = cache_root() / "compiled-templates"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    return jinja2.FileSystemBytecodeCache(str(folder))
 
 
 def _cmake_path(path: Path) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import attrs
+import jinja2
 import pytest
 
 from hpx_core.boards import get_board
@@ -106,3 +107,24 @@ def test_pmu_events_of_a_pass_are_compiled_in_only_when_asked_for(tmp_path: Path
     plain = render_project(tmp_path / "b", get_board("qemu-m55"), GLUE, HarnessSettings("demo"))
     config = (plain.source_dir / "hpx/harness/hpx_config.h").read_text()
     assert "HPX_PMU_EVENTS" not in config and "HPX_MAX_EVENTS" not in config
+
+
+def test_a_second_process_renders_the_same_from_compiled_templates(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HPX_CACHE_DIR", str(tmp_path / "cache"))
+    board = get_board("qemu-m55")
+    first = render_project(tmp_path / "a", board, GLUE, HarnessSettings("demo"))
+    compiled = sorted((tmp_path / "cache" / "compiled-templates").iterdir())
+    assert len(compiled) == 2  # the CMakeLists and the config header
+
+    def no_compile(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("a template was compiled again")
+
+    monkeypatch.setattr(jinja2.Environment, "compile", no_compile)
+    second = render_project(tmp_path / "b", board, GLUE, HarnessSettings("demo"))
+    for rel in ("CMakeLists.txt", "hpx/harness/hpx_config.h"):
+        made = [(p.source_dir / rel).read_text().replace(str(p.root), "ROOT")
+                for p in (first, second)]
+        assert made[0] == made[1]
+    assert sorted((tmp_path / "cache" / "compiled-templates").iterdir()) == compiled
