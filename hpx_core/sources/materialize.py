@@ -10,9 +10,10 @@ leaves a half cache; a file lock per repository lets concurrent runs share the c
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import tempfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -106,24 +107,51 @@ def materialize_pin(
     """Bring ``pin`` into the cache, exactly at its commit and clean, and describe it."""
     store = cache or SourceCache()
     report = progress or _quiet
+    return _unchanged(pin, store, report) or _synced(pin, store, report, offline=offline)
+
+
+def _unchanged(pin: RepoPin, store: SourceCache, report: ProgressFn) -> Materialized | None:
+    """``pin``'s checkout when nothing in it changed since it was found at the pin (no git
+    asked), else None."""
+    final = store.checkout(pin.name)
+    if not final.exists():
+        return None
+    with _locked(store, pin):
+        if not remembered(store.locks, pin, final):
+            return None
+    return _done(pin, final, [], report)
+
+
+def _synced(pin: RepoPin, store: SourceCache, report: ProgressFn, *,
+            offline: bool) -> Materialized:
     final = store.checkout(pin.name)
     if offline and not final.exists():
         _verified(pin, final, offline=True)  # refuses: nothing to lock, nothing to write
+    with _locked(store, pin):
+        report(pin.name, "locked", None)
+        store.remove_stale_temps(pin.name)
+        if final.exists() and remembered(store.locks, pin, final):
+            missing: list[str] = []  # found unchanged since another run checked it
+        else:
+            missing = _bring(pin, store, report, offline=offline)
+            if not missing:
+                remember(store.locks, pin, final)
+    return _done(pin, final, missing, report)
+
+
+@contextlib.contextmanager
+def _locked(store: SourceCache, pin: RepoPin) -> Iterator[None]:
     try:
         with store.lock(pin.name):
-            report(pin.name, "locked", None)
-            store.remove_stale_temps(pin.name)
-            if final.exists() and remembered(store.locks, pin, final):
-                missing: list[str] = []  # unchanged since it was found at the pin
-            else:
-                missing = _bring(pin, store, report, offline=offline)
-                if not missing:
-                    remember(store.locks, pin, final)
+            yield
     except Timeout:
         raise SourceError(
             f"timed out waiting for the cache lock of {pin.name}",
             f"another hpx process is materializing it; lock files are in {store.locks}",
         ) from None
+
+
+def _done(pin: RepoPin, final: Path, missing: list[str], report: ProgressFn) -> Materialized:
     report(pin.name, "done", 1.0)
     log.info("materialized", repo=pin.name, commit=pin.commit, path=str(final))
     return _records(pin, final, missing)
@@ -185,16 +213,18 @@ def materialize_pins(
     if unknown:
         names = ", ".join(p.name for p in chosen)
         raise SourceError(f"override for unknown repository {unknown[0]!r}", f"pinned: {names}")
+    store, report = cache or SourceCache(), progress or _quiet
     cached = [pin for pin in chosen if pin.name not in given]
-    # Pins are independent (one lock each): checking or fetching them side by side keeps a
-    # warm run's verification (a few git calls per pin) from adding up.
-    with ThreadPoolExecutor(max_workers=PARALLEL_PINS) as pool:
-        done = dict(zip(
-            (pin.name for pin in cached),
-            pool.map(lambda p: materialize_pin(p, cache, offline=offline, progress=progress),
-                     cached),
-            strict=True,
-        ))
+    # A checkout unchanged since it was found at its pin costs a walk of its folder: those go
+    # one after another (threads would only take turns). The others ask git a few questions
+    # each, or fetch: side by side (one lock per pin), so a cold run's pins do not add up.
+    done = {pin.name: found for pin in cached if (found := _unchanged(pin, store, report))}
+    rest = [pin for pin in cached if pin.name not in done]
+    if rest:
+        with ThreadPoolExecutor(max_workers=PARALLEL_PINS) as pool:
+            done |= zip((pin.name for pin in rest),
+                        pool.map(lambda p: _synced(p, store, report, offline=offline), rest),
+                        strict=True)
     repos: list[SourceRepo] = []
     stamps: list[Provenance] = []
     for pin in chosen:
