@@ -16,18 +16,18 @@ from typing import Any
 
 import attrs
 import pluggy
-import structlog
 
 from hpx_core import PROJECT_NAME, hookspecs
 from hpx_core.config.suggest import did_you_mean
 from hpx_core.contract import EngineDescriptor
 from hpx_core.errors import HpxError, PluginError
+from hpx_core.log import get_logger
 from hpx_core.sources.pins import EngineSources, PinSet, core_pins, merge_pins
 
 ENTRY_POINT_GROUP = "hpx.engines"
 DISABLE_ENV = "HPX_DISABLE_PLUGINS"
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 
 @attrs.frozen

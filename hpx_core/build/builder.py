@@ -15,7 +15,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import attrs
-import structlog
 
 from hpx_core.build.elfinfo import SectionSizes, section_sizes
 from hpx_core.build.fingerprint import build_fingerprint, read_stamp
@@ -33,8 +32,9 @@ from hpx_core.build.toolchain import Toolchain
 from hpx_core.build.toolchain_file import recipe_identity, write_toolchain_file
 from hpx_core.contract import SourceSet
 from hpx_core.errors import BuildError, ToolError
+from hpx_core.log import get_logger
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 STAMP = "hpx-build.json"
 _COMPILE_LINE = re.compile(r"^\[\d+/\d+\] Building (C|CXX|ASM) object ", re.MULTILINE)

@@ -1,16 +1,27 @@
-"""Log set-up: readable lines on a terminal, JSON lines with ``--log-json``."""
+"""Log set-up: readable lines on a terminal, JSON lines with ``--log-json``.
+
+structlog itself is configured (and imported) only when a line passes the level
+(:mod:`hpx_core.log`): a run that logs nothing at its level never loads it.
+"""
 
 from __future__ import annotations
 
+import functools
 import logging
 import sys
 
-import structlog
+from hpx_core.log import set_level
 
 
 def configure_logging(*, json: bool = False, verbosity: int = 0) -> None:
-    """Route structlog to stderr; ``verbosity`` 0 shows warnings, 1 info, 2+ debug."""
+    """Route log lines to stderr; ``verbosity`` 0 shows warnings, 1 info, 2+ debug."""
     level = [logging.WARNING, logging.INFO, logging.DEBUG][min(verbosity, 2)]
+    set_level(level, functools.partial(_configure_structlog, json, level))
+
+
+def _configure_structlog(json: bool, level: int) -> None:
+    import structlog
+
     renderer: structlog.typing.Processor = (
         structlog.processors.JSONRenderer()
         if json

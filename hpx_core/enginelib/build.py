@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-import structlog
 
 from hpx_core.build.toolchain import Toolchain
 from hpx_core.contract import LibraryUse
@@ -19,9 +18,10 @@ from hpx_core.enginelib.cached import BUILD_LOG, cached_folder
 from hpx_core.enginelib.cmake import LibraryBuild, cmake_library
 from hpx_core.enginelib.identity import debug_prefix_flags
 from hpx_core.enginelib.spec import LibrarySpec, Stage
+from hpx_core.log import get_logger
 from hpx_core.sources import cache_root
 
-log = structlog.get_logger()
+log = get_logger()
 LIB_TOKEN = "@LIB@"
 
 

@@ -17,8 +17,6 @@ from collections.abc import Callable
 from types import FrameType, TracebackType
 from typing import Any
 
-import structlog
-
 from hpx_core.boards import Board
 from hpx_core.errors import FarmError
 from hpx_core.farm.client import FarmClient, PlaceState
@@ -29,8 +27,9 @@ from hpx_core.farm.places import (
     current_place,
     resource_for,
 )
+from hpx_core.log import get_logger
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 Notify = Callable[[str], None]
 REMIND_EVERY = 30.0

@@ -16,11 +16,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-import structlog
-
 from hpx_core.config import ConfigDocument
 from hpx_core.config.validate import Overrides, validate_config
 from hpx_core.errors import ConfigError, UsageError
+from hpx_core.log import get_logger
 from hpx_core.pipeline.stages import STAGES, read_model
 from hpx_core.pipeline.state import ProfileOutcome, RunState, StageUnavailableError
 from hpx_core.plugins import Registry, default_registry
@@ -38,7 +37,7 @@ __all__ = [
 STAGE_NAMES = tuple(name for name, _ in STAGES)
 CHECKED_STAGES = STAGE_NAMES[: STAGE_NAMES.index("memory plan") + 1]
 """The stages before the first fetch: what :func:`check` runs."""
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 
 def profile(

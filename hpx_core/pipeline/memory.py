@@ -9,15 +9,15 @@ with that (once). Otherwise the overflow is reported in the plan's own sentence.
 from __future__ import annotations
 
 import attrs
-import structlog
 
 from hpx_core.build.builder import RegionOverflowError
 from hpx_core.build.layout import link_overflow, linked_code, plan_layout
 from hpx_core.contract import CodeSize, MemoryNeeds, MemoryRequest
 from hpx_core.errors import ConfigError, HpxError
+from hpx_core.log import get_logger
 from hpx_core.pipeline.state import RunState, need
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 
 def memory_stage(state: RunState) -> None:

@@ -14,19 +14,19 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-import structlog
 
 from hpx_core.boards import Board
 from hpx_core.build.elfinfo import symbol_inventory
 from hpx_core.build.placement import check_elf
 from hpx_core.contract import Json
 from hpx_core.errors import CaptureError, RunError
+from hpx_core.log import get_logger
 from hpx_core.probe.probes import ProbeInfo, ProbeLinkError, choose_probe, list_probes
 from hpx_core.probe.pyocd_api import PyocdApi, pyocd_api
 from hpx_core.probe.rtt import UpReader, find_control_block, open_up_channel
 from hpx_core.run.runner import Execution, StreamStoppedError
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 RTT_SYMBOL = "_SEGGER_RTT"
 RTT_CHANNEL = "hpx"

@@ -12,16 +12,16 @@ import time
 from pathlib import Path
 
 import attrs
-import structlog
 
 from hpx_core.boards import Board
 from hpx_core.build.elfinfo import load_segments
 from hpx_core.contract import Json
 from hpx_core.errors import RunError, ToolError
+from hpx_core.log import get_logger
 from hpx_core.run.runner import Execution
 from hpx_core.tool_version import version_line
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 QEMU = "qemu-system-arm"
 

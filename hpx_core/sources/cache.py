@@ -12,14 +12,14 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import attrs
-import structlog
 from filelock import FileLock, Timeout
 
 from hpx_core.errors import SourceError
+from hpx_core.log import get_logger
 from hpx_core.sources.checkout import CheckoutState, inspect
 from hpx_core.sources.pins import PinSet, RepoPin
 
-log = structlog.get_logger()
+log = get_logger()
 ENV = "HPX_CACHE_DIR"
 LOCK_TIMEOUT_S = 3600.0
 

@@ -19,11 +19,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import attrs
-import structlog
 from filelock import Timeout
 
 from hpx_core.contract import Provenance, SourceRepo, SourceSet
 from hpx_core.errors import SourceError
+from hpx_core.log import get_logger
 from hpx_core.sources.cache import SourceCache
 from hpx_core.sources.checkout import inspect
 from hpx_core.sources.licensing import BoardLike, check_may_run
@@ -33,7 +33,7 @@ from hpx_core.sources.pins import PinSet, RepoPin, core_pins
 if TYPE_CHECKING:
     from hpx_core.sources.sync import ProgressFn
 
-log = structlog.get_logger()
+log = get_logger()
 PARALLEL_PINS = 8
 
 

@@ -15,9 +15,9 @@ from functools import cache
 from pathlib import Path
 
 import git
-import structlog
 
 from hpx_core.errors import SourceError
+from hpx_core.log import get_logger
 from hpx_core.sources.checkout import (
     NO_PROMPT,
     git_at,
@@ -35,7 +35,7 @@ from hpx_core.sources.gitfailure import (
 )
 from hpx_core.sources.pins import RepoPin, SubmodulePin
 
-log = structlog.get_logger()
+log = get_logger()
 
 ProgressFn = Callable[[str, str, float | None], None]
 """Called with (repository name, phase, fraction done or None)."""

@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-import structlog
 
 from hpx_core.build import Toolchain
 from hpx_core.contract import LibraryUse, SourceSet
@@ -34,6 +33,7 @@ from hpx_core.enginelib import (
 from hpx_core.enginelib.cached import BUILD_LOG, Make
 from hpx_core.enginelib.identity import DEBUG_ROOT
 from hpx_core.errors import BuildError
+from hpx_core.log import get_logger
 from hpx_core.sources import cache_root
 from hpx_executorch.runtime_cmake import RuntimeOptions
 from hpx_executorch.seed import (
@@ -44,7 +44,7 @@ from hpx_executorch.seed import (
     seed_lock,
 )
 
-log = structlog.get_logger()
+log = get_logger()
 RECIPE = 5  # 3: etdump and flatccrt (not position-independent); 4: the core and the portable
 # operators apart, built in a kept tree; 5: the core keeps the portable kernels' utilities
 COMMON_FLAGS = ("-ffunction-sections", "-fdata-sections", "-fno-unwind-tables",

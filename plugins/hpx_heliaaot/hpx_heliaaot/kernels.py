@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-import structlog
 
 from hpx_core.build import Toolchain
 from hpx_core.contract import LibraryUse, SourceSet
@@ -29,9 +28,10 @@ from hpx_core.enginelib import (
     toolchain_identity,
 )
 from hpx_core.errors import BuildError
+from hpx_core.log import get_logger
 from hpx_core.sources import cache_root
 
-log = structlog.get_logger()
+log = get_logger()
 RECIPE = 2
 ARCHIVE = "libcmsis-nn.a"
 COMMON_FLAGS = ("-ffunction-sections", "-fdata-sections", "-fno-unwind-tables",

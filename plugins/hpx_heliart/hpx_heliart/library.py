@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-import structlog
 
 from hpx_core.build import Toolchain
 from hpx_core.contract import LibraryUse, SourceSet
@@ -34,10 +33,11 @@ from hpx_core.enginelib import (
 )
 from hpx_core.enginelib.identity import portable, resolved
 from hpx_core.errors import BuildError
+from hpx_core.log import get_logger
 from hpx_core.sources import cache_root
 from hpx_heliart.library_cmake import BUILD_TYPE, backend_target, library_cmakelists
 
-log = structlog.get_logger()
+log = get_logger()
 RECIPE = 2
 COMMON_FLAGS = ("-ffunction-sections", "-fdata-sections", "-fno-unwind-tables",
                 "-fno-asynchronous-unwind-tables", "-fomit-frame-pointer", "-funsigned-char",
