@@ -107,8 +107,6 @@ def collect_overrides(
     **values: Any,
 ) -> api.Overrides:
     """CLI flags as dotted config overrides, each remembering its flag."""
-    from ruamel.yaml import YAML
-
     flags = {
         "engine.type": (engine, "--engine"),
         "engine.backend": (backend, "--backend"),
@@ -119,6 +117,8 @@ def collect_overrides(
         flags[dotted.replace("__", ".")] = (value, "--" + dotted.split("__")[-1].replace("_", "-"))
     overrides = {path: pair for path, pair in flags.items() if pair[0] is not None}
     for item in engine_config or []:
+        from ruamel.yaml import YAML  # each value is YAML (only loaded when one is given)
+
         key, sep, raw = item.partition("=")
         if not sep or not key:
             raise UsageError(f"--engine-config {item!r} is not KEY=VALUE", "e.g. ns_ops=true")

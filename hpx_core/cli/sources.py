@@ -10,13 +10,14 @@ from typing import TYPE_CHECKING, Annotated
 import attrs
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from hpx_core.cli.app import cache_app, console, sources_app
 from hpx_core.errors import UsageError
 
 if TYPE_CHECKING:  # the commands import what they use: `hpx --help` stays fast
+    from rich.progress import Progress, TaskID
+
     from hpx_core.contract import SourceSet
     from hpx_core.sources.cache import SourceCache
     from hpx_core.sources.pins import PinSet, RepoPin
@@ -165,6 +166,8 @@ def fetch(
     """Materialize pinned sources ahead of a run."""
     if (engine is None) == (board_family is None):
         raise UsageError("give exactly one of --engine or --board-family", "see `hpx sources list`")
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
     from hpx_core.boards import all_boards, get_board
     from hpx_core.plugins import default_registry
     from hpx_core.sources.cache import SourceCache

@@ -14,10 +14,8 @@ from typing import Any, TypeVar
 
 import attrs
 from cattrs.errors import BaseValidationError
-from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from hpx_core.config.convert import ConfigPath, first_error, make_converter
-from hpx_core.config.safe_yaml import parse_yaml, read_yaml
 from hpx_core.config.suggest import did_you_mean
 from hpx_core.errors import ConfigError, Location
 
@@ -37,12 +35,16 @@ class ConfigDocument:
     def load(cls, file: Path | None) -> ConfigDocument:
         """Read ``file`` (or start empty), keeping line and column of every key and value."""
         if file is None:
-            return cls(None, CommentedMap())
+            return cls(None, {})  # nothing to parse: ruamel.yaml is not even loaded
+        from hpx_core.config.safe_yaml import read_yaml
+
         return cls._of(file, read_yaml(file))
 
     @classmethod
     def parse(cls, data: bytes, file: Path) -> ConfigDocument:
         """As :meth:`load`, from the bytes of ``file`` already in memory."""
+        from hpx_core.config.safe_yaml import parse_yaml
+
         return cls._of(file, parse_yaml(data, file))
 
     @classmethod
@@ -58,7 +60,7 @@ class ConfigDocument:
         for key in parents:
             child = node.get(key)
             if not isinstance(child, dict):
-                child = CommentedMap()
+                child = {}
                 node[key] = child
             node = child
         node[leaf] = value
@@ -105,6 +107,8 @@ class ConfigDocument:
         """File position of the value (or key) at ``dotted``, when it came from the file."""
         if self.file is None:
             return None
+        from ruamel.yaml.comments import CommentedMap, CommentedSeq  # a file was read with it
+
         *parents, leaf = dotted.split(".")
         node: Any = self.tree
         for part in parents:
@@ -134,6 +138,8 @@ class ConfigDocument:
                 self._check_keys(value, field_type, (*prefix, str(key)))
 
     def _record_origins(self, node: Any, prefix: ConfigPath) -> None:
+        from ruamel.yaml.comments import CommentedMap  # called for a file read with it
+
         if not isinstance(node, CommentedMap):
             return
         for key in node:

@@ -79,6 +79,7 @@ def test_the_run_modules_import_no_model_reader() -> None:
                                        text=True, check=True).stdout)
     assert sorted(m for m in READERS if m in loaded) == []
     assert "structlog" not in loaded  # loaded for the first log line written (hpx_core.log)
+    assert "ruamel.yaml" not in loaded  # loaded to read a config file, when one is given
 
 
 def test_model_work_done_before_loads_no_reader_again(tmp_path: Path) -> None:
