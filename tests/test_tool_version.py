@@ -1,4 +1,5 @@
-"""A tool's version line is asked once per installed binary; a changed binary is asked again."""
+"""A tool's version line is asked once per process, or once per installed binary when kept; a
+changed binary is asked again."""
 
 from __future__ import annotations
 
@@ -32,14 +33,21 @@ def _asked(log: Path) -> int:
 
 def test_a_binary_is_asked_once_across_processes_until_it_changes(tmp_path: Path) -> None:
     tool, log = _tool(tmp_path, 'echo "tool version 1.2.3"; echo "more"')
-    assert version_line(tool) == "tool version 1.2.3"
+    assert version_line(tool, keep=True) == "tool version 1.2.3"
     tool_version._answer.cache_clear()  # another process: only the kept answer remembers
-    assert version_line(tool) == "tool version 1.2.3"
+    assert version_line(tool, keep=True) == "tool version 1.2.3"
     assert _asked(log) == 1
     tool.write_text(tool.read_text(encoding="utf-8").replace("1.2.3", "1.3.0"), "utf-8")
     os.utime(tool, ns=(1, 1))  # an upgrade: another size, time and perhaps inode
-    assert version_line(tool) == "tool version 1.3.0"
+    assert version_line(tool, keep=True) == "tool version 1.3.0"
     assert _asked(log) == 2
+
+
+def test_without_keep_a_process_asks_once_and_writes_nothing(tmp_path: Path) -> None:
+    tool, log = _tool(tmp_path, 'echo "tool 2.0"')
+    assert version_line(tool) == version_line(tool) == "tool 2.0"
+    assert _asked(log) == 1
+    assert not (tmp_path / "cache").exists()  # the checks before a run write nothing
 
 
 def test_the_error_stream_answers_when_the_output_is_empty(tmp_path: Path) -> None:
@@ -51,8 +59,8 @@ def test_a_tool_that_fails_or_is_missing_has_no_version_and_nothing_is_kept(
     tmp_path: Path
 ) -> None:
     tool, log = _tool(tmp_path, 'echo "usage: tool"; exit 2')
-    assert version_line(tool) is None
+    assert version_line(tool, keep=True) is None
     tool_version._answer.cache_clear()
-    assert version_line(tool) is None
+    assert version_line(tool, keep=True) is None
     assert _asked(log) == 2  # a failure is asked again: it may be transient
     assert version_line(tmp_path / "absent") is None

@@ -118,8 +118,9 @@ def run_on_qemu(board: Board, elf: Path, *, timeout: float = 60.0) -> RunOutput:
 
 
 def qemu_version(argv0: str) -> str:
-    """The first line of ``qemu-system-arm --version`` (for provenance)."""
-    return version_line(argv0) or "unknown"
+    """The first line of ``qemu-system-arm --version`` (for provenance), kept in the cache:
+    asked only as a run starts, after every check."""
+    return version_line(argv0, keep=True) or "unknown"
 
 
 @attrs.frozen
