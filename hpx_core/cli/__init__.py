@@ -37,9 +37,10 @@ from hpx_core.cli import matrix as _matrix  # noqa: F401  isort: skip
 # typer has no optional option values, so the bare flag is spelled out before parsing.
 OPTIONAL_VALUES = {"--check-layers": "first"}
 # The console script makes a few thousand long-lived objects while it starts (modules, attrs
-# classes, the plugins): with the default thresholds the collector walks them again and again,
-# and once more at exit. A larger first generation still bounds the garbage a long run leaves;
-# freezing before exit skips the last walk. Measured on a warm `hpx profile`: 0.2 s of 1.5 s.
+# classes, the plugins): with the default thresholds the collector walks them again and again.
+# A larger first generation still bounds the garbage a long run leaves. (Nothing is frozen at
+# exit: objects of native bindings, lief's among them, must be collected before they are torn
+# down, or nanobind reports them as leaked.)
 GC_THRESHOLDS = (50_000, 50, 100)
 
 
@@ -64,6 +65,5 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as done:
         code = done.code if isinstance(done.code, int) else (0 if done.code is None else 1)
     if argv is None:
-        gc.freeze()  # the process ends: nothing left is worth collecting
         sys.exit(code)
     return code

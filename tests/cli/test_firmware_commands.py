@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -99,3 +102,18 @@ def test_run_of_faulting_firmware_exits_nonzero_with_pc_and_function(
     bundles = list((tmp_path / "r").iterdir())
     assert len(bundles) == 1
     assert json.loads((bundles[0] / "summary.json").read_text())["status"] == "failed"
+
+
+@pytest.mark.emulated
+def test_the_console_script_ends_cleanly_after_reading_a_new_elf(tmp_path: Path) -> None:
+    """lief (nanobind) objects must be collected before the interpreter tears them down, or
+    every build's end prints a page of "leaked" warnings."""
+    _tools()
+    hpx = Path(sys.executable).parent / "hpx"
+    env = {**os.environ, "HPX_CACHE_DIR": str(tmp_path / "cache")}  # no ELF read before
+    done = subprocess.run([str(hpx), "build", "--board", "qemu-m4", "--work-dir",
+                           str(tmp_path / "w")], capture_output=True, text=True, env=env,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "cache" / "elf-images").is_dir()  # lief read the ELF in this process
+    assert "leaked" not in done.stderr and "nanobind" not in done.stderr
