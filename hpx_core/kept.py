@@ -11,6 +11,8 @@ documents.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import contextlib
 import json
 import os
@@ -65,6 +67,19 @@ class KeptFolder:
             return
         if self.keep is not None:
             _prune(path.parent, self.keep)
+
+
+    def load_blobs(self, key: str) -> tuple[bytes, ...] | None:
+        """The byte strings :meth:`store_blobs` kept as ``key``, or None."""
+        try:
+            return tuple(base64.b64decode(item, validate=True)
+                         for item in self.load(key)["blobs"])
+        except (KeyError, TypeError, binascii.Error):
+            return None  # absent or damaged
+
+    def store_blobs(self, key: str, blobs: tuple[bytes, ...], **about: str) -> None:
+        """Keep byte strings (base64 in the JSON), with ``about`` as plain fields beside them."""
+        self.store(key, {**about, "blobs": [base64.b64encode(b).decode() for b in blobs]})
 
 
 def _prune(folder: Path, keep: int) -> None:

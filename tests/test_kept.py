@@ -47,3 +47,12 @@ def test_the_least_recently_used_documents_are_pruned(cache: Path) -> None:
     assert folder.load("a") == {"n": 0}  # ...used again: stays
     folder.store("c", {"n": 2})  # the third document: the least recently used goes
     assert [folder.path(k).is_file() for k in "abc"] == [True, False, True]
+
+
+def test_byte_strings_round_trip_and_a_damaged_one_is_absent(cache: Path) -> None:
+    folder = KeptFolder("blobs")
+    folder.store_blobs("k", (b"\x00\xff", b""), made_by="test")
+    assert folder.load_blobs("k") == (b"\x00\xff", b"")
+    assert folder.load("k")["made_by"] == "test"
+    folder.store("k", {"blobs": ["not base64!"]})
+    assert folder.load_blobs("k") is None

@@ -15,6 +15,7 @@ import attrs
 
 from hpx_core.errors import ModelError
 from hpx_core.models.info import (
+    CORE_FORMATS,
     ExecutionPlan,
     Instruction,
     ModelFormat,
@@ -68,7 +69,6 @@ def detect_format(data: bytes, name: str = "model") -> ModelFormat:
     )
 
 
-CORE_FORMATS = ("tflite", "pte")
 OTHER_FORMAT = "other"
 
 

@@ -22,7 +22,7 @@ import attrs
 import cattrs
 
 from hpx_core.kept import KeptFolder
-from hpx_core.models.info import ModelInfo
+from hpx_core.models.info import CORE_FORMATS, ModelInfo
 from hpx_core.models.sidecar import PteSidecar
 
 ANALYSES = KeptFolder("model-analyses", keep=256)
@@ -69,7 +69,7 @@ def keep_analysis(info: ModelInfo) -> None:
     """Keep ``info`` for the next read of the same bytes (unless it is kept already). A run
     calls this once it goes on with the model: a refused model or a checked config leaves the
     cache as it was."""
-    if info.format not in ("tflite", "pte") or ANALYSES.path(_key(info.sha256)).is_file():
+    if info.format not in CORE_FORMATS or ANALYSES.path(_key(info.sha256)).is_file():
         return  # an engine's own format is read by its plugin, not by these readers
     analysis = _CONVERTER.unstructure(attrs.evolve(info, sidecar=None))
     ANALYSES.store(_key(info.sha256), {"sha256": info.sha256, "analysis": analysis})

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from hpx_core.models.sidecar import PteSidecar
 
 ModelFormat = Literal["tflite", "pte"]
+CORE_FORMATS = ("tflite", "pte")  # the formats the core's readers read
 Shape = tuple[int, ...]
 
 

@@ -8,7 +8,6 @@ does not load NumPy to make the same bytes again.
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import json
 from collections.abc import Sequence
@@ -75,15 +74,14 @@ def _random_inputs(seed: int, tensors: Sequence[TensorInfo]) -> tuple[bytes, ...
         generator = "numpy absent"
     made_of = [seed, generator, [[t.dtype, _size(t)] for t in tensors]]
     key = hashlib.sha256(json.dumps(made_of).encode()).hexdigest()
-    try:
-        return tuple(base64.b64decode(item) for item in RANDOM_INPUTS.load(key)["inputs"])
-    except (KeyError, TypeError, ValueError):
-        pass  # not made before, or damaged
+    kept = RANDOM_INPUTS.load_blobs(key)
+    if kept is not None:
+        return kept
     import numpy as np
 
     rng = np.random.default_rng(seed)
     made = tuple(_random(t, rng) for t in tensors)
-    RANDOM_INPUTS.store(key, {"inputs": [base64.b64encode(item).decode() for item in made]})
+    RANDOM_INPUTS.store_blobs(key, made)
     return made
 
 

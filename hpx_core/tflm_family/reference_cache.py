@@ -7,7 +7,6 @@ unreadable entry is computed again.
 
 from __future__ import annotations
 
-import base64
 import hashlib
 from collections.abc import Callable, Sequence
 from importlib.metadata import PackageNotFoundError, version
@@ -38,11 +37,9 @@ def cached_outputs(model_data: bytes, inputs: Sequence[bytes],
                    compute: Callable[[], tuple[bytes, ...]]) -> tuple[bytes, ...]:
     """The outputs from the cache, or ``compute()``'s, stored for next time."""
     key = entry_name(model_data, inputs)
-    try:
-        return tuple(base64.b64decode(item) for item in OUTPUTS.load(key)["outputs"])
-    except (ValueError, KeyError, TypeError):
-        pass  # absent or damaged: interpret again
+    kept = OUTPUTS.load_blobs(key)
+    if kept is not None:
+        return kept
     outputs = compute()
-    OUTPUTS.store(key, {"interpreter": interpreter_version(),
-                        "outputs": [base64.b64encode(item).decode() for item in outputs]})
+    OUTPUTS.store_blobs(key, outputs, interpreter=interpreter_version())
     return outputs
