@@ -1,6 +1,6 @@
 """What a board adds to a firmware project: its start-up, platform, transport and SDK paths.
 
-Emulated boards use the shared QEMU start-up, CMSDK UART and semihosting exit. Apollo boards
+Emulated boards use the shared QEMU start-up, CMSDK UART and an exit by reset request. Apollo boards
 use hpx's own start-up and RTT transport, laid out for the linker script of the pinned
 nsx-ambiq-sdk, whose CMSIS core headers they compile against; the SDK comes through the same
 source materialization as engine sources (and the same license check: it drives Apollo
@@ -23,7 +23,7 @@ SDK_CORE_INCLUDE = "modules/nsx-cmsis-core/Include"
 QEMU_SOURCES = (
     "boards/common/startup.c",
     "boards/common/cmsdk_uart.c",
-    "boards/common/semihost_exit.c",
+    "boards/common/reset_exit.c",
 )
 APOLLO_SOURCES = ("boards/apollo/startup_apollo.c", "boards/apollo/apollo_platform.c")
 TRANSPORT_SOURCES = {"rtt": ("transport/rtt/hpx_rtt.c",)}

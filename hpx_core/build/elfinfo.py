@@ -48,6 +48,20 @@ class SymbolInventory:
         return None
 
 
+def code_at(elf: Path, address: int, size: int) -> bytes:
+    """``size`` bytes the ELF loads at ``address`` (Thumb bit ignored), or b"" where it loads
+    none (read for the rare fault that needs the instruction itself)."""
+    import lief
+
+    binary = lief.ELF.parse(str(elf))
+    if binary is None:
+        return b""
+    try:
+        return bytes(binary.get_content_from_virtual_address(address & ~1, size))
+    except Exception:  # lief raises its own errors for an address outside every segment
+        return b""
+
+
 def load_segments(elf: Path) -> list[tuple[int, int]]:
     """(physical address, memory size) of every PT_LOAD segment: what a loader writes where."""
     return [

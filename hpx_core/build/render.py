@@ -26,7 +26,7 @@ HARNESS_SOURCES = ("hpx_main.c", "hpx_counter.c", "hpx_wire.c", "hpx_fault.c", "
                    "hpx_measure.S")
 CHECK_DUMP_LIMIT = 1024 * 1024
 """Bytes of tensors ``--check-layers=all`` sends in full at most (differing layers, in order)."""
-BOARD_COMMON_SOURCES = ("startup.c", "cmsdk_uart.c", "semihost_exit.c")
+BOARD_COMMON_SOURCES = ("startup.c", "cmsdk_uart.c", "reset_exit.c")
 
 
 def _event_names(values: Iterable[str]) -> tuple[str, ...]:

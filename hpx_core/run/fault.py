@@ -6,7 +6,7 @@ from pathlib import Path
 
 import attrs
 
-from hpx_core.build.elfinfo import SymbolInventory, symbol_inventory
+from hpx_core.build.elfinfo import SymbolInventory, code_at, symbol_inventory
 from hpx_core.wire import Record
 
 _EXCEPTIONS = {
@@ -44,6 +44,8 @@ _CFSR_BITS = {
     25: "DIVBYZERO",
 }
 _HFSR_BITS = {1: "VECTTBL", 30: "FORCED", 31: "DEBUGEVT"}
+SEMIHOSTING_CALL = b"\xab\xbe"
+"""``BKPT 0xAB`` (Thumb, little-endian): Arm semihosting's call into the host."""
 
 
 @attrs.frozen
@@ -59,6 +61,7 @@ class FaultReport:
     hfsr: int
     reasons: tuple[str, ...]
     fault_address: int | None = None
+    semihosting: bool = False  # the faulting instruction is a semihosting call
 
     def message(self) -> str:
         where = f" in {self.function}" if self.function else " (no symbol)"
@@ -67,6 +70,9 @@ class FaultReport:
         addr = (
             f", fault address 0x{self.fault_address:08x}" if self.fault_address is not None else ""
         )
+        if self.semihosting:
+            return (f"the firmware tried to reach the host through semihosting (BKPT 0xAB at "
+                    f"PC 0x{self.pc:08x}{where}{called}); nothing reached the host")
         return (
             f"firmware {self.exception} at PC 0x{self.pc:08x}{where}{called} "
             f"(CFSR=0x{self.cfsr:08x} HFSR=0x{self.hfsr:08x}: {why}{addr})"
@@ -88,7 +94,8 @@ def _symbolize(inventory: SymbolInventory | None, address: int) -> str | None:
 
 def describe_fault(record: Record, elf: Path | None) -> FaultReport:
     """Decode ``record`` (a FAULT) and name the functions at its PC and LR from ``elf``."""
-    inventory = symbol_inventory(elf) if elf is not None and elf.is_file() else None
+    readable = elf if elf is not None and elf.is_file() else None
+    inventory = symbol_inventory(readable) if readable is not None else None
     cfsr, hfsr = record.number("cfsr"), record.number("hfsr")
     reasons = _bits(cfsr, _CFSR_BITS) + _bits(hfsr, _HFSR_BITS)
     address = None
@@ -97,9 +104,10 @@ def describe_fault(record: Record, elf: Path | None) -> FaultReport:
     elif cfsr >> 7 & 1:
         address = record.number("mmfar")
     exc = record.number("exc")
+    pc = record.number("pc")
     return FaultReport(
         exception=_EXCEPTIONS.get(exc, f"exception {exc}"),
-        pc=record.number("pc"),
+        pc=pc,
         lr=record.number("lr"),
         function=_symbolize(inventory, record.number("pc")),
         caller=_symbolize(inventory, record.number("lr")),
@@ -107,4 +115,5 @@ def describe_fault(record: Record, elf: Path | None) -> FaultReport:
         hfsr=hfsr,
         reasons=tuple(reasons),
         fault_address=address,
+        semihosting=readable is not None and code_at(readable, pc, 2) == SEMIHOSTING_CALL,
     )

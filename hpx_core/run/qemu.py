@@ -1,7 +1,12 @@
 """Run a firmware ELF on an emulated board under QEMU and capture its stream.
 
-The firmware's verdict is QEMU's exit status (semihosting SYS_EXIT_EXTENDED); the UART is
-QEMU's stdout, kept byte for byte. ``-icount`` makes counts exact and repeatable.
+The UART is QEMU's stdout, kept byte for byte; ``-icount`` makes counts exact and repeatable.
+Firmware gets no way to the host: no semihosting (a ``BKPT 0xAB`` faults like any other
+breakpoint, and the recorder names it), no network (the boards' Ethernet controller has no
+peer; QEMU's default would give it a user-mode network that reaches the host), and QEMU runs
+under its own seccomp sandbox, which denies spawning processes. The firmware ends the run
+with a system reset request, which ``-no-reboot`` turns into QEMU's exit; its verdict is the
+stream's END record, as on a board. QEMU's own exit status says only whether QEMU failed.
 """
 
 from __future__ import annotations
@@ -24,6 +29,10 @@ from hpx_core.tool_version import version_line
 log = get_logger(__name__)
 
 QEMU = "qemu-system-arm"
+SANDBOX = "on,obsolete=deny,elevateprivileges=deny,spawn=deny,resourcecontrol=deny"
+"""QEMU's seccomp filter: no new processes, no privilege changes, no obsolete system calls."""
+NO_PEER = b"qemu-system-arm: warning: nic lan9118.0 has no peer\n"
+"""What QEMU says of the boards' Ethernet controller without a network: expected, dropped."""
 
 
 @attrs.frozen
@@ -39,7 +48,8 @@ class RunOutput:
 
 
 def qemu_argv(board: Board, elf: Path, qemu: str = QEMU) -> list[str]:
-    """The QEMU command line for ``board``: no display, UART on stdout, semihosting, icount."""
+    """The QEMU command line for ``board``: no display, UART on stdout, icount, and nothing
+    of the host within the firmware's reach."""
     if board.qemu is None:
         raise RunError(
             f"board {board.name} is not an emulated board",
@@ -58,8 +68,11 @@ def qemu_argv(board: Board, elf: Path, qemu: str = QEMU) -> list[str]:
         "none",
         "-serial",
         "stdio",
-        "-semihosting-config",
-        "enable=on,target=native",
+        "-nic",
+        "none",
+        "-no-reboot",
+        "-sandbox",
+        SANDBOX,
         "-icount",
         f"shift={spec.icount_shift},sleep=off",
         "-kernel",
@@ -114,7 +127,8 @@ def run_on_qemu(board: Board, elf: Path, *, timeout: float = 60.0) -> RunOutput:
     seconds = time.perf_counter() - started
     exit_code = None if timed_out else proc.returncode
     log.info("qemu", board=board.name, exit_code=exit_code, seconds=round(seconds, 3))
-    return RunOutput(tuple(argv), stream, stderr, exit_code, seconds, timed_out)
+    return RunOutput(tuple(argv), stream, stderr.replace(NO_PEER, b""), exit_code, seconds,
+                     timed_out)
 
 
 def qemu_version(argv0: str) -> str:

@@ -23,7 +23,6 @@ from hpx_core.results import BundleInputs, Measurement, measure, merge_event_pas
 from hpx_core.run.fault import describe_fault
 from hpx_core.run.runner import Execution, RunInterruptedError, Runner, StreamStoppedError
 from hpx_core.wire import Capture, parse_capture
-from hpx_core.wire.protocol import EXIT_STATUS
 
 if TYPE_CHECKING:  # NumPy loads only when a run checks layers
     from hpx_core.results.layer_check import LayerCheck
@@ -76,6 +75,9 @@ def provenance(identity: Mapping[str, Any] | None = None,
     return data | dict(identity or {}) | dict(extra or {})
 
 
+HOSTILE_HINT = ("hpx gives firmware no host access; run only firmware you trust, and rebuild "
+                "it from its sources with hpx")
+
 Explain = Callable[[Capture, int, str], HpxError | None]
 """The engine's words for an error its glue reported (code, stage), or None."""
 
@@ -88,10 +90,9 @@ def _stream_checks(board: Board, elf: Path, capture: Capture, explain: Explain |
             "rebuild for this board and run again",
         )
     if capture.fault is not None:
-        raise RunError(
-            describe_fault(capture.fault, elf).message(),
-            "the firmware crashed; the fault record is in the failed bundle",
-        )
+        fault = describe_fault(capture.fault, elf)
+        raise RunError(fault.message(), HOSTILE_HINT if fault.semihosting else
+                       "the firmware crashed; the fault record is in the failed bundle")
     for err in capture.of("ERROR"):
         code, stage = err.number("code"), err.text("stage")
         if stage == "counter_init" and code in COUNTER_ERRORS:
@@ -115,21 +116,21 @@ def judge(board: Board, elf: Path, run: Execution, timeout: float,
     try:
         capture = parse_capture(run.stream)
     except CaptureError as error:
-        if run.exit_code is not None and run.exit_code not in EXIT_STATUS:
-            raise RunError(
-                f"the emulator exited with status {run.exit_code} and an unusable stream "
-                f"({error.message})",
-                "check the board setup with `hpx selftest`",
-            ) from error
+        if run.exit_code:
+            raise _emulator_failed(run, f"and an unusable stream ({error.message})") from error
         raise
     _stream_checks(board, elf, capture, explain)
-    if run.exit_code is not None and run.exit_code != capture.status:
-        raise RunError(
-            f"exit status {run.exit_code} disagrees with the stream's END status "
-            f"{capture.status}",
-            "the firmware exited by an unexpected path",
-        )
+    if run.exit_code:
+        raise _emulator_failed(run, "after the stream's END")
     return capture
+
+
+def _emulator_failed(run: Execution, after: str) -> RunError:
+    """The emulator itself failed (a lockup, a signal): its status and first words."""
+    said = str(run.details.get("stderr") or "").strip().splitlines()
+    words = f": {said[0][:200]}" if said else ""
+    return RunError(f"the emulator exited with status {run.exit_code} {after}{words}",
+                    "check the board setup with `hpx selftest`")
 
 
 def _execute(runner: Runner, elf: Path) -> Execution:

@@ -24,8 +24,9 @@ from hpx_core.errors import RunError
 class Execution:
     """What one run of an ELF produced, before anything was judged.
 
-    ``exit_code`` is the firmware's verdict where the runner sees one (an emulator's exit
-    status; None for a board or a run stopped at its timeout). ``details`` go to the bundle's
+    ``exit_code`` is an emulator's own exit status: 0 when the firmware ended the run, any
+    other value a failure of the emulator (the firmware's verdict is the stream's END record);
+    None for a board or a run stopped at its timeout. ``details`` go to the bundle's
     ``run.json``; ``identity`` (emulator version, probe) to its provenance.
     """
 

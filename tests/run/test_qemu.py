@@ -14,11 +14,13 @@ from hpx_core.run import qemu_argv, run_on_qemu
 from hpx_core.wire import VERSION
 
 
-def test_argv_is_a_list_with_icount_and_semihosting() -> None:
+def test_argv_is_a_list_with_icount_and_no_way_to_the_host() -> None:
     argv = qemu_argv(get_board("qemu-m4"), Path("fw.elf"), "qemu-system-arm")
     assert argv[:5] == ["qemu-system-arm", "-machine", "mps2-an386", "-cpu", "cortex-m4"]
     assert argv[argv.index("-icount") + 1] == "shift=10,sleep=off"
-    assert argv[argv.index("-semihosting-config") + 1] == "enable=on,target=native"
+    assert not any("semihosting" in arg for arg in argv)
+    assert argv[argv.index("-nic") + 1] == "none" and "-no-reboot" in argv
+    assert "spawn=deny" in argv[argv.index("-sandbox") + 1]
     assert argv[-2:] == ["-kernel", "fw.elf"]
 
 

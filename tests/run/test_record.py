@@ -5,13 +5,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import attrs
 import pytest
-from emulated_firmware import fixture_build
+from emulated_firmware import fixture_build, selftest_build, selftest_run
 
 from hpx_core.build import symbol_inventory
 from hpx_core.errors import RunError
 from hpx_core.results import verify_bundle
 from hpx_core.run import run_and_record, runner_for
+from hpx_core.run.record import judge
+from hpx_core.run.runner import Execution
 from hpx_core.wire import parse_capture
 
 pytestmark = pytest.mark.emulated
@@ -78,3 +81,18 @@ def test_cpp_glue_with_static_constructors_runs(tmp_path: Path, board: str) -> N
     assert record.capture.metrics() == {"ready": 42}
     assert record.measurement.validity == "valid"
     assert [layer.name for layer in record.measurement.layers] == ["only"]
+
+
+@pytest.mark.parametrize("cut", [False, True])
+def test_an_emulator_that_fails_is_named_whatever_the_stream(cut: bool) -> None:
+    """QEMU's own exit status only says whether QEMU failed (a lockup aborts it); the
+    firmware's verdict is the stream's END record."""
+    project, built = selftest_build("qemu-m55")
+    stream = selftest_run("qemu-m55").stream
+    died = Execution(stream[: len(stream) // 2] if cut else stream, 0.1,
+                     {"stderr": "qemu: fatal: Lockup: can't escalate 3 to HardFault\nR00=0"}, {},
+                     exit_code=-6)
+    with pytest.raises(RunError, match=r"emulator exited with status -6 .*: qemu: fatal: Lockup"):
+        judge(project.board, built.elf, died, 60.0)
+    assert judge(project.board, built.elf, attrs.evolve(died, stream=stream, exit_code=0),
+                 60.0).status == 0
