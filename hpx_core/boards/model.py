@@ -48,11 +48,15 @@ class QemuSpec:
 
 @attrs.frozen
 class SiliconSpec:
-    """What building for and talking to a real board needs (see hpx_core/boards/silicon.py).
+    """What building for and talking to a real board needs.
 
     ``soc`` names the SoC folder of the pinned nsx-ambiq-sdk, ``linker_script`` its GCC script
-    (relative to the SDK root); ``pyocd_target`` is the CMSIS-pack part pyocd flashes;
-    ``pmu_counters`` is how many 32-bit event counters the PMU counts at once (0: DWT only).
+    (relative to the SDK root); ``pmu_counters`` is how many 32-bit event counters the PMU
+    counts at once (0: DWT only). The part has one name for each way of flashing it
+    (``hpx_core.probe.route``): ``jlink_device`` in SEGGER J-Link's device list (what Ambiq's
+    own tools pass to J-Link), ``pyocd_target`` the CMSIS-pack part pyocd flashes with Ambiq's
+    pack. ``boot_handoff`` is how long the secure bootloader needs, after a reset with the
+    debugger let go, before it starts the application (seconds).
     """
 
     family: str
@@ -61,6 +65,8 @@ class SiliconSpec:
     pyocd_target: str
     transport: str
     pmu_counters: int = 0
+    jlink_device: str = ""
+    boot_handoff: float = 0.2
 
 
 @attrs.frozen
