@@ -12,6 +12,7 @@
 #define HPX_COUNTER_ERR_STUCK 12    /* no advance across the check loop */
 #define HPX_COUNTER_ERR_TOO_FAST 13 /* fewer counts than the loop's instructions */
 #define HPX_COUNTER_ERR_EVENTS 14   /* the PMU has fewer event counters than asked for */
+#define HPX_COUNTER_ERR_EVTYPE 15   /* an event type did not read back as written */
 
 #define HPX_CHECK_LOOPS 1000u
 

@@ -25,7 +25,11 @@ QEMU_SOURCES = (
     "boards/common/cmsdk_uart.c",
     "boards/common/reset_exit.c",
 )
-APOLLO_SOURCES = ("boards/apollo/startup_apollo.c", "boards/apollo/apollo_platform.c")
+APOLLO_SOURCES = (
+    "boards/apollo/startup_apollo.c",
+    "boards/apollo/apollo_init.c",
+    "boards/apollo/apollo_platform.c",
+)
 TRANSPORT_SOURCES = {"rtt": ("transport/rtt/hpx_rtt.c",)}
 
 

@@ -34,6 +34,7 @@ COUNTER_ERRORS = {
     12: "the counter did not advance across the check loop",
     13: "the counter advanced less than the check loop's instructions",
     14: "the PMU has fewer event counters than this pass asks for",
+    15: "an event type written to the PMU did not read back (the PMU does not count it)",
 }
 
 

@@ -3,6 +3,9 @@
  * linker scripts: the table goes in .isr_vector, the stack in .stack, and every section the
  * script may load (data, shared SRAM, ITCM/DTCM/TCM code) is copied from its load address.
  * Sections a SoC's script lacks have weak, absent symbols: their copy loops do nothing.
+ * The order is the SDK start-up's (nsx-core/src/<soc>/gcc/startup_gcc.c): vector table, FPU
+ * access, stack limit, copies, zeroing; then the SoC's initialisation as Ambiq's firmware does
+ * it before main (apollo_init.c: SystemInit, nsx_minimal_hw_init, nsx_cache_enable).
  * Every exception and interrupt goes to the harness's fault reporter (none are enabled).
  */
 #include <stdint.h>
@@ -49,18 +52,13 @@ static void zero_words(uint32_t *to, const uint32_t *end) {
     }
 }
 
-static void enable_caches(void) {
-#if HPX_CORE_M55
-    SCB_EnableICache();
-    SCB_EnableDCache();
-#endif
-}
+void hpx_apollo_init(void); /* apollo_init.c */
 
 extern const uintptr_t hpx_vectors[];
 
 void Reset_Handler(void) {
     SCB->VTOR = (uint32_t)(uintptr_t)hpx_vectors;
-    SCB->CPACR |= 0xFu << 20; /* CP10/CP11: FPU, and MVE on Armv8.1-M */
+    SCB->CPACR |= 0xFu << 20; /* CP10/CP11: FPU, and MVE on Armv8.1-M (the SDK start-up's) */
     __DSB();
     __ISB();
 #if HPX_CORE_M55
@@ -73,7 +71,7 @@ void Reset_Handler(void) {
     copy_words(&_init_dtcm_text, &_s_dtcm_text, &_e_dtcm_text);
     zero_words(&_sbss, &_ebss);
     zero_words(&_ssram_bss, &_esram_bss);
-    enable_caches();
+    hpx_apollo_init();
     hpx_platform_init();
     __libc_init_array();
     hpx_platform_exit(main());

@@ -4,6 +4,11 @@
 
 #define HPX_BOARD_NAME "apollo330mP_evb"
 #define HPX_CPU_CLOCK_HZ 96000000u /* after reset; hpx does not switch clock modes */
+/* the SoC, for the start-up's per-SoC initialisation (apollo/apollo_init.c) */
+#define HPX_SOC_APOLLO510 0
+#define HPX_SOC_APOLLO330P 1
+#define HPX_SOC_APOLLO4P 0
+#define HPX_SOC_APOLLO3P 0
 #define HPX_CORE_M55 1
 #define HPX_HAS_FPU 1
 #define HPX_HAS_MVE 1

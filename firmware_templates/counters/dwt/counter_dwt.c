@@ -18,7 +18,10 @@ uint32_t hpx_dwt_last;
 uint64_t hpx_dwt_high;
 
 int hpx_counter_init(void) {
-    DEMCR |= DEMCR_TRCENA;
+    DEMCR |= DEMCR_TRCENA; /* after the start-up powered the debug domain (Apollo4 Plus) */
+    if (!(DEMCR & DEMCR_TRCENA)) {
+        return HPX_COUNTER_ERR_ENABLE;
+    }
     DWT_LAR = 0xC5ACCE55u; /* unlock where the lock is implemented; ignored elsewhere */
     if (DWT_CTRL & DWT_CTRL_NOCYCCNT) {
         return HPX_COUNTER_ERR_ABSENT;

@@ -2,8 +2,10 @@
  * Armv8.1-M PMU backend. HPX_PMU_EVENTS lists the events of this pass as CMSIS names
  * (ARM_PMU_INST_RETIRED, ...; the host generates it from --counters and its pass plan). Each
  * event takes an even counter, its odd neighbour counts CHAIN, so every event is 32 bits.
- * The boot check: the PMU must have enough counters, the enables must stick, and the cycle
- * counter must advance across a loop of known length.
+ * The boot check: TRCENA must read back (am_hal_debug_trace_enable waits for it; the start-up
+ * has powered the debug domain first), the PMU must have enough counters, each event type
+ * must read back as written (a PMU that does not implement an event ignores the write), the
+ * enables must stick, and the cycle counter must advance across a loop of known length.
  */
 #include <stdint.h>
 
@@ -31,18 +33,36 @@ static uint32_t pair_mask(void) {
     return mask;
 }
 
+/* The event field of PMU_EVTYPERn (bits 15:0; the filter bits above stay 0). */
+#define EVTYPE_EVENT 0xFFFFu
+
+static int set_event_types(void) {
+    const volatile uint16_t *events = hpx_pmu_events;
+    for (uint32_t k = 0; k < PMU_EVENTS; k++) {
+        PMU->EVTYPER[2u * k] = events[k];
+        PMU->EVTYPER[2u * k + 1u] = ARM_PMU_CHAIN;
+        if ((PMU->EVTYPER[2u * k] & EVTYPE_EVENT) != events[k] ||
+            (PMU->EVTYPER[2u * k + 1u] & EVTYPE_EVENT) != ARM_PMU_CHAIN) {
+            return HPX_COUNTER_ERR_EVTYPE;
+        }
+    }
+    return 0;
+}
+
 int hpx_counter_init(void) {
     DCB->DEMCR |= DCB_DEMCR_TRCENA_Msk;
+    if (!(DCB->DEMCR & DCB_DEMCR_TRCENA_Msk)) {
+        return HPX_COUNTER_ERR_ENABLE;
+    }
     uint32_t counters = (PMU->TYPE & PMU_TYPE_NUM_CNTS_Msk) + 1u;
     if (PMU_EVENTS > HPX_MAX_EVENTS || counters < 2u * PMU_EVENTS) {
         return HPX_COUNTER_ERR_EVENTS;
     }
     PMU->CNTENCLR = 0xFFFFFFFFu;
     PMU->OVSCLR = 0xFFFFFFFFu;
-    const volatile uint16_t *events = hpx_pmu_events;
-    for (uint32_t k = 0; k < PMU_EVENTS; k++) {
-        PMU->EVTYPER[2u * k] = events[k];
-        PMU->EVTYPER[2u * k + 1u] = ARM_PMU_CHAIN;
+    int types = set_event_types();
+    if (types != 0) {
+        return types;
     }
     PMU->CTRL = PMU_CTRL_ENABLE_Msk | PMU_CTRL_EVENTCNT_RESET_Msk | PMU_CTRL_CYCCNT_RESET_Msk;
     PMU->CNTENSET = PMU_CNTENSET_CCNTR_ENABLE_Msk | pair_mask();
