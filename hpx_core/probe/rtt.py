@@ -5,8 +5,19 @@ firmware_templates/transport/rtt/hpx_rtt.c): a 16-byte ID "SEGGER RTT", the numb
 down buffers (int32 each), then 24-byte buffer descriptors
 ``{sName, pBuffer, SizeOfBuffer, WrOff, RdOff, Flags}``. The target advances WrOff; the host
 reads the bytes between RdOff and WrOff and then advances RdOff, so the firmware can reuse them.
-Memory is anything with pyocd's ``read_memory_block8`` and ``write32`` (a pyocd Target, or a
-``MemoryImage`` of a RAM dump).
+hpx's firmware keeps one more word right after the descriptors: the bytes it dropped because
+the host fell behind while a measurement was running (:func:`dropped_bytes`).
+Memory is anything with pyocd's ``read_memory_block8`` and ``write32``: a pyocd Target, the
+J-Link path's pylink target, a farm's remote target, or a ``MemoryImage`` of a RAM dump.
+
+Why not pyocd's own reader (``pyocd.debug.rtt``, pyocd 0.46): it takes a pyocd SoCTarget
+(``read32``, ``read_memory_block32``, ``get_memory_map``), which the J-Link path and RAM dumps
+are not; it searches one range (by default pyocd's RAM region, which it does not know for an
+Apollo part without the pack) where a board has several data regions; it takes the ID at any
+byte offset, where hpx requires the aligned address the firmware's struct has, and checks
+neither the header nor the buffer counts; and it reads each descriptor once, so after a reset
+(a new firmware's block, or a stale one left in RAM) it keeps reading the old buffer at the old
+offsets. hpx must notice exactly that (:class:`UpReader` refuses a buffer that moved).
 """
 
 from __future__ import annotations
@@ -24,6 +35,7 @@ HEADER = struct.Struct("<16sii")
 DESCRIPTOR = struct.Struct("<IIIIII")
 MAX_BUFFERS = 32
 SCAN_CHUNK = 0x1000
+CLEAR_CHUNK = 0x10000  # a whole-RAM sweep before reset: fewer, larger reads
 
 
 class Memory(Protocol):
@@ -139,22 +151,61 @@ def read_control_block(mem: Memory, address: int) -> ControlBlock:
     return ControlBlock(address, max_up, max_down, up)
 
 
+def _aligned_ids(mem: Memory, ranges: Iterable[tuple[int, int]],
+                 step: int = SCAN_CHUNK) -> Iterable[int]:
+    """Every 4-byte aligned address in ``ranges`` holding the control block's ID, read
+    ``step`` bytes at a time (each read overlaps the next by an ID's length)."""
+    for start, length in ranges:
+        offset = 0
+        while offset < length:
+            size = min(step + len(RTT_ID), length - offset)
+            chunk = _read(mem, start + offset, size)
+            found = chunk.find(RTT_ID)
+            while found >= 0:
+                if found < step and (start + offset + found) % 4 == 0:
+                    yield start + offset + found
+                found = chunk.find(RTT_ID, found + 1)
+            offset += step
+
+
+def clear_control_blocks(
+    mem: Memory, ranges: Iterable[tuple[int, int]], *, address: int | None = None
+) -> tuple[int, ...]:
+    """Zero the ID of every control block an earlier run left in RAM; the addresses cleared.
+
+    Apollo parts keep SRAM across a reset, and the secure bootloader runs before the new
+    firmware's start-up zeroes ``.bss``: until then the old block (with its unread bytes, even
+    an old END record) is where the new one will be. With its ID gone the host waits for the
+    new firmware to write it. ``address`` (the ELF's ``_SEGGER_RTT``) is the only place looked
+    at when known; else every aligned ID in ``ranges``.
+    """
+    if address is not None:
+        found = [address] if _read(mem, address, len(RTT_ID)) == RTT_ID else []
+    else:
+        found = list(_aligned_ids(mem, ranges, CLEAR_CHUNK))
+    for block in found:
+        for word in range(0, len(RTT_ID), 4):
+            mem.write32(block + word, 0)
+    return tuple(found)
+
+
+def dropped_bytes(mem: Memory, block: ControlBlock) -> int:
+    """hpx's word after the descriptors: bytes the firmware dropped because the up-buffer was
+    full while a measurement ran (it never waits for the host then)."""
+    where = block.address + HEADER.size + DESCRIPTOR.size * (block.max_up + block.max_down)
+    return int(struct.unpack("<I", _read(mem, where, 4))[0])
+
+
 def find_control_block(
     mem: Memory, ranges: Iterable[tuple[int, int]], *, address: int | None = None
 ) -> ControlBlock:
     """Look at ``address`` (the ELF's ``_SEGGER_RTT``) if known, else scan ``ranges``."""
     if address is not None:
         return read_control_block(mem, address)
-    scanned = []
-    for start, length in ranges:
-        scanned.append(f"{start:#010x}+{length:#x}")
-        offset = 0
-        while offset < length:
-            size = min(SCAN_CHUNK + len(RTT_ID), length - offset)
-            found = _read(mem, start + offset, size).find(RTT_ID)
-            if found >= 0 and (start + offset + found) % 4 == 0:
-                return read_control_block(mem, start + offset + found)
-            offset += SCAN_CHUNK
+    ranges = tuple(ranges)
+    for found in _aligned_ids(mem, ranges):
+        return read_control_block(mem, found)
+    scanned = [f"{start:#010x}+{length:#x}" for start, length in ranges]
     raise CaptureError(
         f"no SEGGER RTT control block found in RAM ({', '.join(scanned)})",
         "the firmware did not start (check the flash and reset), or it does not use RTT",

@@ -10,6 +10,8 @@ from hpx_core.errors import CaptureError
 from hpx_core.probe.rtt import (
     MemoryImage,
     UpReader,
+    clear_control_blocks,
+    dropped_bytes,
     find_control_block,
     open_up_channel,
     read_control_block,
@@ -75,3 +77,23 @@ def test_a_buffer_that_moves_while_reading_is_refused() -> None:
     mem.write32(CB + 24 + 8, 32)  # SizeOfBuffer changed under the reader
     with pytest.raises(CaptureError, match="moved while hpx was reading"):
         reader.poll()
+
+
+def test_control_blocks_left_in_ram_are_cleared_before_a_reset() -> None:
+    mem = image()
+    mem.data[0x300:0x310] = b"SEGGER RTT\x00\x00\x00\x00\x00\x00"  # an older block, elsewhere
+    assert clear_control_blocks(mem, [(BASE, 0x400)]) == (CB, BASE + 0x300)
+    with pytest.raises(CaptureError, match="no SEGGER RTT control block found"):
+        find_control_block(mem, [(BASE, 0x400)])
+    mem = image()
+    assert clear_control_blocks(mem, [], address=CB) == (CB,)  # the ELF's place alone
+    assert clear_control_blocks(mem, [], address=CB) == ()
+    assert bytes(mem.data[0x100:0x110]) == bytes(16)
+
+
+def test_the_word_after_the_descriptors_counts_dropped_bytes() -> None:
+    mem = image()
+    block = read_control_block(mem, CB)
+    assert dropped_bytes(mem, block) == 0
+    mem.write32(CB + 24 + 2 * 24, 1905)  # header, one up and one down descriptor
+    assert dropped_bytes(mem, block) == 1905

@@ -24,6 +24,7 @@ from hpx_core.probe.rtt import (
     MemoryImage,
     MemoryImages,
     UpReader,
+    dropped_bytes,
     find_control_block,
     open_up_channel,
 )
@@ -32,7 +33,8 @@ from hpx_core.wire.encode import encode_record
 
 pytestmark = pytest.mark.emulated
 
-FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "firmware" / "rtt_writer.c"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "firmware"
+FIXTURE = FIXTURES / "rtt_writer.c"
 BOARD = get_board("qemu-m55")
 SRAM = next(r for r in BOARD.memory if r.name == "SRAM")
 ITCM = next(r for r in BOARD.memory if r.name == "ITCM")
@@ -45,15 +47,15 @@ def _require(*tools: str) -> None:
         pytest.skip(f"needs {', '.join(missing)} (CI installs them)")
 
 
-def build_writer(out: Path) -> Path:
+def build_writer(out: Path, fixture: Path = FIXTURE) -> Path:
     t = templates_root()
-    elf = out / "rtt_writer.elf"
+    elf = out / f"{fixture.stem}.elf"
     sources = [
         t / "boards" / "common" / "startup.c",
         t / "boards" / "apollo" / "apollo_platform.c",
         t / "transport" / "rtt" / "hpx_rtt.c",
         t / "harness" / "hpx_wire.c",
-        FIXTURE,
+        fixture,
     ]
     includes = [t / "boards" / "qemu-m55", t / "boards" / "common", t / "harness"]
     includes.append(t / "transport" / "rtt")
@@ -93,9 +95,10 @@ def _monitor(sock: socket.socket, command: str | None) -> str:
     return reply.decode("utf-8", "replace")
 
 
-def dump_memory(elf: Path, work: Path) -> MemoryImages:
-    """Run the writer under QEMU until its stream is complete, then save SRAM and ITCM through
-    the monitor (``memsave``: the CPU's view, which the secure-only SRAM needs)."""
+def dump_memory(elf: Path, work: Path, until: bytes = b" END status=") -> MemoryImages:
+    """Run the writer under QEMU until ``until`` is in its RAM (by default: its stream is
+    complete), then save SRAM and ITCM through the monitor (``memsave``: the CPU's view, which
+    the secure-only SRAM needs)."""
     monitor = work / "monitor.sock"
     image = work / "ram.bin"
     code = work / "itcm.bin"
@@ -134,7 +137,7 @@ def dump_memory(elf: Path, work: Path) -> MemoryImages:
             while True:
                 _monitor(sock, f'memsave {SRAM.origin:#x} {DUMP:#x} "{image}"')
                 data = bytearray(image.read_bytes())
-                if b" END status=" in data or time.monotonic() > deadline:
+                if until in data or time.monotonic() > deadline:
                     break
                 time.sleep(0.1)
             _monitor(sock, f'memsave {ITCM.origin:#x} {DUMP:#x} "{code}"')
@@ -200,3 +203,16 @@ def test_host_reader_drains_what_the_firmware_wrote(tmp_path: Path) -> None:
     capture = parse_capture(expected)
     assert capture.outputs() == {0: bytes([0, 0x7F, 0x80, 0xFE, 0xFF])}
     assert capture.metrics() == {"count=%*": 39 * 1000003}
+
+
+def test_text_written_while_timed_is_dropped_and_counted_not_waited_for(tmp_path: Path) -> None:
+    _require("arm-none-eabi-gcc", "qemu-system-arm")
+    elf = build_writer(tmp_path, FIXTURES / "rtt_overflow.c")
+    ram = dump_memory(elf, tmp_path, until=b"OVERFLOW DONE")
+    block = find_control_block(ram, [(SRAM.origin, DUMP)])
+    channel = open_up_channel(block, "hpx")
+    assert channel.flags == 1  # trim: the writer does not wait while timed
+    written = channel.size - 1  # a ring holds one byte less than its size
+    line = bytes(ord("a") + i % 26 for i in range(500))
+    assert UpReader(ram, channel).poll() == (line * 10)[:written]
+    assert dropped_bytes(ram, block) == 10 * 500 - written

@@ -1,6 +1,9 @@
 /*
  * What the harness needs from a board: a byte sink for the wire stream and a way to end the
  * run with a status the host sees. Each board support folder implements these.
+ * hpx_platform_timed(1/0) brackets every counted inference (called outside the counter's
+ * window): a board whose byte sink can stall the core while the host falls behind (RTT)
+ * stops waiting then; the harness's weak default does nothing.
  */
 #ifndef HPX_PLATFORM_H
 #define HPX_PLATFORM_H
@@ -9,6 +12,7 @@
 
 void hpx_platform_init(void);
 void hpx_platform_putc(char c);
+void hpx_platform_timed(int timed);
 void hpx_platform_exit(int code) __attribute__((noreturn));
 
 #endif

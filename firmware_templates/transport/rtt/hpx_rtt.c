@@ -21,6 +21,7 @@ void hpx_rtt_init(void) {
     cb->max_down = 1;
     cb->up[0] = (hpx_rtt_buffer_t){"hpx", rtt_up, HPX_RTT_UP_SIZE, 0u, 0u, HPX_RTT_MODE};
     cb->down[0] = (hpx_rtt_buffer_t){"hpx", rtt_down, HPX_RTT_DOWN_SIZE, 0u, 0u, 0u};
+    cb->dropped = 0u;
     memory_barrier();
     static const char tail[] = {'R', 'T', 'T'};
     static const char head[] = {'S', 'E', 'G', 'G', 'E', 'R'};
@@ -49,7 +50,8 @@ size_t hpx_rtt_write(const char *data, size_t size) {
         uint32_t room = free_space(up);
         if (room == 0u) {
             if ((up->flags & 3u) != 2u) {
-                break; /* skip/trim: drop what does not fit */
+                _SEGGER_RTT.dropped += (uint32_t)(size - done); /* trim: drop the rest */
+                break;
             }
             continue; /* wait for the host to read */
         }
@@ -63,4 +65,9 @@ size_t hpx_rtt_write(const char *data, size_t size) {
         up->wr_off = wr;
     }
     return done;
+}
+
+void hpx_rtt_no_wait(int on) {
+    _SEGGER_RTT.up[0].flags = on ? 1u : HPX_RTT_MODE;
+    memory_barrier();
 }

@@ -8,6 +8,12 @@
  *   { const char *sName; char *pBuffer; uint32 SizeOfBuffer; uint32 WrOff; uint32 RdOff;
  *     uint32 Flags; } (24 bytes).
  * The firmware only advances WrOff and the host only advances RdOff.
+ *
+ * While a measurement runs the writer never waits for the host (SEGGER's mode 1, trim, as
+ * heliaPROFILER's firmware does): a host that falls behind would otherwise stall the core
+ * inside the counted window. What does not fit is dropped and counted in ``dropped``, a word
+ * hpx keeps right after the descriptors, which the host reads after the run and reports as an
+ * issue of the run (hpx_core/probe/rtt.py dropped_bytes). Outside measurements it waits.
  */
 #ifndef HPX_RTT_H
 #define HPX_RTT_H
@@ -41,13 +47,16 @@ typedef struct {
     int32_t max_down;
     hpx_rtt_buffer_t up[1];
     hpx_rtt_buffer_t down[1];
+    volatile uint32_t dropped; /* hpx's: bytes dropped while not waiting for the host */
 } hpx_rtt_cb_t;
 
 extern hpx_rtt_cb_t _SEGGER_RTT;
 
 void hpx_rtt_init(void);
 /* Writes all of data (waits for the host when the buffer is full in mode 2); returns bytes
- * written (fewer only in the non-blocking modes). */
+ * written (fewer only in the non-blocking modes, which count the rest in ``dropped``). */
 size_t hpx_rtt_write(const char *data, size_t size);
+/* 1: never wait for the host (mode 1, trim) until called with 0 (back to HPX_RTT_MODE). */
+void hpx_rtt_no_wait(int on);
 
 #endif
