@@ -112,8 +112,8 @@ def print_record(board: str, record: RunRecord) -> None:
     m = record.measurement
     details = record.execution.details
     probe = details.get("probe")
-    where = (f"{details.get('pyocd_target')} via {probe.get('unique_id')}"
-             if isinstance(probe, Mapping) else board)
+    where = (f"{details.get('device')} via {probe.get('unique_id')} "
+             f"({details.get('flash_path')})" if isinstance(probe, Mapping) else board)
     place = details.get("place")
     if isinstance(place, Mapping):
         where += f" on place {place.get('name')} (exporter {place.get('exporter')})"

@@ -11,6 +11,7 @@ this through :mod:`hpx_core.farm.probe_remote`; the probe's I/O happens here, ne
 from __future__ import annotations
 
 import base64
+import contextlib
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -36,21 +37,36 @@ def probes() -> list[dict[str, str]]:
 
 
 def open_session(unique_id: str, options: dict[str, Any]) -> dict[str, str]:
-    """Open a session on probe ``unique_id``; ``{"error": kind, ...}`` when it cannot."""
-    from pyocd.core.exceptions import TargetSupportError
+    """Open a session on probe ``unique_id``; ``{"error": kind, ...}`` when it cannot.
+
+    pyocd makes the target when it makes the session, so an unknown target fails there,
+    before ``open()``; a session that fails to open is closed, so the probe is not held.
+    """
+    from pyocd.core.exceptions import Error, TargetSupportError
     from pyocd.core.helpers import ConnectHelper
 
     close_session()
-    session = ConnectHelper.session_with_chosen_probe(
-        blocking=False, unique_id=unique_id, auto_open=False, options=options)
-    if session is None:
-        return {"error": "gone", "message": f"probe {unique_id} went away"}
+    session = None
     try:
+        session = ConnectHelper.session_with_chosen_probe(
+            blocking=False, unique_id=unique_id, auto_open=False, options=options)
+        if session is None:
+            return {"error": "gone", "message": f"probe {unique_id} went away"}
         session.open()
     except TargetSupportError as error:
+        _close(session)
         return {"error": "target_support", "message": str(error)}
+    except Error as error:
+        _close(session)
+        return {"error": "probe", "message": str(error)}
     _open["session"] = session
     return {}
+
+
+def _close(session: Any) -> None:
+    if session is not None:
+        with contextlib.suppress(Exception):  # the opening error is the one to report
+            session.close()
 
 
 def _session() -> Any:
@@ -83,6 +99,10 @@ def halt() -> None:
     _session().target.halt()
 
 
+def resume() -> None:
+    _session().target.resume()
+
+
 def state() -> str:
     found = _session().target.get_state()
     return str(getattr(found, "name", found))
@@ -97,6 +117,11 @@ def read(address: int, size: int) -> str:
     return base64.b85encode(bytes(_session().target.read_memory_block8(address, size))).decode()
 
 
+def read32(address: int) -> int:
+    """One 32-bit read (a peripheral register takes no byte reads)."""
+    return int(_session().target.read32(address))
+
+
 def write32(address: int, value: int) -> None:
     _session().target.write32(address, value)
 
@@ -104,5 +129,6 @@ def write32(address: int, value: int) -> None:
 methods = {
     "version": version, "probes": probes, "open_session": open_session,
     "close_session": close_session, "flash": flash, "reset": reset, "halt": halt,
-    "state": state, "register": register, "read": read, "write32": write32,
+    "resume": resume, "state": state, "register": register, "read": read, "read32": read32,
+    "write32": write32,
 }

@@ -159,17 +159,28 @@ class HpxPyOCDDriver(Driver, BootstrapProtocol, ResetProtocol):  # type: ignore[
         self._with_session(lambda session: session.target.reset())
 
     def _with_session(self, work: Callable[[Any], None]) -> None:
+        """``work`` in an open session, closed afterwards. The session is opened here: pyocd's
+        ``auto_open`` opens only when a ``with`` block is entered, never on creation."""
         options: dict[str, Any] = {}
         if self.pyocd_target:
             options["target_override"] = self.pyocd_target
         if self.probe.pack:
             options["pack"] = [self.probe.pack]
-        session = self.api().connect_helper.session_with_chosen_probe(
-            blocking=False, unique_id=self.probe.unique_id, auto_open=True, options=options)
+        api = self.api()
+        session = None
         try:
+            session = api.connect_helper.session_with_chosen_probe(
+                blocking=False, unique_id=self.probe.unique_id, auto_open=False,
+                options=options)
+            session.open()
             work(session)
+        except api.target_support_error as error:
+            raise FarmError(f"pyOCD on {self.where} does not know target "
+                            f"{self.pyocd_target!r} ({error})",
+                            "name the part's CMSIS pack in the HpxProbe's pack") from None
         finally:
-            session.close()
+            if session is not None:
+                session.close()
 
 
 def activate_probe(target: Any, place: str, pyocd_target: str) -> Any:

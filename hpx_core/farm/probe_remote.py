@@ -85,6 +85,9 @@ class _Target:
     def read_memory_block8(self, addr: int, size: int) -> list[int]:
         return list(base64.b85decode(self.call("read", addr, size)))
 
+    def read32(self, addr: int) -> int:
+        return int(self.call("read32", addr))
+
     def write32(self, addr: int, value: int) -> None:
         self.call("write32", addr, value)
 
@@ -93,6 +96,9 @@ class _Target:
 
     def halt(self) -> None:
         self.call("halt")
+
+    def resume(self) -> None:
+        self.call("resume")
 
     def get_state(self) -> _State:
         return _State(self.call("state"))
@@ -103,9 +109,13 @@ class _Target:
 
 @attrs.frozen
 class _Session:
+    """pyocd's Session, opened by ``open()`` or, with ``auto_open``, on entering a ``with``
+    block, as pyocd's own (never when it is made)."""
+
     call: AgentLink
     unique_id: str
     options: dict[str, Any]
+    auto_open: bool = True
 
     @property
     def target(self) -> _Target:
@@ -121,6 +131,18 @@ class _Session:
     def close(self) -> None:
         self.call("close_session")
 
+    def __enter__(self) -> _Session:
+        if self.auto_open:
+            try:
+                self.open()
+            except Exception:
+                self.close()
+                raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
 
 @attrs.frozen
 class _ConnectHelper:
@@ -134,10 +156,7 @@ class _ConnectHelper:
                                   unique_id: str | None = None, auto_open: bool = True,
                                   options: dict[str, Any] | None = None,
                                   **kwargs: Any) -> _Session:
-        session = _Session(self.call, unique_id or "", dict(options or {}))
-        if auto_open:
-            session.open()
-        return session
+        return _Session(self.call, unique_id or "", dict(options or {}), auto_open)
 
 
 @attrs.frozen

@@ -53,7 +53,8 @@ def choose_probe(probes: tuple[ProbeInfo, ...], unique_id: str | None) -> ProbeI
     if not probes:
         raise NoProbeError(
             "no debug probe is attached",
-            "connect the EVB's J-Link/CMSIS-DAP USB port, or use `hpx build` to build only",
+            "connect the EVB's J-Link USB port (J-Links need the SEGGER J-Link Software; "
+            "`hpx doctor` checks), or use `hpx build` to build only",
         )
     if unique_id is not None:
         exact = [p for p in probes if p.unique_id == unique_id]

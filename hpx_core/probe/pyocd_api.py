@@ -1,7 +1,8 @@
 """The pyocd entry points hpx uses, imported only when a probe is needed.
 
 Everything hpx does with a probe goes through these four names, so tests replace them with
-fakes of the same shape (pyocd's ConnectHelper, FileProgrammer and exception classes).
+fakes of the same shape (pyocd's ConnectHelper, FileProgrammer and exception classes), and the
+J-Link path (:mod:`hpx_core.probe.jlink`) and a farm's remote pyocd answer them too.
 """
 
 from __future__ import annotations

@@ -1,8 +1,15 @@
-"""Flash an ELF through a debug probe, reset, and read the wire stream over RTT.
+"""Flash an ELF through a debug probe, hand the part to its bootloader, read the wire stream.
 
-The loop reads until the stream's END record, the overall timeout, or a silence longer than
-the heartbeat window: then the core is asked what it is doing (stopped, locked up, or still
-running at some PC), so a hung target is reported as hung with where it hangs.
+One run: choose the probe and the path to the part (:mod:`.route`: SEGGER J-Link's device
+support, or pyocd with the part's pack); in a first session flash, forget the previous run's
+RTT control block (Apollo SRAM survives a reset) and reset; let go so the secure bootloader
+starts the application (:mod:`.session`); attach again and wait for this run's control block,
+retrying the probe's faults while the bootloader holds the bus; read until the stream's END
+record, the overall timeout, or a silence longer than the heartbeat window (then the core is
+asked what it is doing, so a hung target is reported as hung with where it hangs). After END
+the host reads the bytes the firmware dropped while a measurement ran and the part's caches,
+power states and clock mode (:mod:`.hwstate`); both become issues of the run when they are not
+as Ambiq's firmware has them.
 """
 
 from __future__ import annotations
@@ -21,9 +28,20 @@ from hpx_core.build.placement import check_elf
 from hpx_core.contract import Json
 from hpx_core.errors import CaptureError, RunError
 from hpx_core.log import get_logger
+from hpx_core.probe.hwstate import HardwareState, read_state
+from hpx_core.probe.jlink import jlink_api
 from hpx_core.probe.probes import ProbeInfo, ProbeLinkError, choose_probe, list_probes
 from hpx_core.probe.pyocd_api import PyocdApi, pyocd_api
-from hpx_core.probe.rtt import UpReader, find_control_block, open_up_channel
+from hpx_core.probe.route import JLINK, Route, choose_route, jlink_software, pylink_module
+from hpx_core.probe.rtt import (
+    ControlBlock,
+    UpReader,
+    clear_control_blocks,
+    dropped_bytes,
+    find_control_block,
+    open_up_channel,
+)
+from hpx_core.probe.session import opened
 from hpx_core.run.runner import Execution, StreamStoppedError
 
 log = get_logger(__name__)
@@ -32,6 +50,7 @@ RTT_SYMBOL = "_SEGGER_RTT"
 RTT_CHANNEL = "hpx"
 _END = re.compile(rb"^@HPX \d+ END [^\n]*\n", re.MULTILINE)
 STOPPED = {"HALTED", "LOCKUP", "RESET"}
+Clock = Callable[[], float]
 
 
 def _paths(value: Iterable[str | Path]) -> tuple[Path, ...]:
@@ -40,7 +59,8 @@ def _paths(value: Iterable[str | Path]) -> tuple[Path, ...]:
 
 @attrs.frozen
 class ProbeSettings:
-    """How long to wait: for the whole run, for RTT to appear after reset, and for silence."""
+    """How long to wait: for the whole run, for RTT to appear after the bootloader hands over,
+    and for silence."""
 
     timeout: float = 120.0
     rtt_wait: float = 5.0
@@ -50,14 +70,33 @@ class ProbeSettings:
 
 
 @attrs.frozen
+class Links:
+    """The probe software a run uses: pyocd (listing probes, the pyocd path) and pylink (the
+    J-Link path; None when SEGGER's J-Link library is not installed)."""
+
+    pyocd: PyocdApi
+    pylink: Any | None = None
+    jlink_version: str = "unknown"
+
+
+def installed_links() -> Links:
+    """The real pyocd and, where SEGGER's library loads, pylink."""
+    version = jlink_software()
+    return Links(pyocd_api(), pylink_module() if version else None, version or "unknown")
+
+
+@attrs.frozen
 class ProbeOutput:
     """What one run on a board produced."""
 
     probe: ProbeInfo
-    target: str
+    route: Route
+    software: str
     stream: bytes
     seconds: float
     rtt_address: int
+    dropped: int
+    hardware: HardwareState
 
 
 def _rtt_address(elf: Path) -> int | None:
@@ -71,30 +110,13 @@ def _ram_ranges(board: Board) -> list[tuple[int, int]]:
     return [(r.origin, r.length) for r in board.memory if "data" in r.use.split(",")]
 
 
-def _open(api: PyocdApi, probe: ProbeInfo, board: Board, settings: ProbeSettings) -> Any:
-    assert board.silicon is not None
-    options: dict[str, Any] = {"target_override": board.silicon.pyocd_target}
-    if settings.packs:
-        options["pack"] = [str(p) for p in settings.packs]
-    session = api.connect_helper.session_with_chosen_probe(
-        blocking=False, unique_id=probe.unique_id, auto_open=False, options=options
-    )
-    if session is None:
-        raise RunError(f"probe {probe.unique_id} went away", "reconnect it and run again")
-    try:
-        session.open()
-    except api.target_support_error as error:
-        hint = (
-            "pass the Ambiq CMSIS pack with --pack PATH (AmbiqMicro Apollo DFP .pack)"
-            if not settings.packs
-            else "check that the pack given with --pack supports this part"
-        )
-        raise RunError(
-            f"pyocd does not know target {board.silicon.pyocd_target!r} ({error})", hint
-        ) from None
-    except api.error as error:
-        raise RunError(f"cannot connect through probe {probe.unique_id}: {error}", "") from None
-    return session
+def route_for(links: Links, board: Board, probe: ProbeInfo,
+              packs: tuple[Path, ...]) -> tuple[Route, PyocdApi]:
+    """The route to the part and the API that takes it."""
+    route = choose_route(board, probe, packs, jlink=links.pylink is not None)
+    if route.path == JLINK:
+        return route, jlink_api(route.device, links.pylink, links.jlink_version)
+    return route, links.pyocd
 
 
 def _flash(api: PyocdApi, session: Any, elf: Path) -> None:
@@ -103,26 +125,51 @@ def _flash(api: PyocdApi, session: Any, elf: Path) -> None:
     except api.error as error:
         raise RunError(
             f"flashing {elf.name} failed: {error}",
-            "check the board's power and the probe cable; try `pyocd erase --chip`",
+            "check the board's power and the probe cable, then run again",
         ) from None
 
 
-def _wait_for_rtt(
-    target: Any, board: Board, address: int | None, settings: ProbeSettings, clock: Clock
-) -> UpReader:
+def _reset(api: PyocdApi, target: Any, board: Board, address: int | None) -> None:
+    """Forget the previous run's RTT control block, then reset the part (left running)."""
+    try:
+        cleared = clear_control_blocks(target, _ram_ranges(board), address=address)
+        target.reset()
+    except api.error as error:
+        raise RunError(f"resetting {board.name} failed: {error}",
+                       "check the board's power and the probe cable, then run again") from None
+    if cleared:
+        log.info("rtt", cleared=[hex(a) for a in cleared])
+
+
+def _wait_for_rtt(target: Any, board: Board, address: int | None, settings: ProbeSettings,
+                  clock: Clock, error: type[Exception]) -> tuple[ControlBlock, UpReader]:
+    """This run's control block; the probe's faults while the bootloader holds the bus and a
+    block not written yet are retried until ``rtt_wait`` has passed."""
     deadline = clock() + settings.rtt_wait
     while True:
         try:
             block = find_control_block(target, _ram_ranges(board), address=address)
-            return UpReader(target, open_up_channel(block, RTT_CHANNEL))
-        except CaptureError as error:
-            if clock() >= deadline:
-                raise CaptureError(
-                    f"{error.message} within {settings.rtt_wait:g} s of reset",
-                    "the firmware did not start or crashed before starting RTT; "
-                    "check the flash, the boot address and the power mode",
-                ) from None
+            return block, UpReader(target, open_up_channel(block, RTT_CHANNEL))
+        except CaptureError as problem:
+            last = problem.message
+        except error as problem:
+            last = f"the probe's reads failed ({problem})"
+        if clock() >= deadline:
+            raise CaptureError(
+                f"{last} within {settings.rtt_wait:g} s of reset",
+                "the firmware did not start or crashed before starting RTT; "
+                "check the flash, the boot address and the power mode",
+            )
         time.sleep(settings.poll)
+
+
+def _resume_if_halted(target: Any, error: type[Exception]) -> None:
+    """A part left halted when the flashing session let go would never run: resume it."""
+    try:
+        if getattr(target.get_state(), "name", "") == "HALTED":
+            target.resume()
+    except error:
+        pass  # the wait for RTT reports a part that does not answer
 
 
 def _where(target: Any, elf: Path) -> str:
@@ -138,19 +185,23 @@ def _where(target: Any, elf: Path) -> str:
     return f"core {name}, pc {pc:#010x}" + (f" in {func.name}" if func else "")
 
 
-Clock = Callable[[], float]
-
-
-def read_stream(
-    reader: UpReader, target: Any, elf: Path, settings: ProbeSettings, clock: Clock
-) -> bytes:
+def read_stream(reader: UpReader, target: Any, elf: Path, settings: ProbeSettings,
+                clock: Clock, errors: tuple[type[Exception], ...] = ()) -> bytes:
     """Bytes from RTT until END; StreamStoppedError on a timeout, a silent (hung/stopped)
-    target, a lost link to the probe or Ctrl-C, with what had come."""
+    target, a lost link to the probe, a probe fault, an RTT block overwritten or moved, or
+    Ctrl-C, with what had come."""
     data = bytearray()
     try:
         return _read_until_end(reader, target, elf, settings, clock, data)
     except ProbeLinkError as error:
         raise StreamStoppedError(error.message, error.hint, bytes(data)) from None
+    except CaptureError as error:
+        raise StreamStoppedError(f"{error.message} after {len(data)} bytes", error.hint,
+                                 bytes(data)) from None
+    except errors as error:
+        raise StreamStoppedError(f"the probe failed while reading RTT after {len(data)} bytes "
+                                 f"({error})", "check the probe's cable and the board's power",
+                                 bytes(data)) from None
     except KeyboardInterrupt:
         raise StreamStoppedError("the run was interrupted", "the target was left running",
                                  bytes(data), interrupted=True) from None
@@ -183,6 +234,16 @@ def _read_until_end(reader: UpReader, target: Any, elf: Path, settings: ProbeSet
     return bytes(data)
 
 
+def _after_end(target: Any, block: ControlBlock, board: Board,
+               error: type[Exception]) -> tuple[int, HardwareState]:
+    assert board.silicon is not None
+    try:
+        dropped = dropped_bytes(target, block)
+    except error:
+        dropped = 0
+    return dropped, read_state(target, board.silicon.soc, (error,))
+
+
 def run_on_probe(
     board: Board,
     elf: Path,
@@ -190,60 +251,78 @@ def run_on_probe(
     probe: str | None = None,
     settings: ProbeSettings | None = None,
     api: PyocdApi | None = None,
+    links: Links | None = None,
     clock: Clock = time.monotonic,
-    on_partial: Callable[[bytes], None] | None = None,
+    sleep: Callable[[float], None] = time.sleep,
 ) -> ProbeOutput:
-    """Flash ``elf`` to ``board`` through the chosen probe, reset, and capture the stream."""
+    """Flash ``elf`` to ``board`` through the chosen probe, reset, and capture the stream.
+    ``api`` alone is a pyocd that the whole run goes through (a farm's remote pyocd)."""
     if board.silicon is None:
         raise RunError(f"board {board.name} is not run through a probe", "use `hpx run`")
     chosen_settings = settings or ProbeSettings()
-    link = api or pyocd_api()
+    world = links or (Links(api) if api is not None else installed_links())
     check_elf(board, elf)  # a broken link is an error before anything is flashed
-    chosen = choose_probe(list_probes(link), probe)
+    chosen = choose_probe(list_probes(world.pyocd), probe)
+    route, link = route_for(world, board, chosen, chosen_settings.packs)
     address = _rtt_address(elf)
     started = clock()
-    session = _open(link, chosen, board, chosen_settings)
-    try:
-        target = session.target
+    packs = chosen_settings.packs
+    with opened(link, chosen, board, route, packs) as session:
         _flash(link, session, elf)
-        target.reset()
-        reader = _wait_for_rtt(target, board, address, chosen_settings, clock)
-        log.info("rtt", address=hex(reader.channel.descriptor), probe=chosen.unique_id)
-        stream = read_stream(reader, target, elf, chosen_settings, clock)
-    finally:
-        session.close()
-    return ProbeOutput(
-        chosen,
-        board.silicon.pyocd_target,
-        stream,
-        clock() - started,
-        reader.channel.descriptor,
-    )
+        _reset(link, session.target, board, address)
+    sleep(board.silicon.boot_handoff)  # the bootloader starts the application once let go
+    with opened(link, chosen, board, route, packs, attach=True) as session:
+        target = session.target
+        _resume_if_halted(target, link.error)
+        block, reader = _wait_for_rtt(target, board, address, chosen_settings, clock,
+                                      link.error)
+        log.info("rtt", address=hex(reader.channel.descriptor), probe=chosen.unique_id,
+                 path=route.path)
+        stream = read_stream(reader, target, elf, chosen_settings, clock, (link.error,))
+        dropped, state = _after_end(target, block, board, link.error)
+    return ProbeOutput(chosen, route, link.version, stream, clock() - started,
+                       reader.channel.descriptor, dropped, state)
+
+
+def _issues(output: ProbeOutput) -> tuple[str, ...]:
+    dropped = ((f"RTT dropped {output.dropped} bytes the firmware wrote while a measurement "
+                "ran (the host fell behind; the firmware never waits for it then): that "
+                "output is missing from the capture",) if output.dropped else ())
+    return dropped + output.hardware.issues
 
 
 @attrs.frozen
 class ProbeRunner:
-    """The silicon boards' runner: flash through the chosen probe, capture over RTT."""
+    """The silicon boards' runner: flash through the chosen probe, capture over RTT.
+    ``api``: a pyocd the whole run goes through; ``links``: the probe software (default:
+    what is installed)."""
 
     board: Board
     settings: ProbeSettings
     probe: str | None = None
     api: PyocdApi | None = None
+    links: Links | None = None
 
     @property
     def timeout(self) -> float:
         return self.settings.timeout
 
     def check(self) -> None:
-        choose_probe(list_probes(self.api or pyocd_api()), self.probe)
+        pyocd = self.api or (self.links.pyocd if self.links else pyocd_api())
+        choose_probe(list_probes(pyocd), self.probe)
 
     def execute(self, elf: Path) -> Execution:
         output = run_on_probe(self.board, elf, probe=self.probe, settings=self.settings,
-                              api=self.api)
+                              api=self.api, links=self.links)
         probe: dict[str, Json] = dict(attrs.asdict(output.probe))
         details: dict[str, Json] = {
-            "runner": "probe", "probe": probe, "pyocd_target": output.target,
-            "seconds": round(output.seconds, 3),
+            "runner": "probe", "probe": probe, "flash_path": output.route.path,
+            "device": output.route.device, "route": output.route.why,
+            "probe_software": output.software, "seconds": round(output.seconds, 3),
             "rtt_control_block": f"{output.rtt_address:#010x}",
+            "rtt_dropped_bytes": output.dropped, "hardware": output.hardware.as_json(),
         }
-        return Execution(output.stream, output.seconds, details, {"runner": "probe"})
+        identity: dict[str, Json] = {"runner": "probe", "flash_path": output.route.path,
+                                     "probe_software": output.software}
+        return Execution(output.stream, output.seconds, details, identity,
+                         issues=_issues(output))

@@ -134,6 +134,14 @@ def _emulator_failed(run: Execution, after: str) -> RunError:
                     "check the board setup with `hpx selftest`")
 
 
+def _with_run_issues(measurement: Measurement, issues: Sequence[str]) -> Measurement:
+    """The runner's issues join the stream's; a valid measurement with any is degraded."""
+    if not issues:
+        return measurement
+    validity = "degraded" if measurement.validity == "valid" else measurement.validity
+    return attrs.evolve(measurement, issues=(*measurement.issues, *issues), validity=validity)
+
+
 def _execute(runner: Runner, elf: Path) -> Execution:
     """``runner.execute``, with Ctrl-C (a runner that keeps no partial stream) as a stop."""
     try:
@@ -189,7 +197,7 @@ def run_and_record(
     parts = ResultParts()
     try:
         capture = judge(board, elf, run, runner.timeout, explain)
-        measurement = measure(capture, board, event_names)
+        measurement = _with_run_issues(measure(capture, board, event_names), run.issues)
         if merge_with or planned_events:
             measurement = merge_event_passes(measurement, merge_with, planned_events)
         if extra_from is not None:

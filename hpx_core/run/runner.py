@@ -27,7 +27,9 @@ class Execution:
     ``exit_code`` is an emulator's own exit status: 0 when the firmware ended the run, any
     other value a failure of the emulator (the firmware's verdict is the stream's END record);
     None for a board or a run stopped at its timeout. ``details`` go to the bundle's
-    ``run.json``; ``identity`` (emulator version, probe) to its provenance.
+    ``run.json``; ``identity`` (emulator version, probe) to its provenance. ``issues`` are what
+    the runner saw go wrong beside the stream (bytes the transport dropped, a cache that was
+    off): they join the measurement's issues.
     """
 
     stream: bytes
@@ -36,6 +38,7 @@ class Execution:
     identity: Mapping[str, Json]
     exit_code: int | None = None
     timed_out: bool = False
+    issues: tuple[str, ...] = ()
 
 
 class StreamStoppedError(RunError):

@@ -16,10 +16,13 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import attrs
 import pytest
 from emulated_firmware import selftest_build
+from fake_pyocd import Bench, FakeError, FakeProbe, FakeTarget, FakeTargetSupportError, Firmware
 from labgrid_lab import Lab, SshServer, require_lab
 from probe_board import BOARD, CB, RECORDED, RING
 
@@ -28,6 +31,7 @@ from hpx_core.config.schema import FarmSection
 from hpx_core.errors import FarmError, RunError
 from hpx_core.farm import probe_driver
 from hpx_core.farm.client import close_clients, farm_client
+from hpx_core.probe.pyocd_api import PyocdApi
 from hpx_core.probe.runner import ProbeSettings
 from hpx_core.results import measure, verify_bundle
 from hpx_core.run import run_and_record, runner_for
@@ -60,6 +64,7 @@ class ProbeLab:
             "log": str(self.log),
         }))
         self.log.unlink(missing_ok=True)
+        self.log.with_suffix(".silent").unlink(missing_ok=True)
 
     def seen(self) -> dict[str, object]:
         """What the last agent process on the exporter host saw (written when it ended)."""
@@ -165,8 +170,11 @@ def test_a_run_on_a_probe_place_captures_rtt_there_and_records_the_place(
     assert provenance["place"]["held_by"] == farm_client(probe_lab.lab.address).identity
     seen = probe_lab.seen()
     assert seen["flashed"] == [[elf.name, "elf"]] and seen["resets"] == 1
-    assert seen["sessions"] == [{"probe": UID, "opened": True, "closed": True, "options": {
-        "target_override": "ap510nfa_cbr", "pack": [PACK]}}]
+    options = {"target_override": "ap510nfa_cbr", "pack": [PACK]}
+    assert seen["sessions"] == [  # flash and reset, let go, attach for the capture
+        {"probe": UID, "opened": True, "closed": True, "options": options},
+        {"probe": UID, "opened": True, "closed": True,
+         "options": options | {"connect_mode": "attach"}}]
     assert farm_client(probe_lab.lab.address).places()["evb-1"].holder is None
 
 
@@ -240,7 +248,10 @@ def test_an_exporter_lost_mid_run_stops_the_capture(probe_lab: ProbeLab, elf: Pa
     while client.places()["evb-1"].holder is None:
         assert time.monotonic() < deadline and worker.is_alive(), "the run did not start"
         time.sleep(0.1)
-    time.sleep(2.0)  # flashed, streaming, then silent
+    silent = probe_lab.log.with_suffix(".silent")
+    while not silent.exists():  # flashed, handed over, streamed, then silent
+        assert time.monotonic() < deadline + 30 and worker.is_alive(), "the firmware never ran"
+        time.sleep(0.1)
     probe_lab.lab.kill_exporter("bench")
     worker.join(30)
     assert not worker.is_alive()
@@ -253,3 +264,34 @@ def test_an_exporter_lost_mid_run_stops_the_capture(probe_lab: ProbeLab, elf: Pa
     assert json.loads((bundle / "summary.json").read_text())["status"] == "failed"
     assert client.places()["evb-1"].holder is None  # released: labgrid skips the orphan
     probe_lab.lab.start_exporter("bench", exporter_yaml(probe_lab.bench))
+
+
+def local_driver(known: set[str]) -> tuple[Any, Bench]:
+    """The driver's session handling on the local fake pyocd (whose sessions open as pyocd's
+    do: ``auto_open`` only in ``__enter__``), without a lab."""
+    fw = Firmware(stream=RECORDED, cb_address=CB, buffer_address=RING)
+    desk = Bench([FakeProbe(UID, "Apollo510 EVB J-Link")],
+                 FakeTarget([(r.origin, r.length) for r in BOARD.memory], fw), known)
+    api = PyocdApi(desk.connect_helper(), desk.file_programmer(), FakeError,
+                   FakeTargetSupportError)
+    driver = SimpleNamespace(pyocd_target="ap510nfa_cbr", where="bench (python3)",
+                             probe=SimpleNamespace(unique_id=UID, pack=None), api=lambda: api)
+    return driver, desk
+
+
+def test_the_driver_opens_the_session_it_works_in() -> None:
+    driver, desk = local_driver({"ap510nfa_cbr"})
+    opened: list[bool] = []
+    probe_driver.HpxPyOCDDriver._with_session(driver, lambda s: opened.append(s.opened))
+    assert opened == [True]
+    assert [s.closed for s in desk.sessions] == [True] and desk.target.attached == 0
+
+
+def test_the_driver_names_a_target_pyocd_does_not_know() -> None:
+    driver, desk = local_driver(set())
+    with pytest.raises(FarmError) as caught:
+        probe_driver.HpxPyOCDDriver._with_session(driver, lambda s: None)
+    assert caught.value.message == ("pyOCD on bench (python3) does not know target "
+                                    "'ap510nfa_cbr' (Target type ap510nfa_cbr not recognized.)")
+    assert caught.value.hint == "name the part's CMSIS pack in the HpxProbe's pack"
+    assert desk.target.attached == 0

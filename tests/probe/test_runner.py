@@ -91,7 +91,8 @@ def test_probe_option_chooses_one_of_two(elf: Path) -> None:
     desk = bench(RECORDED, probes=2)
     out = run_on_probe(BOARD, elf, probe="00123456781", api=api(desk), settings=FAST)
     assert out.probe.unique_id == "00123456781"
-    assert [s.probe.unique_id for s in desk.sessions] == ["00123456781"]
+    # one session flashes and resets, the other captures: both on the chosen probe
+    assert [s.probe.unique_id for s in desk.sessions] == ["00123456781", "00123456781"]
     with pytest.raises(RunError, match="matches no attached probe"):
         run_on_probe(BOARD, elf, probe="99", api=api(bench(probes=2)), settings=FAST)
 
@@ -104,23 +105,37 @@ def test_flash_failure_is_reported_and_the_session_closed(elf: Path) -> None:
     assert caught.value.message == (
         f"flashing {elf.name} failed: flash algorithm returned error 0x1 at 0x00410000"
     )
-    assert desk.sessions[0].closed
+    assert len(desk.sessions) == 1 and desk.sessions[0].closed
     assert desk.target.resets == 0  # never reset into a half-written image
 
 
 def test_unknown_target_asks_for_the_pack(elf: Path, tmp_path: Path) -> None:
     desk = bench(RECORDED)
-    desk.known_targets = set()
+    desk.known_targets = set()  # pyocd raises TargetSupportError when it makes the session
     with pytest.raises(RunError) as caught:
         run_on_probe(BOARD, elf, api=api(desk), settings=FAST)
-    assert "pyocd does not know target 'ap510nfa_cbr'" in caught.value.message
+    assert caught.value.message.startswith(
+        "pyocd does not know target 'ap510nfa_cbr' for qemu-m55 (Target type ap510nfa_cbr not "
+        "recognized.)")
     assert "--pack PATH" in caught.value.hint
+    assert desk.sessions == [] and desk.target.attached == 0 and not desk.flashed
     pack = tmp_path / "AmbiqMicro.Apollo_DFP.pack"
     pack.write_bytes(b"PK")
     with_pack = ProbeSettings(timeout=10.0, rtt_wait=0.3, heartbeat=0.3, poll=0.0, packs=[pack])
     run_on_probe(BOARD, elf, api=api(desk), settings=with_pack)
     assert desk.sessions[-1].options["pack"] == [str(pack)]
     assert desk.sessions[-1].options["target_override"] == "ap510nfa_cbr"
+
+
+def test_a_session_that_fails_to_open_is_closed(elf: Path) -> None:
+    desk = bench(RECORDED)
+    desk.open_error = "no ACK received (check the target's power)"
+    with pytest.raises(RunError) as caught:
+        run_on_probe(BOARD, elf, api=api(desk), settings=FAST)
+    assert caught.value.message == ("cannot connect through probe 00123456780 (pyocd): "
+                                    "no ACK received (check the target's power)")
+    assert [s.closed for s in desk.sessions] == [True]
+    assert desk.target.attached == 0  # the probe is not left held
 
 
 def test_rtt_control_block_not_found(elf: Path) -> None:
@@ -130,7 +145,8 @@ def test_rtt_control_block_not_found(elf: Path) -> None:
     assert "no SEGGER RTT control block found in RAM" in caught.value.message
     assert f"{SRAM.origin:#010x}" in caught.value.message
     assert "within 0.3 s of reset" in caught.value.message
-    assert desk.flashed and desk.target.resets == 1 and desk.sessions[0].closed
+    assert desk.flashed and desk.target.resets == 1
+    assert [s.closed for s in desk.sessions] == [True, True] and desk.target.attached == 0
 
 
 def test_silent_target_is_reported_hung_where_it_hangs(elf: Path, tmp_path: Path) -> None:

@@ -28,6 +28,8 @@ BENCH = Bench(
     FakeTarget([tuple(r) for r in SCENARIO["ram"]], FIRMWARE),
     known_targets=set(SCENARIO["known_targets"]),
 )
+# the firmware fell silent (``stop_after``): a file beside the log says so, for the test
+BENCH.target.on_silent = lambda: Path(SCENARIO["log"]).with_suffix(".silent").touch()
 
 
 @atexit.register
