@@ -201,20 +201,26 @@ def _jsonable(value: Any) -> Any:
 @app.command()
 def doctor(
     config: ConfigOption = None,
+    board: BoardOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="JSON output.")] = False,
 ) -> None:
-    """Check Python, plugins and tools; non-zero exit when something needed is missing."""
+    """Check Python, plugins, tools and probes; non-zero exit when something needed is
+    missing. Each attached probe is shown with the way a run reaches the board's part."""
     from hpx_core import api
     from hpx_core.boards import get_board
     from hpx_core.pipeline.doctor import run_doctor
 
     toolchain, emulated, engine = "arm-none-eabi-gcc", None, None
+    chosen = get_board(board) if board is not None else None
     if config is not None:
         validated = api.validate_config(config)
         toolchain = validated.config.target.toolchain
-        emulated = get_board(validated.config.target.board).emulated
+        chosen = chosen or get_board(validated.config.target.board)
         engine = validated.config.engine.type
-    report = run_doctor(api.registry(), toolchain=toolchain, emulated=emulated, engine=engine)
+    if chosen is not None:
+        emulated = chosen.emulated
+    report = run_doctor(api.registry(), toolchain=toolchain, emulated=emulated, engine=engine,
+                        board=chosen)
     if as_json:
         typer.echo(
             json.dumps(
@@ -353,4 +359,10 @@ def _print_profile(outcome: pipeline.ProfileOutcome) -> None:
         f"whole inference (uninstrumented): {measurement.whole_median:,} {measurement.units}; "
         f"per-layer sum {measurement.layer_sum:,}"
     )
+    outputs = outcome.record.outputs if outcome.record else None
+    if outputs is not None:
+        console.print(outputs.sentence(), style=None if outputs.passed else "bold red",
+                      markup=False, highlight=False)
     console.print(f"bundle: {outcome.bundle}")
+    if outputs is not None and not outputs.passed:
+        raise outputs.error(outcome.bundle)

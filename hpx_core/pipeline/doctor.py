@@ -14,9 +14,11 @@ from pathlib import Path
 
 import attrs
 
+from hpx_core.boards import Board, all_boards
 from hpx_core.build.launcher import ENV, OFF, find_compiler_cache
 from hpx_core.build.toolchain import detect_toolchains
 from hpx_core.plugins import Registry
+from hpx_core.probe.route import JLINK_SOFTWARE, ProbeDesk, attached_desk, route_lines
 from hpx_core.sources import package_status
 from hpx_core.tool_version import version_line
 
@@ -52,12 +54,16 @@ _TOOLS: dict[str, tuple[Sequence[str], str]] = {
 
 
 def run_doctor(
-    reg: Registry, *, toolchain: str, emulated: bool | None, engine: str | None = None
+    reg: Registry, *, toolchain: str, emulated: bool | None, engine: str | None = None,
+    board: Board | None = None, desk: ProbeDesk | None = None,
 ) -> DoctorReport:
     """Check Python, plugins, tools and engine packages; ``required`` follows the config.
 
     ``emulated`` is None when no board was chosen: then QEMU is reported but not required;
     an engine's Python packages (e.g. helia-aot) are required when that engine is chosen.
+    The probe software and every attached probe are listed with the way a run would reach
+    the part (``board``'s, else every silicon board's) and what that way lacks; ``desk`` is
+    what is attached (default: this machine's).
     """
     checks = [_python_check(), *_plugin_checks(reg), *_package_checks(reg, engine)]
     for tool, (args, role) in _TOOLS.items():
@@ -66,7 +72,30 @@ def run_doctor(
     checks += _toolchain_checks(toolchain)
     checks.append(_compiler_cache_check())
     checks.append(_labgrid_check())
+    checks += _probe_checks(desk or attached_desk(), board)
     return DoctorReport(tuple(checks))
+
+
+def _probe_checks(desk: ProbeDesk, board: Board | None) -> list[Check]:
+    """pyocd, J-Link's software and each attached probe's route; required for a silicon
+    board only."""
+    silicon = board is not None and board.silicon is not None
+    checks = [
+        Check("pyocd", desk.pyocd is not None, desk.pyocd or f"not importable ({desk.error})",
+              silicon),
+        Check("J-Link software", desk.jlink is not None, desk.jlink or
+              f"not found: pyocd and hpx cannot see J-Link probes (the EVBs' own); install "
+              f"the {JLINK_SOFTWARE}", False),
+    ]
+    if not desk.probes:
+        why = f"pyocd could not list probes: {desk.error}" if desk.error else "none attached"
+        return [*checks, Check("probes", False, f"{why} (a run on a board stops after the "
+                                                "build)", False)]
+    boards = [board] if silicon and board is not None else list(all_boards().values())
+    for line in route_lines(desk, boards):
+        checks.append(Check(f"probe {line.probe.unique_id}", not line.route.missing,
+                            line.detail(), silicon))
+    return checks
 
 
 def _python_check() -> Check:

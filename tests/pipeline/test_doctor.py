@@ -60,3 +60,44 @@ def test_engine_packages_are_required_only_for_their_engine() -> None:
         report = run_doctor(registry, toolchain="arm-none-eabi-gcc", emulated=False, engine=engine)
         check = next(c for c in report.checks if c.name == "package helia-aot")
         assert check.required is required
+
+
+def test_each_attached_probe_is_shown_with_its_path_and_what_it_lacks() -> None:
+    from hpx_core.boards import get_board
+    from hpx_core.probe.probes import ProbeInfo
+    from hpx_core.probe.route import ProbeDesk
+
+    jlink = ProbeInfo("000440112233", "Segger J-Link OB-Apollo", "Segger", "J-Link OB-Apollo")
+    dap = ProbeInfo("0240000032044e45", "ARM DAPLink CMSIS-DAP", "ARM", "DAPLink CMSIS-DAP")
+    desk = ProbeDesk((jlink, dap), "0.46.0", "8.10f", pyocd_knows=lambda name: False)
+    board = get_board("apollo510_evb")
+    report = run_doctor(load_registry(disabled=[]), toolchain="arm-none-eabi-gcc",
+                        emulated=False, board=board, desk=desk)
+    probes = {c.name: c for c in report.checks if c.name.startswith("probe ")}
+    through_jlink = probes["probe 000440112233"]
+    assert through_jlink.ok and through_jlink.required
+    assert through_jlink.detail == ("apollo510_evb: jlink (device AP510NFA-CBR) - a J-Link "
+                                    "probe: SEGGER's device support flashes the part")
+    through_pyocd = probes["probe 0240000032044e45"]
+    assert not through_pyocd.ok and through_pyocd.required
+    assert through_pyocd.detail.endswith(
+        "missing: Ambiq's CMSIS pack for ap510nfa_cbr (--pack PATH, or `pyocd pack install "
+        "ap510nfa_cbr`)")
+    assert not report.healthy  # the pack the CMSIS-DAP probe needs is missing
+    software = {c.name: c for c in report.checks if c.name in ("pyocd", "J-Link software")}
+    assert software["pyocd"].detail == "0.46.0" and software["J-Link software"].ok
+
+
+def test_without_a_board_every_apollo_board_is_routed_and_nothing_is_required() -> None:
+    from hpx_core.probe.probes import ProbeInfo
+    from hpx_core.probe.route import ProbeDesk
+
+    jlink = ProbeInfo("000440112233", "Segger J-Link OB-Apollo", "Segger", "J-Link OB-Apollo")
+    desk = ProbeDesk((jlink,), "0.46.0", None, pyocd_knows=lambda name: False)
+    report = run_doctor(load_registry(disabled=[]), toolchain="arm-none-eabi-gcc",
+                        emulated=None, desk=desk)
+    lines = [c for c in report.checks if c.name == "probe 000440112233"]
+    assert [c.detail.split(":")[0] for c in lines] == [
+        "apollo510_evb", "apollo330mP_evb", "apollo4p_evb", "apollo3p_evb"]
+    assert all(not c.required and not c.ok for c in lines)  # no J-Link software, no pack
+    assert "SEGGER J-Link Software" in lines[0].detail
