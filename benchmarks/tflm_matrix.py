@@ -69,12 +69,8 @@ def main() -> None:
             assert cold.contribution and cold.build and cold.measurement and cold.record
             library = cold.contribution.libraries[0]
             lib = f"{library.seconds:.0f} s" if library.built else "cached"
-            outputs = cold.record.extra["outputs"]
-            exact = (
-                "exact"
-                if outputs["exact"]
-                else "max abs diff " + str(max(t["max_abs_diff"] for t in outputs["tensors"]))
-            )
+            verdict = cold.record.outputs
+            exact = verdict.sentence() if verdict is not None else "no host reference"
             cold_s -= library.seconds if library.built else 0
             m = cold.measurement
             print(

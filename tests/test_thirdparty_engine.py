@@ -139,7 +139,7 @@ def test_profile_verify_and_compare_end_to_end(install: Install) -> None:
             assert layer in done.stdout
         bundles.append(_bundle(out))
     summary = json.loads((bundles[0] / "summary.json").read_text())
-    assert summary["extra"]["outputs"]["exact"] is True
+    assert summary["outputs"]["exact"] is True
     assert install.hpx("results", "verify", str(bundles[0])).returncode == 0
     compared = install.hpx("compare", *map(str, bundles))
     assert compared.returncode == 0, compared.stdout + compared.stderr
@@ -163,7 +163,7 @@ def test_the_example_config_runs(install: Install) -> None:
                        "--output-dir", str(install.root / "results-config"))
     assert done.returncode == 0, done.stderr
     summary = json.loads((_bundle(install.root / "results-config") / "summary.json").read_text())
-    assert summary["extra"]["seed"] == 7 and summary["extra"]["outputs"]["exact"] is True
+    assert summary["extra"]["seed"] == 7 and summary["outputs"]["exact"] is True
 
 
 def test_uninstalled_engine_disappears(install: Install) -> None:

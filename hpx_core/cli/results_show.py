@@ -28,6 +28,8 @@ def _summary(view: BundleView) -> Table:
         ("model sha256", view.model_sha256 or "-"),
         *((f"{key} bytes", f"{value:,}") for key, value in sorted(view.sizes.items())),
     ]
+    if view.outputs is not None:
+        rows.append(("outputs", view.outputs.sentence().removeprefix("outputs: ")))
     if view.error:
         rows.append(("error", view.error))
     for key, value in rows:

@@ -7,7 +7,10 @@ from pathlib import Path
 from junitparser import Failure, JUnitXml, Skipped, TestCase, TestSuite
 
 from hpx_core.compare.diff import Comparison
-from hpx_core.compare.policy import PolicyOutcome
+from hpx_core.compare.policy import NUMERICS, OUTPUTS, PolicyOutcome
+
+FAILURE_TYPES = {OUTPUTS: "wrong output", NUMERICS: "layer output differs"}
+"""What a failed check is, by metric, where it is not a regression of a count."""
 
 
 def junit_xml(comparison: Comparison, outcome: PolicyOutcome) -> JUnitXml:
@@ -19,7 +22,7 @@ def junit_xml(comparison: Comparison, outcome: PolicyOutcome) -> JUnitXml:
     for check in outcome.checks:
         case = TestCase(check.subject, classname=f"hpx.compare.{check.metric}")
         if check.status == "fail":
-            case.result = [Failure(check.message, "regression")]
+            case.result = [Failure(check.message, FAILURE_TYPES.get(check.metric, "regression"))]
         elif check.status in ("skip", "warn"):
             case.result = [Skipped(check.message)]
         else:

@@ -1,7 +1,8 @@
 """Regression policies: a small versioned YAML, one rule per metric, applied to a comparison.
 
-``layer_check`` is the one metric that is not a count: the candidate's layer check must find
-every layer exact against the host (the default policy asks it of a candidate run with it).
+``layer_check`` and ``outputs`` are the metrics that are not counts: the candidate's layer
+check must find every layer exact against the host, and its outputs must be within the
+tolerance of the host reference (the default policy asks each of a candidate that has it).
 
 Emulated instruction counts are exact, so the default for two emulated runs allows no
 regression at all; silicon counts jitter, so the default for silicon runs tolerates the larger
@@ -35,7 +36,8 @@ TOTALS = {
     "bss_bytes": "bss bytes",
 }
 NUMERICS = "layer_check"  # every layer of the candidate exact against the host
-METRICS = (*TOTALS, "layers", NUMERICS)
+OUTPUTS = "outputs"  # the candidate's outputs within the tolerance of the host reference
+METRICS = (*TOTALS, "layers", NUMERICS, OUTPUTS)
 _HINT = "see docs/compare.md for the policy format"
 
 
@@ -106,6 +108,8 @@ def default_policy(comparison: Comparison) -> Policy:
     check = comparison.candidate.layer_check
     if check is not None and check.statuses:  # a candidate checked by hpx must be exact
         rules[NUMERICS] = Rule()
+    if comparison.candidate.outputs is not None:  # a wrong answer is never a pass
+        rules[OUTPUTS] = Rule()
     return Policy(rules=rules, source=f"default ({kind})")
 
 
@@ -209,6 +213,15 @@ def _numerics_check(rule: Rule, comparison: Comparison) -> Check:
                  f"all {len(check.statuses)} layers exact against the host")
 
 
+def _outputs_check(rule: Rule, comparison: Comparison) -> Check:
+    """The candidate's outputs must be within the tolerance of the host reference."""
+    verdict = comparison.candidate.outputs
+    if verdict is None:
+        status: Status = "fail" if rule.missing == "fail" else rule.missing
+        return Check(OUTPUTS, "outputs", status, "no output check: the engine has no reference")
+    return Check(OUTPUTS, "outputs", "pass" if verdict.passed else "fail", verdict.sentence())
+
+
 def apply_policy(comparison: Comparison, policy: Policy) -> PolicyOutcome:
     """Check every metric the policy names; layers in index order."""
     checks: list[Check] = []
@@ -216,6 +229,8 @@ def apply_policy(comparison: Comparison, policy: Policy) -> PolicyOutcome:
     for metric, rule in policy.rules.items():
         if metric == NUMERICS:
             checks.append(_numerics_check(rule, comparison))
+        elif metric == OUTPUTS:
+            checks.append(_outputs_check(rule, comparison))
         elif metric != "layers":
             total = TOTALS[metric]
             if total in names:

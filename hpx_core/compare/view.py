@@ -17,6 +17,7 @@ from hpx_core.boards import get_board
 from hpx_core.compare.layer_check import LayerCheckView
 from hpx_core.errors import HpxError
 from hpx_core.results import verify_bundle
+from hpx_core.results.outputs import OutputVerdict, verdict_from_json
 
 
 def _ints(values: Any) -> tuple[int, ...]:
@@ -64,6 +65,7 @@ class BundleView:
     provenance: Mapping[str, Any] = attrs.field(factory=dict)
     error: str | None = None
     layer_check: LayerCheckView | None = None  # --check-layers: every layer against the host
+    outputs: OutputVerdict | None = None  # the device's outputs against the host reference
 
     @property
     def layer_sum(self) -> int | None:
@@ -170,4 +172,5 @@ def load_view(path: Path) -> BundleView:
         error=None if not error else f"{error['type']}: {error['message']}",
         layer_check=LayerCheckView.from_json(summary["layer_check"])
         if summary.get("layer_check") else None,
+        outputs=verdict_from_json(summary.get("outputs")),
     )

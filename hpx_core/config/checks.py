@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import attrs
@@ -32,6 +33,17 @@ def at_least(minimum: int, *, most: int = UINT32_MAX) -> Any:
         if value is not None and value > most:
             why = " (the firmware holds it in 32 bits)" if most == UINT32_MAX else ""
             raise FieldValueError(attribute.name, f"must be at most {most:,}{why}, got {value}")
+
+    return check
+
+
+def finite_at_least(minimum: float) -> Any:
+    """Validator: a finite number from ``minimum`` up (``None`` passes: it means "unset")."""
+
+    def check(_instance: object, attribute: attrs.Attribute[Any], value: float | None) -> None:
+        if value is not None and not (math.isfinite(value) and value >= minimum):
+            raise FieldValueError(attribute.name,
+                                  f"must be a finite number of at least {minimum:g}, got {value}")
 
     return check
 

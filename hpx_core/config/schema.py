@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 import attrs
 
-from hpx_core.config.checks import at_least
+from hpx_core.config.checks import at_least, finite_at_least
 
 MemoryLocation = Literal["code", "flash", "itcm", "tcm", "data", "sram", "psram"]
 """A memory by the use word of its regions in the board's memory map (``hpx boards``)."""
@@ -69,6 +69,10 @@ class ProfilingSection:
     check_layers: CheckLayers = "off"
     """Compare every layer's outputs with the host in an uncounted pass after the measured
     ones: ``first`` sends the first differing layer in full, ``all`` every one (1 MiB cap)."""
+    output_tolerance: float | None = attrs.field(default=None, validator=finite_at_least(0))
+    """The largest difference accepted between the device's outputs and the host reference's,
+    in each tensor's own units (quantization steps for integer outputs). Unset: integer outputs
+    must match exactly, float outputs within 1e-5 + 1e-3 x |host| (hpx_core.results.outputs)."""
 
 
 @attrs.frozen

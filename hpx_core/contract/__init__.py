@@ -78,6 +78,10 @@ def _layers(values: Iterable[ReferenceLayer]) -> tuple[ReferenceLayer, ...]:
     return tuple(values)
 
 
+def _outputs(values: Iterable[ReferenceOutput]) -> tuple[ReferenceOutput, ...]:
+    return tuple(values)
+
+
 # --------------------------------------------------------------------------------------------
 # Requests and answers, in pipeline order
 
@@ -338,6 +342,28 @@ class Explanation:
 
 
 @attrs.frozen
+class ReferenceOutput:
+    """What the engine's host reference computed for one output the firmware sends.
+
+    ``tensor`` is the index the firmware passes to ``hpx_report_output``; ``data`` holds the
+    bytes in the order the device sends them (an engine whose device memory order differs from
+    the host's reorders here); ``dtype`` is NumPy's name for the element type (``int8``,
+    ``float32``, ...); ``source`` names the reference in a few words ("tflite-micro Python
+    interpreter, same model and input bytes").
+    """
+
+    tensor: int
+    dtype: str
+    data: bytes
+    source: str
+
+    @property
+    def elements(self) -> int:
+        width = int("".join(c for c in self.dtype if c.isdigit()) or 8) // 8
+        return len(self.data) // max(width, 1)
+
+
+@attrs.frozen
 class ResultExtras:
     """Answer of ``hpx_result_extras``: engine facts for the bundle's ``extra`` section.
 
@@ -345,12 +371,15 @@ class ResultExtras:
     e.g. the ExecuTorch ETDump the firmware sent as FILE records). ``layer_check_note`` is what
     the bundle's ``layer_check`` says for a ``--check-layers`` run when the engine has no host
     reference of its own but hands the device's layer outputs to another tool (say, which files
-    ExecuTorch's Inspector reads); None: the core's default sentence.
+    ExecuTorch's Inspector reads); None: the core's default sentence. ``reference_outputs``
+    are the host's outputs for the device's: the core compares them (``profiling.
+    output_tolerance``), and a run whose outputs differ beyond the tolerance is invalid.
     """
 
     values: Mapping[str, Json] = attrs.field(factory=dict)
     files: Mapping[str, bytes] = attrs.field(factory=dict)
     layer_check_note: str | None = None
+    reference_outputs: tuple[ReferenceOutput, ...] = attrs.field(default=(), converter=_outputs)
 
 
 @attrs.frozen

@@ -108,6 +108,10 @@ def _profile(planned: PlannedCell, registry: Registry, on_stage: Callable[[str],
     if build_only:
         bundle = write_build(outcome, planned.folder, registry.catalog, note="build only")
         return CellResult(planned, "built", bundle, note="build only", libraries=libraries)
+    outputs = outcome.record.outputs if outcome.record else None
+    if outputs is not None and not outputs.passed:  # counts of a wrong answer: a failed cell
+        return CellResult(planned, "failed", outcome.bundle, outputs.sentence(),
+                          libraries=libraries)
     return CellResult(planned, "complete", outcome.bundle, libraries=libraries)
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -12,6 +11,7 @@ import attrs
 from hpx_core.compare import load_view
 from hpx_core.errors import HpxError
 from hpx_core.results.build_bundle import is_build_bundle, read_build_bundle
+from hpx_core.results.outputs import OutputVerdict
 
 
 @attrs.frozen
@@ -50,14 +50,12 @@ def read_numbers(bundle: Path) -> CellNumbers | None:
         view = load_view(bundle)
     except HpxError:
         return None
-    summary = json.loads((bundle / "summary.json").read_text("utf-8"))
-    extra = summary.get("extra") if isinstance(summary, dict) else None
     sizes = view.sizes
     return CellNumbers(
         units=view.units or None, whole=view.whole_median, layer_sum=view.layer_sum,
         layers=len(view.layers), validity=view.validity, text=_size(sizes, "text"),
         data=_size(sizes, "data"), bss=_size(sizes, "bss"),
-        output_check=_output_check(extra.get("outputs") if isinstance(extra, dict) else None),
+        output_check=_output_check(view.outputs),
     )
 
 
@@ -66,10 +64,10 @@ def _size(sizes: Any, key: str) -> int | None:
     return value if isinstance(value, int) else None
 
 
-def _output_check(outputs: Any) -> str | None:
-    if not isinstance(outputs, Mapping) or "exact" not in outputs:
+def _output_check(outputs: OutputVerdict | None) -> str | None:
+    if outputs is None:
         return None
-    if outputs["exact"]:
+    if outputs.exact:
         return "exact"
-    diffs = [t.get("max_abs_diff", 0) for t in outputs.get("tensors", []) if isinstance(t, dict)]
-    return f"max abs diff {max(diffs, default=0)}"
+    largest = max((t.max_abs_diff or 0.0 for t in outputs.tensors), default=0.0)
+    return f"{'within tolerance' if outputs.passed else 'DIFFER'}: max abs diff {largest:g}"

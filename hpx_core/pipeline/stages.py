@@ -51,6 +51,7 @@ from hpx_core.plugins import Registry
 from hpx_core.probe.passes import plan_events, run_extra_passes
 from hpx_core.probe.probes import NoProbeError
 from hpx_core.results import Measurement
+from hpx_core.results.outputs import check_outputs
 from hpx_core.run.choose import runner_for
 from hpx_core.run.record import ResultParts, run_and_record
 from hpx_core.run.runner import held
@@ -327,7 +328,9 @@ def _extras(state: RunState, capture: Capture) -> ResultParts:
                                    state.engine.name, note)
     if answer is None:
         return ResultParts(layer_check=layer_check)
-    return ResultParts(dict(answer.values), dict(answer.files), layer_check)
+    outputs = check_outputs(capture.outputs(), answer.reference_outputs,
+                            state.config.profiling.output_tolerance)
+    return ResultParts(dict(answer.values), dict(answer.files), layer_check, outputs)
 
 
 def _explain(state: RunState, capture: Capture, code: int, stage: str) -> HpxError | None:

@@ -25,6 +25,7 @@ import attrs
 from hpx_core.errors import HpxError
 from hpx_core.results.bundle_schema import BUNDLE_SCHEMA
 from hpx_core.results.measure import Measurement
+from hpx_core.results.outputs import OutputVerdict
 from hpx_core.results.trace import trace_json
 from hpx_core.results.verify import MANIFEST
 
@@ -61,6 +62,7 @@ class BundleInputs:
     files: Mapping[str, bytes] = attrs.field(factory=dict)  # the engine's files, by name
     layer_check: LayerCheck | None = None
     logs: Mapping[str, bytes] | None = None  # file name -> the log's bytes (e.g. run.log)
+    outputs: OutputVerdict | None = None  # the device's outputs against the host reference
 
 
 def _measurement_json(m: Measurement) -> dict[str, Any]:
@@ -121,6 +123,8 @@ def _summary(inputs: BundleInputs) -> dict[str, Any]:
         summary["extra"] = dict(inputs.extra)
     if inputs.layer_check is not None:
         summary["layer_check"] = inputs.layer_check.to_json()
+    if inputs.outputs is not None:
+        summary["outputs"] = inputs.outputs.to_json()
     return summary
 
 

@@ -60,7 +60,15 @@ _RESULT_SUMMARY = _record(
      "issues": {"type": "array", "items": _TEXT},
      "error": _record(["type", "message"], {"type": _TEXT, "message": _TEXT, "hint": _TEXT},
                       ["object", "null"]),
-     "measurement": _MEASUREMENT, "caveat": _TEXT, "extra": _OBJECT},
+     "measurement": _MEASUREMENT, "caveat": _TEXT, "extra": _OBJECT,
+     "outputs": _record(["reference", "exact", "passed", "tensors"], {
+         "reference": _TEXT, "exact": {"type": "boolean"}, "passed": {"type": "boolean"},
+         "tolerance": {"type": ["number", "null"]},
+         "tensors": {"type": "array", "items": _record(
+             ["tensor", "elements", "mismatched", "beyond"],
+             {"tensor": _INT, "dtype": _TEXT, "elements": _INT, "mismatched": _INT,
+              "beyond": _INT, "max_abs_diff": {"type": ["number", "null"]},
+              "tolerance": _TEXT, "sent": {"type": "boolean"}})}})},
 )  # fmt: skip
 _BUILD_SUMMARY = _record(
     ["schema", "status", "kind", "identity", "elf", "work_dir"],

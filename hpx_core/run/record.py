@@ -20,6 +20,7 @@ import attrs
 from hpx_core.boards import Board
 from hpx_core.errors import CaptureError, HpxError, RunError
 from hpx_core.results import BundleInputs, Measurement, measure, merge_event_passes, write_bundle
+from hpx_core.results.outputs import OutputVerdict
 from hpx_core.run.fault import describe_fault
 from hpx_core.run.runner import Execution, RunInterruptedError, Runner, StreamStoppedError
 from hpx_core.wire import Capture, parse_capture
@@ -41,11 +42,13 @@ COUNTER_ERRORS = {
 @attrs.frozen
 class ResultParts:
     """What a run adds to its bundle from the capture: the engine's ``extra`` facts, the files
-    it sent (e.g. an ETDump) and the layer check."""
+    it sent (e.g. an ETDump), the layer check, and its outputs against the host's (outside the
+    tolerance, the run is invalid)."""
 
     extra: Mapping[str, Any] = attrs.field(factory=dict)
     files: Mapping[str, bytes] = attrs.field(factory=dict)
     layer_check: LayerCheck | None = None
+    outputs: OutputVerdict | None = None
 
 
 @attrs.frozen
@@ -58,6 +61,7 @@ class RunRecord:
     bundle: Path
     extra: Mapping[str, Any] = attrs.field(factory=dict)  # the bundle's ``extra`` section
     layer_check: LayerCheck | None = None
+    outputs: OutputVerdict | None = None  # against the host reference, when the engine has one
 
 
 def provenance(identity: Mapping[str, Any] | None = None,
@@ -203,11 +207,23 @@ def run_and_record(
         if extra_from is not None:
             parts = extra_from(capture)
             base = attrs.evolve(base, extra={**(extra or {}), **parts.extra},
-                                files=parts.files, layer_check=parts.layer_check)
+                                files=parts.files, layer_check=parts.layer_check,
+                                outputs=parts.outputs)
+            measurement = judge_outputs(measurement, parts.outputs)
     except HpxError as error:
         bundle = write_bundle(results_dir, attrs.evolve(base, error=error))
         kind = RunError if isinstance(error, RunError) else CaptureError
         raise kind(error.message, f"{error.hint}; failed bundle: {bundle}") from error
     bundle = write_bundle(results_dir, attrs.evolve(base, status="complete",
                                                     measurement=measurement))
-    return RunRecord(run, capture, measurement, bundle, dict(base.extra or {}), parts.layer_check)
+    return RunRecord(run, capture, measurement, bundle, dict(base.extra or {}), parts.layer_check,
+                     parts.outputs)
+
+
+def judge_outputs(measurement: Measurement, outputs: OutputVerdict | None) -> Measurement:
+    """A run whose outputs differ from the host's beyond the tolerance is invalid, whatever
+    its counts: they are the counts of a wrong answer."""
+    if outputs is None or outputs.passed:
+        return measurement
+    return attrs.evolve(measurement, validity="invalid",
+                        issues=(*measurement.issues, outputs.sentence()))

@@ -11,7 +11,7 @@ from hpx_core.tflm_family.inputs import InputSpec, input_bytes
 from hpx_core.tflm_family.memory import family_needs, planned_arena
 from hpx_core.tflm_family.model_array import c_array, parse_c_array
 from hpx_core.tflm_family.prepare import FamilyFacts, ModelGlue, model_glue
-from hpx_core.tflm_family.reference import OutputCheck, compare_outputs, host_outputs
+from hpx_core.tflm_family.reference import host_outputs
 from hpx_core.tflm_family.resolver import (
     UPSTREAM_METHODS,
     methods_from_checkout,
@@ -19,7 +19,7 @@ from hpx_core.tflm_family.resolver import (
     resolver_source,
     select_ops,
 )
-from hpx_core.tflm_family.results import family_extra, output_checks
+from hpx_core.tflm_family.results import family_extra, reference_outputs
 
 __all__ = [
     "UPSTREAM_METHODS",
@@ -28,10 +28,8 @@ __all__ = [
     "FamilyGlue",
     "InputSpec",
     "ModelGlue",
-    "OutputCheck",
     "arena_summary",
     "c_array",
-    "compare_outputs",
     "family_extra",
     "family_glue",
     "family_needs",
@@ -40,11 +38,11 @@ __all__ = [
     "layer_names",
     "methods_from_checkout",
     "model_glue",
-    "output_checks",
     "parse_c_array",
     "parse_resolver_methods",
     "plan_arena",
     "planned_arena",
+    "reference_outputs",
     "resolver_source",
     "select_ops",
     "suggested_arena",

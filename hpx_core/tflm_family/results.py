@@ -1,37 +1,33 @@
-"""What a TFLM-family run adds to its result bundle: input, arena, outputs vs the host."""
+"""What a TFLM-family run adds to its result bundle: input, arena, and the host's outputs
+(which the core compares with the device's)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
-import attrs
-
+from hpx_core.contract import ReferenceOutput
 from hpx_core.models import ModelInfo
 from hpx_core.tflm_family.arena import arena_summary
 from hpx_core.tflm_family.prepare import FamilyFacts
-from hpx_core.tflm_family.reference import OutputCheck, compare_outputs
 from hpx_core.wire import Capture
 
-
-def output_checks(capture: Capture, expected: Sequence[bytes], model: ModelInfo) -> tuple[
-        OutputCheck, ...]:
-    """The device's output tensors compared with the host reference recorded at generation."""
-    device = capture.outputs()
-    return compare_outputs(tuple(device[i] for i in sorted(device)), tuple(expected), model)
+REFERENCE = "tflite-micro Python interpreter, same model and input bytes"
 
 
-def family_extra(capture: Capture, facts: FamilyFacts, model: ModelInfo) -> dict[str, Any]:
-    """The bundle's ``extra`` section: input used, arena (allocated + 1.5x), output checks."""
-    checks = output_checks(capture, facts.host_outputs, model)
+def reference_outputs(host_outputs: tuple[bytes, ...], model: ModelInfo
+                      ) -> tuple[ReferenceOutput, ...]:
+    """The host interpreter's outputs, recorded at generation, for the core's comparison."""
+    return tuple(ReferenceOutput(index, tensor.dtype, data, REFERENCE)
+                 for index, (data, tensor) in enumerate(zip(host_outputs, model.outputs,
+                                                            strict=True)))
+
+
+def family_extra(capture: Capture, facts: FamilyFacts) -> dict[str, Any]:
+    """The bundle's ``extra`` section: input used, resolver, library, arena (allocated and
+    1.5x)."""
     return {
         "input": facts.input,
         "resolver_ops": list(facts.resolver_ops),
         "engine_library": facts.library,
         **arena_summary(facts.arena, capture.metrics().get("arena_used")),
-        "outputs": {
-            "reference": "tflite-micro Python interpreter, same model and input bytes",
-            "exact": all(c.exact for c in checks),
-            "tensors": [attrs.asdict(c) for c in checks],
-        },
     }

@@ -61,13 +61,14 @@ import json, sys
 from pathlib import Path
 from hpx_core.models import load_model
 from hpx_core.models.analyses import keep_analysis
-from hpx_core.tflm_family import InputSpec, compare_outputs, host_outputs, input_bytes
+from hpx_core.results.outputs import check_outputs
+from hpx_core.tflm_family import InputSpec, host_outputs, input_bytes, reference_outputs
 model = load_model(Path(sys.argv[1]))
 keep_analysis(model)
 data = model.path.read_bytes()
 inputs = input_bytes(InputSpec.parse("random", 7), model)
 outputs = host_outputs(data, inputs, model)
-assert all(check.exact for check in compare_outputs(outputs, outputs, model))
+assert check_outputs(dict(enumerate(outputs)), reference_outputs(outputs, model), None).exact
 print(json.dumps(sorted(sys.modules)))
 """
 

@@ -42,7 +42,7 @@ def test_profile_kws_writes_a_verified_bundle(
     assert len(layers) == 13 and all(layer["median"] > 0 for layer in layers)
     whole = summary["measurement"]["whole_inference"]["median"]
     assert abs(summary["measurement"]["layer_sum"] - whole) <= 0.02 * whole
-    assert summary["extra"]["outputs"]["exact"] is True
+    assert summary["outputs"]["exact"] is True
     assert "12_softmax" in printed and str(bundle.name) in printed
     assert main(["results", "verify", str(bundle)]) == 0
 

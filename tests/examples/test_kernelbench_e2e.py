@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from profiles import BUILD_ONLY, extra_of, profile_run
+from profiles import BUILD_ONLY, outputs_exact, profile_run
 
 pytest.importorskip("hpx_kernelbench")
 
@@ -59,7 +59,7 @@ def test_cmsis_nn_computes_what_the_portable_kernels_and_the_host_do(tmp_path: P
                               backend=backend, seed=5)
         assert outcome.capture is not None
         assert outcome.findings and all(f.passed for f in outcome.findings), outcome.findings
-        assert extra_of(outcome)["outputs"]["exact"] is True
+        assert outputs_exact(outcome)
         outputs[backend] = outcome.capture.outputs()[0]
         measured = outcome.measurement
         assert measured is not None and [layer.name for layer in measured.layers] == list(

@@ -8,11 +8,12 @@ import pytest
 
 pytest.importorskip("hpx_kernelbench")
 
-from hpx_kernelbench.results import compare, explain
+from hpx_kernelbench.results import KernelbenchFacts, explain, reference_output
 from hpx_kernelbench.symbols import verify_symbols
 
 from hpx_core.config.validate import validate_config
-from hpx_core.errors import ConfigError, ResultsError
+from hpx_core.errors import ConfigError
+from hpx_core.results.outputs import check_outputs
 
 OPS = ["conv2d", "fully_connected"]
 PORTABLE = {"kb_conv2d_s8", "kb_fully_connected_s8", "kb_requantize"}
@@ -66,10 +67,9 @@ def test_error_codes_name_the_layer() -> None:
     assert explain(7, "init", "portable", names) is None
 
 
-def test_outputs_are_compared_byte_for_byte() -> None:
-    assert compare(b"\x01\xff", b"\x01\xff") == {"size": 2, "exact": True, "max_abs_diff": 0,
-                                                  "mismatched": 0}
-    assert compare(b"\x01\x7f", b"\x01\x80") == {"size": 2, "exact": False,
-                                                  "max_abs_diff": 255, "mismatched": 1}
-    with pytest.raises(ResultsError, match="3 output bytes"):
-        compare(b"abc", b"ab")
+def test_the_reference_output_goes_to_the_core_as_int8() -> None:
+    facts = KernelbenchFacts("portable", 5, ("a", "b"), "lib", "key", b"\x01\x7f")
+    reference = reference_output(facts)
+    assert (reference.tensor, reference.dtype, reference.data) == (0, "int8", b"\x01\x7f")
+    verdict = check_outputs({0: b"\x01\x80"}, [reference], None)
+    assert verdict is not None and not verdict.passed and verdict.tensors[0].max_abs_diff == 255

@@ -75,7 +75,7 @@ def test_profile_on_a_place_end_to_end(farm: Farm) -> None:
 
     assert medians(remote) == medians(local) and len(medians(local)) == 4
     summary = json.loads((remote / "summary.json").read_text())
-    assert summary["extra"]["outputs"]["exact"] is True
+    assert summary["outputs"]["exact"] is True
     config = json.loads((remote / "config.json").read_text())
     assert config["target.place"] == {"value": "qemu-b", "from": "--place"}
     place = run_json(remote)["place"]

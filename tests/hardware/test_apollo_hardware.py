@@ -93,7 +93,7 @@ def test_kws_profile_on_the_apollo510_evb(tmp_path: Path) -> None:
     assert summary["status"] == "complete" and summary["validity"] == "valid"
     layers = summary["measurement"]["layers"]
     assert layers and all(layer["median"] > 0 for layer in layers)
-    assert summary["extra"]["outputs"]["exact"], summary["extra"]["outputs"]
+    assert summary["outputs"]["exact"], summary["outputs"]
 
 
 def test_kws_pmu_events_in_two_passes_on_the_apollo510_evb(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from junitparser import JUnitXml
 from loops_engine import loops_registry
-from matrix_folders import private_cache, smoke_matrix
+from matrix_folders import KWS, private_cache, run_spec, smoke_matrix
 
 from hpx_core import pipeline
 from hpx_core.matrix import load_matrix
@@ -96,3 +96,35 @@ def test_the_folder_holds_json_csv_junit_report_and_no_temporary_file() -> None:
     assert (result.folder / "cells" / complete["cell"] / "report.html").is_file()
     leftovers = [p for p in result.folder.rglob(".*") if p.name != ".matrix.lock"]
     assert leftovers == []
+
+
+WRONG = f"""hpx_matrix: 1
+name: loops-wrong
+models:
+  - {{path: {KWS}, label: kws}}
+engines:
+  - type: loops
+    backends: [plain]
+    configs:
+      right: {{reference_output: 7}}
+      wrong: {{reference_output: 9}}
+boards: [qemu-m55]
+profile:
+  profiling: {{iterations: 3, warmup: 1}}
+"""
+
+
+def test_a_cell_whose_outputs_differ_from_the_host_fails() -> None:
+    result = run_spec("wrong", WRONG)
+    status = {c.id: (c.status, c.cause) for c in result.cells}
+    assert status["kws--loops-plain-right--qemu-m55"] == ("complete", None)
+    failed, cause = status["kws--loops-plain-wrong--qemu-m55"]
+    assert failed == "failed" and cause is not None and "OUTPUTS DIFFER" in cause
+    wrong = next(c for c in result.cells if c.status == "failed")
+    assert wrong.bundle is not None and wrong.numbers is not None  # the bundle is kept
+    assert wrong.numbers.validity == "invalid" and wrong.numbers.output_check == (
+        "DIFFER: max abs diff 2")
+    junit = (result.folder / "junit.xml").read_text()
+    assert "OUTPUTS DIFFER" in junit and not result.passed
+    rows = list(csv.DictReader(io.StringIO((result.folder / "matrix.csv").read_text())))
+    assert {r["output_check"] for r in rows} == {"exact", "DIFFER: max abs diff 2"}

@@ -50,9 +50,17 @@ def profile_run(model: Path, engine: str, board: str, work: Path, *, backend: st
 
 
 def extra_of(outcome: ProfileOutcome) -> dict[str, Any]:
-    """The bundle's ``extra`` section (engine facts: inputs, output checks, ...)."""
+    """The bundle's ``extra`` section (engine facts: inputs, library, ...)."""
     assert outcome.record is not None, "the run did not reach its results"
     return dict(outcome.record.extra)
+
+
+def outputs_exact(outcome: ProfileOutcome) -> bool:
+    """The device's outputs equal the engine's host reference, byte for byte."""
+    assert outcome.record is not None, "the run did not reach its results"
+    verdict = outcome.record.outputs
+    assert verdict is not None, "the engine handed over no host reference"
+    return verdict.exact
 
 
 def check_exact_profile(outcome: ProfileOutcome, model_path: Path, *, coverage: float,
@@ -74,6 +82,5 @@ def check_exact_profile(outcome: ProfileOutcome, model_path: Path, *, coverage: 
     remainder = m.whole_median - m.layer_sum
     assert remainder <= max((1 - coverage) * m.whole_median, framing), (m.layer_sum,
                                                                        m.whole_median)
-    extra = extra_of(outcome)
-    assert extra["outputs"]["exact"], extra["outputs"]
+    assert outputs_exact(outcome), outcome.record.outputs if outcome.record else None
     assert outcome.findings and all(f.passed for f in outcome.findings), outcome.findings

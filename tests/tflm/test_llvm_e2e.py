@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from fcmodel import fully_connected_model
 from hpx_tflm import engine as tflm_engine
-from profiles import LLVM, check_exact_profile, extra_of, llvm_e2e_marks, profile_run
+from profiles import LLVM, check_exact_profile, llvm_e2e_marks, outputs_exact, profile_run
 
 from hpx_core.compare import compare, load_view
 from hpx_core.config.validate import overrides
@@ -91,7 +91,7 @@ def test_placement_options_and_a_plan_made_again_with_the_code_lld_measured(
     m = outcome.measurement
     assert m is not None and m.validity == "valid", m and m.issues
     assert outcome.build is not None and outcome.build.toolchain == LLVM
-    assert extra_of(outcome)["outputs"]["exact"], extra_of(outcome)["outputs"]
+    assert outputs_exact(outcome)
     assert outcome.placement is not None
     placed = {b.buffer.symbol: b.region for b in outcome.placement.buffers}
     assert placed["hpx_tflm_model"] == "QSPI" and placed["hpx_tflm_arena"] == "DTCM", placed

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from fcmodel import fully_connected_model
 from hpx_tflm import engine as tflm_engine
-from profiles import extra_of
+from profiles import outputs_exact
 
 from hpx_core import pipeline
 from hpx_core.config.validate import overrides
@@ -50,7 +50,7 @@ def _checked(outcome: pipeline.ProfileOutcome, region: str) -> None:
     m = outcome.measurement
     assert m is not None and m.validity == "valid", m and m.issues
     assert all(layer.spread == 0 for layer in m.layers) and len(set(m.whole)) == 1
-    assert extra_of(outcome)["outputs"]["exact"], extra_of(outcome)["outputs"]
+    assert outputs_exact(outcome)
     assert outcome.placement is not None
     placed = {b.buffer.symbol: b.region for b in outcome.placement.buffers}
     assert placed["hpx_tflm_model"] == region

@@ -1,12 +1,11 @@
-"""The bundle extras of a TFLM-family run: input, arena and outputs against the host."""
+"""The bundle extras of a TFLM-family run: input, arena, and the host's outputs for the core."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
-
 from hpx_core.models import load_model
+from hpx_core.results.outputs import check_outputs
 from hpx_core.tflm_family import (
     ArenaPlan,
     FamilyFacts,
@@ -14,19 +13,17 @@ from hpx_core.tflm_family import (
     family_extra,
     host_outputs,
     input_bytes,
+    reference_outputs,
 )
 
 KWS = Path(__file__).resolve().parents[2] / "examples/models/mlperf_tiny/kws_ref_model.tflite"
 
 
 class _Capture:
-    """What family_extra reads from a decoded capture: outputs and metrics."""
+    """What family_extra reads from a decoded capture: metrics."""
 
-    def __init__(self, outputs: dict[int, bytes], metrics: dict[str, int]) -> None:
-        self._outputs, self._metrics = outputs, metrics
-
-    def outputs(self) -> dict[int, bytes]:
-        return self._outputs
+    def __init__(self, metrics: dict[str, int]) -> None:
+        self._metrics = metrics
 
     def metrics(self) -> dict[str, int]:
         return self._metrics
@@ -41,21 +38,20 @@ def _info() -> tuple[FamilyFacts, bytes]:
     return facts, expected
 
 
-def test_matching_outputs_and_arena_suggestion() -> None:
-    info, expected = _info()
-    extra = family_extra(_Capture({0: expected}, {"arena_used": 22772}), info,  # type: ignore[arg-type]
-                         load_model(KWS))
-    assert extra["outputs"]["exact"] is True
+def test_arena_suggestion_and_input() -> None:
+    info, _ = _info()
+    extra = family_extra(_Capture({"arena_used": 22772}), info)  # type: ignore[arg-type]
     assert extra["allocated_arena"] == 22772 and extra["suggested_arena_size"] == 34160
     assert extra["input"] == "random (numpy default_rng seed 0)"
+    assert "outputs" not in extra  # the core compares them
+    unmeasured = family_extra(_Capture({}), info)  # type: ignore[arg-type]
+    assert unmeasured["allocated_arena"] is None and unmeasured["suggested_arena_size"] is None
 
 
-def test_differing_outputs_report_max_abs_diff() -> None:
+def test_the_host_outputs_go_to_the_core_as_int8_references() -> None:
     info, expected = _info()
-    changed = np.frombuffer(expected, np.int8).copy()
-    changed[0] = np.int8(int(changed[0]) + 2) if changed[0] < 100 else np.int8(int(changed[0]) - 2)
-    extra = family_extra(_Capture({0: changed.tobytes()}, {}), info,  # type: ignore[arg-type]
-                         load_model(KWS))
-    assert extra["outputs"]["exact"] is False
-    assert extra["outputs"]["tensors"][0]["max_abs_diff"] == 2.0
-    assert extra["allocated_arena"] is None and extra["suggested_arena_size"] is None
+    (reference,) = reference_outputs(info.host_outputs, load_model(KWS))
+    assert (reference.tensor, reference.dtype, reference.data) == (0, "int8", expected)
+    assert "tflite-micro" in reference.source
+    verdict = check_outputs({0: expected}, [reference], None)
+    assert verdict is not None and verdict.exact

@@ -1,7 +1,8 @@
-"""Device output against a host reference the exporter wrote beside the program.
+"""The host reference the exporter wrote beside the program, for the core's output check.
 
 ``<program>.output.f32`` holds output 0 as float32 in logical (NCHW) order, computed on the host
-from the same reference input the glue feeds. The device sends the tensor in its memory order.
+from the same reference input the glue feeds. The device sends the tensor in its memory order,
+so the reference is handed over in that order.
 """
 
 from __future__ import annotations
@@ -9,38 +10,30 @@ from __future__ import annotations
 import struct
 from pathlib import Path
 
-import attrs
-
+from hpx_core.contract import ReferenceOutput
 from hpx_core.models import ModelInfo
 from hpx_executorch.firmware import memory_order
-
-
-@attrs.frozen
-class OutputCheck:
-    """Element-by-element comparison of output 0 (float32)."""
-
-    reference: str
-    elements: int
-    differing: int
-    max_abs_diff: float
-
-    @property
-    def exact(self) -> bool:
-        return self.elements > 0 and self.differing == 0
 
 
 def reference_path(model: ModelInfo) -> Path:
     return model.path.with_name(f"{model.path.stem}.output.f32")
 
 
-def check_output(model: ModelInfo, device: bytes, reference: Path) -> OutputCheck:
-    tensor = model.outputs[0]
-    count = len(device) // 4
-    expected = reference.read_bytes()
-    if tensor.dtype != "float32" or len(expected) != len(device):
-        return OutputCheck(reference.name, count, count, float("inf"))
-    got = struct.unpack(f"<{count}f", device)
-    logical = list(struct.unpack(f"<{count}f", expected))
-    want = memory_order(logical, tensor.shape, tensor.dim_order)
-    diffs = [abs(a - b) for a, b in zip(got, want, strict=True)]
-    return OutputCheck(reference.name, count, sum(d > 0 for d in diffs), max(diffs, default=0.0))
+def reference_output(model: ModelInfo) -> ReferenceOutput | None:
+    """Output 0 as the exporter computed it, in the device's memory order; None without a
+    reference file or for an output that is not float32."""
+    reference = reference_path(model)
+    tensor = model.outputs[0] if model.outputs else None
+    if tensor is None or tensor.dtype != "float32" or not reference.is_file():
+        return None
+    data = reference.read_bytes()
+    count = len(data) // 4
+    logical = list(struct.unpack(f"<{count}f", data[: count * 4]))
+    if tensor.size_bytes is None or count != tensor.size_bytes // 4:  # compared as it is
+        return ReferenceOutput(0, "float32", data, _source(reference))
+    ordered = memory_order(logical, tensor.shape, tensor.dim_order)
+    return ReferenceOutput(0, "float32", struct.pack(f"<{count}f", *ordered), _source(reference))
+
+
+def _source(reference: Path) -> str:
+    return f"host float32 reference {reference.name} (the exporter's, same input)"

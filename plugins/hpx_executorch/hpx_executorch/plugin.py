@@ -131,14 +131,13 @@ def hpx_explain_error(request: ErrorRequest) -> Explanation | None:
 
 @hookimpl
 def hpx_result_extras(request: ResultsRequest) -> ResultExtras:
-    """What was fed, what the runtime reported, the output against the host reference, and
+    """What was fed, what the runtime reported, the host reference of the output, and
     the ETDump the device wrote (with --check-layers or ``etdump``)."""
-    import attrs
 
     from hpx_executorch.engine import absent_submodules
     from hpx_executorch.etdump import etdump_files, etdump_record, input_files, layer_check_note
     from hpx_executorch.firmware import ExecutorchFacts
-    from hpx_executorch.outputs import check_output, reference_path
+    from hpx_executorch.outputs import reference_output
 
     facts = request.facts_as(ExecutorchFacts)
     extras: dict[str, Any] = {
@@ -155,19 +154,17 @@ def hpx_result_extras(request: ResultsRequest) -> ResultExtras:
             "effect": "not added to the build (ExecuTorch's host-only third-party/json is "
                       "skipped when absent); provenance says development-overrides",
         }
-    outputs = request.capture.outputs()
-    reference = reference_path(request.model)
-    if 0 in outputs and reference.is_file():
-        check = check_output(request.model, outputs[0], reference)
-        extras["output_check"] = attrs.asdict(check)
+    reference = reference_output(request.model)
+    references = (reference,) if reference is not None else ()
     settings = facts.settings
     if settings.etdump == "off":
-        return ResultExtras(extras)
+        return ResultExtras(extras, reference_outputs=references)
     files = etdump_files(request.capture)
     if files:
         files |= input_files(request.model)
     extras["etdump"] = etdump_record(settings, files, request.capture.start.text("units"))
-    return ResultExtras(extras, files=files, layer_check_note=layer_check_note(settings, files))
+    return ResultExtras(extras, files=files, layer_check_note=layer_check_note(settings, files),
+                        reference_outputs=references)
 
 
 @hookimpl

@@ -98,18 +98,12 @@ def hpx_verify_symbols(request: SymbolsRequest) -> list[SymbolFinding]:
 
 @hookimpl
 def hpx_result_extras(request: ResultsRequest) -> ResultExtras:
-    """The compiler's operator manifest and memory plan, and the outputs against the host."""
-    import attrs
-
-    from hpx_core.tflm_family import output_checks
+    """The compiler's operator manifest and memory plan, and the host's outputs."""
+    from hpx_core.tflm_family import reference_outputs
     from hpx_heliaaot.engine import AotFacts
 
     facts = request.facts_as(AotFacts)
-    checks = output_checks(request.capture, facts.host_outputs, request.model)
     return ResultExtras({
         "helia_aot": facts.helia_aot, "platform": facts.platform, "input": facts.input,
         "operators": [dict(op) for op in facts.operators], "memory_plan": dict(facts.memory_plan),
-        "outputs": {"reference": "tflite-micro Python interpreter, same model and input bytes",
-                    "exact": all(c.exact for c in checks),
-                    "tensors": [attrs.asdict(c) for c in checks]},
-    })
+    }, reference_outputs=reference_outputs(facts.host_outputs, request.model))

@@ -100,8 +100,9 @@ def hpx_verify_symbols(request: SymbolsRequest) -> list[SymbolFinding]:
 
 @hookimpl
 def hpx_result_extras(request: ResultsRequest) -> ResultExtras:
-    """Input used, arena (allocated and the 1.5x suggestion), outputs against the host."""
-    from hpx_core.tflm_family import FamilyFacts, family_extra
+    """Input used, arena (allocated and the 1.5x suggestion), the host's outputs."""
+    from hpx_core.tflm_family import FamilyFacts, family_extra, reference_outputs
 
-    extra = family_extra(request.capture, request.facts_as(FamilyFacts), request.model)
-    return ResultExtras({"backend": request.engine.backend, **extra})
+    facts = request.facts_as(FamilyFacts)
+    return ResultExtras({"backend": request.engine.backend, **family_extra(request.capture, facts)},
+                        reference_outputs=reference_outputs(facts.host_outputs, request.model))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from profiles import LLVM, extra_of, llvm_e2e_marks, profile_run
+from profiles import LLVM, llvm_e2e_marks, outputs_exact, profile_run
 
 from .conftest import TIER1
 from .test_profile_e2e import MANIFEST, _ids
@@ -36,5 +36,4 @@ def test_tier1_arm_built_with_llvm_runs_its_instruction_list(tmp_path: Path) -> 
     layer_sum = sum(layer.counts[0] for layer in m.layers)
     assert abs(m.whole[0] - layer_sum) < 0.0015 * m.whole[0], (layer_sum, m.whole[0])
     assert outcome.findings and all(f.passed for f in outcome.findings), outcome.findings
-    checked = extra_of(outcome)["output_check"]
-    assert checked["elements"] > 0 and checked["differing"] == 0, checked
+    assert outputs_exact(outcome)

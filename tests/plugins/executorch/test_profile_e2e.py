@@ -31,7 +31,7 @@ from hpx_executorch.firmware import ExecutorchFacts
 from hpx_executorch.layers import layer_table
 from hpx_executorch.settings import resolve
 from hpx_executorch.verify import verify
-from profiles import BUILD_ONLY, extra_of, profile_run
+from profiles import BUILD_ONLY, profile_run
 
 from hpx_core.boards import get_board
 from hpx_core.build import HarnessSettings, build_project, get_toolchain, render_project
@@ -102,9 +102,9 @@ def test_arm_on_qemu_counts_every_instruction_of_the_manifest(model: str) -> Non
     assert profile.findings and all(f.passed for f in profile.findings), profile.findings
     assert profile.bundle is not None and (profile.bundle / "summary.json").is_file()
     reference = MANIFEST["models"][model]["programs"]["arm"]["reference_output"]
-    checked = extra_of(profile)["output_check"]
-    assert Path(checked["reference"]).name == Path(reference).name
-    assert checked["elements"] > 0 and checked["differing"] == 0, checked  # bit-exact on device
+    verdict = profile.record.outputs if profile.record else None
+    assert verdict is not None and Path(reference).name in verdict.reference
+    assert verdict.exact and verdict.tensors[0].elements > 0, verdict  # bit-exact on device
 
 
 @needs_qemu
@@ -222,7 +222,8 @@ def test_the_hooks_take_tier1_from_sources_to_named_layers() -> None:
     assert all(layer.median > 0 for layer in layers)
     extras = plugin.hpx_result_extras(ResultsRequest(engine, board, model, sources, capture,
                                                      contribution.facts))
-    assert extras.values["output_check"]["differing"] == 0
+    device = capture.outputs()[0]
+    assert [r.data for r in extras.reference_outputs] == [device]
 
 
 def test_verify_kernels_command_on_both_providers_elfs() -> None:
@@ -245,8 +246,9 @@ def test_hpx_profile_runs_the_shipped_arm_config(tmp_path: Path,
     config = TIER1.parents[2] / "configs" / "executorch" / "tier1mean_arm.yaml"
     assert main(["profile", "-c", str(config), "--output-dir", str(tmp_path / "out")]) == 0
     (summary,) = (tmp_path / "out").glob("*/summary.json")
-    extra = json.loads(summary.read_text(encoding="utf-8"))["extra"]
-    assert extra["output_check"]["differing"] == 0 and extra["output_check"]["elements"] == 16
+    written = json.loads(summary.read_text(encoding="utf-8"))
+    extra, outputs = written["extra"], written["outputs"]
+    assert outputs["exact"] and outputs["tensors"][0]["elements"] == 16
     assert all(check["passed"] for check in extra["kernel_checks"])
     sources = executorch_sources(CATALOG, "arm", get_board("qemu-m55"), ExecutorchConfig())
     recorded = extra.get("absent_submodules", {}).get("paths", [])

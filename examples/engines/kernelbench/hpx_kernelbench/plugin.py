@@ -102,4 +102,5 @@ def hpx_result_extras(request: ResultsRequest) -> ResultExtras:
     from hpx_kernelbench import results
 
     facts = request.facts_as(results.KernelbenchFacts)
-    return ResultExtras(results.result_extras(request.capture, facts))
+    return ResultExtras(results.result_extras(request.capture, facts),
+                        reference_outputs=(results.reference_output(facts),))
