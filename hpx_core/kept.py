@@ -7,6 +7,13 @@ digests of its inputs. A document is written to a temporary file and renamed, so
 a whole one or none; anything unreadable is simply computed again; a cache that cannot be
 written only costs the next run the same work. A folder may keep only its most recently used
 documents.
+
+Each document is sealed: stored beside its key and the SHA-256 of both (the canonical JSON of
+the content and the key it was made for), and read back only when the seal holds. A document
+edited by hand, damaged on disk or copied under another key is treated as absent and made
+again, so a kept analysis, input or host output can never say other than what its inputs
+give. The seal guards against accidents and careless edits, not against someone who rewrites
+the digest as well: the cache is the user's own folder.
 """
 
 from __future__ import annotations
@@ -14,6 +21,7 @@ from __future__ import annotations
 import base64
 import binascii
 import contextlib
+import hashlib
 import json
 import os
 import tempfile
@@ -36,12 +44,18 @@ class KeptFolder:
         return cache_root() / self.name / f"{key}.json"
 
     def load(self, key: str) -> Any:
-        """The document named ``key`` (JSON, as stored), or None when it is absent or
-        unreadable; callers check its shape, as of any file another process wrote."""
+        """The document named ``key`` (JSON, as stored), or None when it is absent,
+        unreadable or its seal does not hold; callers check its shape, as of any file another
+        process wrote."""
         path = self.path(key)
         try:
-            document = json.loads(path.read_text(encoding="utf-8"))
+            sealed = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
+            return None
+        if not isinstance(sealed, dict) or sealed.get("key") != key or "document" not in sealed:
+            return None
+        document = sealed["document"]
+        if sealed.get("sha256") != _seal(key, document):
             return None
         if self.keep is not None:
             with contextlib.suppress(OSError):  # a read-only cache is read all the same
@@ -58,8 +72,9 @@ class KeptFolder:
             return
         temp = Path(name)
         try:
+            sealed = {"key": key, "sha256": _seal(key, document), "document": document}
             with os.fdopen(handle, "w", encoding="utf-8") as file:
-                json.dump(document, file, separators=(",", ":"))
+                json.dump(sealed, file, separators=(",", ":"))
             temp.chmod(0o644)
             temp.replace(path)
         except OSError:
@@ -80,6 +95,12 @@ class KeptFolder:
     def store_blobs(self, key: str, blobs: tuple[bytes, ...], **about: str) -> None:
         """Keep byte strings (base64 in the JSON), with ``about`` as plain fields beside them."""
         self.store(key, {**about, "blobs": [base64.b64encode(b).decode() for b in blobs]})
+
+
+def _seal(key: str, document: Any) -> str:
+    """The SHA-256 of ``key`` and the canonical JSON of ``document``."""
+    text = json.dumps([key, document], sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def _prune(folder: Path, keep: int) -> None:

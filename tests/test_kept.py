@@ -31,6 +31,22 @@ def test_a_damaged_document_is_absent(cache: Path) -> None:
     assert folder.load("abc") is None
 
 
+def test_an_edited_or_moved_document_is_absent(cache: Path) -> None:
+    """The seal: a document edited by hand (valid JSON), one copied under another key, and
+    one in the unsealed shape of earlier versions are all computed again."""
+    folder = KeptFolder("facts")
+    folder.store("abc", {"ops": ["CONV_2D"]})
+    text = folder.path("abc").read_text(encoding="utf-8")
+    folder.path("abc").write_text(text.replace("CONV_2D", "FAKE_OP"), encoding="utf-8")
+    assert folder.load("abc") is None
+    folder.store("abc", {"ops": ["CONV_2D"]})
+    folder.path("xyz").write_text(folder.path("abc").read_text(encoding="utf-8"),
+                                  encoding="utf-8")
+    assert folder.load("abc") == {"ops": ["CONV_2D"]} and folder.load("xyz") is None
+    folder.path("old").write_text('{"ops": ["CONV_2D"]}', encoding="utf-8")
+    assert folder.load("old") is None
+
+
 def test_a_cache_that_cannot_be_written_keeps_nothing(cache: Path) -> None:
     (cache / "facts").write_text("a file where the folder should be", encoding="utf-8")
     folder = KeptFolder("facts")

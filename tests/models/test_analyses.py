@@ -42,15 +42,19 @@ def test_a_second_read_is_the_kept_analysis_under_the_callers_path(
     assert again == attrs.evolve(first, path=moved)
 
 
-@pytest.mark.parametrize("damage", ["a damaged entry", "another reader"])
+@pytest.mark.parametrize("damage", ["a damaged entry", "another reader", "an edited entry"])
 def test_the_model_is_read_again_after(
     damage: str, model: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     first = load_model(model)
     keep_analysis(first)
+    kept = analyses.ANALYSES.path(f"{first.sha256}-{analyses.reader_identity()}")
     if damage == "a damaged entry":
-        kept = analyses.ANALYSES.path(f"{first.sha256}-{analyses.reader_identity()}")
         kept.write_text('{"sha256": "', encoding="utf-8")
+    elif damage == "an edited entry":  # valid JSON, the shape kept: only the seal tells
+        edited = kept.read_text(encoding="utf-8").replace('"CONV_2D"', '"FAKE_OP"')
+        assert edited != kept.read_text(encoding="utf-8")
+        kept.write_text(edited, encoding="utf-8")
     else:  # an edited reader or another schema package: another identity
         monkeypatch.setattr(analyses, "reader_identity", lambda: "an-edited-reader")
     monkeypatch.setattr(tflite_reader, "read_tflite", _no_reader)

@@ -47,3 +47,25 @@ def test_a_damaged_entry_is_computed_again(cache: Path) -> None:
     assert host_outputs(data, inputs, model) == expected
     assert host_outputs(data, inputs, model) == expected
     assert not [p for p in cache.iterdir() if p.name.startswith(".tmp-")]
+
+
+def test_an_edited_reference_or_input_is_made_again(cache: Path) -> None:
+    """Editing a kept host output (or the kept random inputs) cannot make a wrong answer read
+    as right: the seal fails and the document is made again from its inputs."""
+    import base64
+    import json
+
+    from hpx_core.tflm_family.inputs import RANDOM_INPUTS
+
+    model, data = load_model(KWS), KWS.read_bytes()
+    inputs = input_bytes(InputSpec.parse("random", 3), model)
+    expected = host_outputs(data, inputs, model)
+    for folder in (cache, cache.parent / RANDOM_INPUTS.name):
+        (kept,) = folder.glob("*.json")
+        sealed = json.loads(kept.read_text(encoding="utf-8"))
+        blob = bytearray(base64.b64decode(sealed["document"]["blobs"][0]))
+        blob[0] ^= 0x55
+        sealed["document"]["blobs"][0] = base64.b64encode(bytes(blob)).decode()
+        kept.write_text(json.dumps(sealed), encoding="utf-8")
+    assert input_bytes(InputSpec.parse("random", 3), model) == inputs
+    assert host_outputs(data, inputs, model) == expected
