@@ -58,26 +58,38 @@ def note_got(what: str) -> None:
 
 @contextmanager
 def hold(path: Path, what: str, timeout: float = WAIT_TIMEOUT_S) -> Iterator[None]:
-    """Hold the lock file ``path``; ``what`` names the thing it guards, for the waiting note."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Hold the lock file ``path``; ``what`` names the thing it guards, for the waiting note.
+    A lock that cannot be made at all (its folder is a file, or not writable) is one error
+    naming the path."""
     lock = FileLock(str(path))
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
         lock.acquire(timeout=0)
-    except Timeout:
-        note_waiting(what)
-        try:
-            lock.acquire(timeout=timeout)
-        except Timeout:
-            raise HpxError(
-                f"waited {timeout:.0f} s for {what}, which another run still holds",
-                f"if no other hpx run is going, delete the lock file {path}",
-            ) from None
-        try:
-            note_got(what)
-        except BaseException:
-            lock.release()
-            raise
+    except Timeout:  # before OSError: filelock's Timeout is a TimeoutError
+        _wait(lock, path, what, timeout)
+    except OSError as error:
+        raise HpxError(f"cannot take the lock {path} ({error.strerror or error})",
+                       f"{path.parent} must be a folder hpx can write in; remove or fix what "
+                       "is there (it holds only hpx's cache)") from None
     try:
         yield
     finally:
         lock.release()
+
+
+def _wait(lock: FileLock, path: Path, what: str, timeout: float) -> None:
+    """Say what the run waits for, then wait for the lock; a lock held past ``timeout`` is
+    one error naming its file."""
+    note_waiting(what)
+    try:
+        lock.acquire(timeout=timeout)
+    except Timeout:
+        raise HpxError(
+            f"waited {timeout:.0f} s for {what}, which another run still holds",
+            f"if no other hpx run is going, delete the lock file {path}",
+        ) from None
+    try:
+        note_got(what)
+    except BaseException:
+        lock.release()
+        raise

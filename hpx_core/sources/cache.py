@@ -51,7 +51,15 @@ class SourceCache:
         return f".{name}.tmp-"
 
     def lock(self, name: str, timeout: float = LOCK_TIMEOUT_S) -> FileLock:
-        self.locks.mkdir(parents=True, exist_ok=True)
+        """The lock of checkout ``name``; a locks folder that cannot be made (a file in its
+        place) is one error naming it."""
+        try:
+            self.locks.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise SourceError(f"cannot make the cache's lock folder {self.locks} "
+                              f"({error.strerror or error})",
+                              f"remove what is at {self.locks}; it holds only hpx's locks"
+                              ) from None
         return FileLock(str(self.locks / f"{name}.lock"), timeout=timeout)
 
     def remove_stale_temps(self, name: str) -> None:

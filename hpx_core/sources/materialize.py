@@ -141,14 +141,22 @@ def _synced(pin: RepoPin, store: SourceCache, report: ProgressFn, *,
 
 @contextlib.contextmanager
 def _locked(store: SourceCache, pin: RepoPin) -> Iterator[None]:
+    lock = store.lock(pin.name)
     try:
-        with store.lock(pin.name):
-            yield
-    except Timeout:
+        lock.acquire()
+    except Timeout:  # before OSError: filelock's Timeout is a TimeoutError
         raise SourceError(
             f"timed out waiting for the cache lock of {pin.name}",
             f"another hpx process is materializing it; lock files are in {store.locks}",
         ) from None
+    except OSError as error:
+        raise SourceError(f"cannot take the cache lock {lock.lock_file} "
+                          f"({error.strerror or error})",
+                          f"{store.locks} must be a folder hpx can write in") from None
+    try:
+        yield
+    finally:
+        lock.release()
 
 
 def _done(pin: RepoPin, final: Path, missing: list[str], report: ProgressFn) -> Materialized:

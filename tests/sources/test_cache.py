@@ -91,3 +91,14 @@ def test_submodule_states(upstream: Upstream, tmp_path: Path) -> None:
     assert submodule_state(root, pin, lib) == "at pin"
     run_git(root / "external/lib", "checkout", "-q", "--detach", "HEAD~1")
     assert submodule_state(root, pin, lib) == "wrong commit"
+
+
+def test_a_locks_folder_that_is_a_file_is_one_error_naming_it(
+    upstream: Upstream, tmp_path: Path
+) -> None:
+    store = SourceCache(tmp_path / "cache")
+    store.root.mkdir()
+    store.locks.write_text("a file where hpx keeps its locks")
+    with pytest.raises(SourceError, match="cannot make the cache's lock folder") as caught:
+        materialize_pin(upstream.pin(), store)
+    assert str(store.locks) in caught.value.message and str(store.locks) in caught.value.hint
