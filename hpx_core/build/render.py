@@ -17,6 +17,7 @@ import jinja2
 from hpx_core.boards import Board, get_board
 from hpx_core.boards.icount import tick_conversion, wrap_cost_q16
 from hpx_core.boards.support import SupportPlan, support_plan
+from hpx_core.build.cmake_text import cmake_quote
 from hpx_core.build.templates import templates_root
 from hpx_core.contract import FirmwareContribution, PlannedBuffer
 from hpx_core.errors import BuildError
@@ -97,13 +98,15 @@ def _copy_tree(src: Path, dest: Path, written: dict[str, bytes], base: Path) -> 
 
 
 def _env(root: Path) -> jinja2.Environment:
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(root)),
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
         autoescape=False,
         bytecode_cache=_compiled_templates(),
     )
+    env.filters["cmake"] = cmake_quote
+    return env
 
 
 def _compiled_templates() -> jinja2.BytecodeCache | None:

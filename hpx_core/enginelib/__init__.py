@@ -4,9 +4,12 @@ An engine library depends on the engine, backend, CPU flags, toolchain and sourc
 the model, the board's name or where the sources and the cache are. hpx builds it once into a
 content-addressed folder of the cache and links each model's small app against it. Engines run
 their tools through here too: build tools as logged subprocesses (:func:`run_logged`), Python
-tools in-process with their output captured to the run's log (:func:`tool_output_to`).
+tools in-process with their output captured to the run's log (:func:`tool_output_to`). CMake
+text an engine writes quotes every path and value with :func:`cmake_quote` (compiler flags
+joined into one string with :func:`shell_join` first).
 """
 
+from hpx_core.build.cmake_text import cmake_quote, shell_join
 from hpx_core.enginelib.build import EngineLibrary, ensure_library, library_cmake
 from hpx_core.enginelib.cached import CachedFolder, cached_folder
 from hpx_core.enginelib.cmake import LibraryBuild, cmake_library, run_logged, toolchain_args
@@ -35,11 +38,13 @@ __all__ = [
     "builds_with_gcc",
     "cached_folder",
     "cmake_library",
+    "cmake_quote",
     "debug_prefix_flags",
     "ensure_library",
     "identity_key",
     "library_cmake",
     "run_logged",
+    "shell_join",
     "source_identity",
     "source_roots",
     "tool_output_to",

@@ -12,6 +12,7 @@ from typing import Any
 
 import attrs
 
+from hpx_core.build.cmake_text import cmake_quote, shell_join
 from hpx_core.build.toolchain import Toolchain
 from hpx_core.contract import LibraryUse
 from hpx_core.enginelib.cached import BUILD_LOG, cached_folder
@@ -57,7 +58,7 @@ def _resolve(entry: str, folder: Path) -> Path:
 
 
 def _cmake_list(name: str, items: tuple[str, ...]) -> str:
-    body = "\n".join(f'  "{item}"' for item in items)
+    body = "\n".join(f"  {cmake_quote(item)}" for item in items)
     return f"set({name}\n{body}\n)\n"
 
 
@@ -85,20 +86,21 @@ def library_cmakelists(spec: LibrarySpec, folder: Path) -> str:
         + ")\n"
     )
     for path, opts in spec.file_options.items():
-        parts.append(f'set_property(SOURCE "{path}" APPEND PROPERTY COMPILE_OPTIONS "{opts}")\n')
+        parts.append(f"set_property(SOURCE {cmake_quote(path)} APPEND PROPERTY COMPILE_OPTIONS "
+                     f"{cmake_quote(opts)})\n")
     includes = tuple(_resolve(i, folder).as_posix() for i in spec.include_dirs)
     parts.append(
         f"target_include_directories({spec.name} PRIVATE\n"
-        + "".join(f'  "{i}"\n' for i in includes)
+        + "".join(f"  {cmake_quote(i)}\n" for i in includes)
         + ")\n"
     )
     parts.append(
         f"target_compile_definitions({spec.name} PRIVATE\n"
-        + "".join(f"  {k}={v}\n" if v else f"  {k}\n" for k, v in spec.defines.items())
+        + "".join(f"  {cmake_quote(f'{k}={v}' if v else k)}\n" for k, v in spec.defines.items())
         + ")\n"
     )
-    flags = " ".join((*spec.cpu_flags, *spec.common_flags))
-    parts.append(f'separate_arguments(HPX_FLAGS UNIX_COMMAND "{flags}")\n')
+    flags = cmake_quote(shell_join((*spec.cpu_flags, *spec.common_flags)))
+    parts.append(f"separate_arguments(HPX_FLAGS UNIX_COMMAND {flags})\n")
     parts.append(
         f"target_compile_options({spec.name} PRIVATE ${{HPX_FLAGS}}\n"
         "  $<$<COMPILE_LANGUAGE:CXX>:-fno-rtti -fno-exceptions -fno-threadsafe-statics>)\n"
@@ -171,6 +173,6 @@ def library_cmake(library: EngineLibrary, target: str = "hpx_app") -> str:
     return (
         f"add_library({name} STATIC IMPORTED)\n"
         f"set_target_properties({name} PROPERTIES\n"
-        f'  IMPORTED_LOCATION "{library.archive.as_posix()}")\n'
+        f"  IMPORTED_LOCATION {cmake_quote(library.archive)})\n"
         f"target_link_libraries({target} PRIVATE {name})\n"
     )

@@ -46,7 +46,7 @@ from hpx_core.pipeline.facts import config_json, source_provenance
 from hpx_core.pipeline.memory import memory_stage, overflow_sentence, replan_after_overflow
 from hpx_core.pipeline.model_copy import model_for_engine
 from hpx_core.pipeline.state import RunState, StageUnavailableError, need
-from hpx_core.pipeline.workdir import claim_work_folder
+from hpx_core.pipeline.workdir import check_buildable, claim_work_folder
 from hpx_core.plugins import Registry
 from hpx_core.probe.passes import plan_events, run_extra_passes
 from hpx_core.probe.probes import NoProbeError
@@ -72,6 +72,7 @@ def config_stage(state: RunState) -> None:
     except HpxError as error:
         raise state.validated.document.error("target.board", error.message, error.hint) from None
     get_toolchain(state.config.target.toolchain)
+    check_buildable(state)
     target = state.config.target
     if target.place is not None:
         runner_for(state.board, place=target.place, farm=state.config.farm).check()

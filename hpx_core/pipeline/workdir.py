@@ -12,12 +12,16 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 
+from hpx_core.build.cmake_text import unbuildable
 from hpx_core.build.toolchain import DEFAULT_TOOLCHAIN
+from hpx_core.errors import ConfigError
 from hpx_core.locks import hold
 from hpx_core.pipeline.facts import firmware_settings
 from hpx_core.pipeline.state import RunState, need
+from hpx_core.sources.cache import cache_root
 
 WORK_FOLDER = "hpx-work"
 KEY_LENGTH = 12
@@ -36,6 +40,23 @@ def work_root(state: RunState) -> Path:
     return config.build.work_dir or config.output.dir.parent / WORK_FOLDER
 
 
+def check_buildable(state: RunState) -> None:
+    """Refuse, before anything is fetched, a work folder or cache CMake cannot build in."""
+    for path, field, hint in (
+        (work_root(state).resolve(), "build.work_dir" if state.config.build.work_dir
+         else "output.dir", "choose another output folder (--output-dir) or build.work_dir"),
+        (cache_root().resolve(), None, "set HPX_CACHE_DIR to another folder"),
+    ):
+        bad = unbuildable(path)
+        if bad is None:
+            continue
+        message = (f"{path} holds {' '.join(repr(c) for c in bad)}, which CMake cannot build "
+                   f"in (its own compiler checks break)")
+        if field is None:
+            raise ConfigError(message, hint)
+        raise state.validated.document.error(field, message, hint)
+
+
 def claim_work_folder(state: RunState) -> Path:
     """This run's work folder, locked until the run ends (the lock joins ``state.resources``)."""
     model = need(state.model, "model")
@@ -43,7 +64,8 @@ def claim_work_folder(state: RunState) -> Path:
     board = need(state.board, "board").name
     toolchain = state.config.target.toolchain
     shown = "" if toolchain == DEFAULT_TOOLCHAIN else f"-{toolchain}"  # GCC and LLVM side by side
-    name = (f"{Path(model.path).stem}-{engine.type}-{engine.backend or 'default'}-{board}"
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "_", Path(model.path).stem)  # the key tells them apart
+    name = (f"{stem}-{engine.type}-{engine.backend or 'default'}-{board}"
             f"{shown}-{work_key(state)[:KEY_LENGTH]}")
     folder = work_root(state) / name
     state.resources.enter_context(hold(folder.with_name(f".{name}.lock"), f"work folder {name}"))

@@ -42,7 +42,7 @@ def test_project_holds_harness_board_counter_and_glue(tmp_path: Path) -> None:
     assert f"{src.as_posix()}/engine/sub" in cmake
     assert "ENGINE_FLAG=1" in cmake
     assert "-mcpu=cortex-m4" in cmake and "-mfpu=fpv4-sp-d16" in cmake
-    assert f"include({src.as_posix()}/engine/engine.cmake)" in cmake
+    assert f'include("{src.as_posix()}/engine/engine.cmake")' in cmake
 
 
 def test_rerender_keeps_unchanged_files_and_drops_stale_ones(tmp_path: Path) -> None:

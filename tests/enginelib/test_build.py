@@ -45,7 +45,7 @@ def test_cmakelists_has_groups_flags_and_resolved_includes(tmp_path: Path) -> No
     assert "add_library(demo STATIC" in text
     assert 'COMPILE_OPTIONS "-Os"' in text and 'COMPILE_OPTIONS "-O2"' in text
     assert f'"{(tmp_path / "final" / "staged").as_posix()}"' in text
-    assert "DEMO=1" in text and "  FLAG\n" in text
+    assert '"DEMO=1"' in text and '  "FLAG"\n' in text
 
 
 @pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None or shutil.which("ninja") is None,

@@ -25,6 +25,7 @@ from hpx_core.contract import LibraryUse, SourceSet
 from hpx_core.enginelib import (
     CachedFolder,
     cached_folder,
+    cmake_quote,
     identity_key,
     source_identity,
     source_roots,
@@ -87,7 +88,7 @@ class RuntimeLibrary:
         rest = [a for a in self.archives if a not in whole]
         items = ["-Wl,--whole-archive", *(a.as_posix() for a in whole), "-Wl,--no-whole-archive",
                  "-Wl,--start-group", *(a.as_posix() for a in rest), "-Wl,--end-group"]
-        body = "\n".join(f'  "{item}"' for item in items)
+        body = "\n".join(f"  {cmake_quote(item)}" for item in items)
         return f"target_link_libraries({target} PRIVATE\n{body}\n)\n"
 
 

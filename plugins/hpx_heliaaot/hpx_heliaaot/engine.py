@@ -20,6 +20,7 @@ import jinja2
 from hpx_core.boards import Board, all_boards
 from hpx_core.build import Toolchain
 from hpx_core.contract import FirmwareContribution, MemoryLayout, SourceSet
+from hpx_core.enginelib import cmake_quote
 from hpx_core.models import ModelInfo
 from hpx_core.sources import PinSet, check_may_run, materialize
 from hpx_core.tflm_family import InputSpec, host_outputs, input_bytes
@@ -93,7 +94,7 @@ def _module_files(module: AotModule) -> dict[str, str]:
 
 
 def _cmake(module_name: str, kernels: KernelLibrary) -> str:
-    includes = " ".join(f'"{p.as_posix()}"' for p in kernels.include_dirs)
+    includes = " ".join(cmake_quote(p) for p in kernels.include_dirs)
     return (
         "# heliaAOT module + the cached ns-cmsis-nn; the glue is compiled with the module so\n"
         "# the module's own headers come first on its include path.\n"
@@ -101,9 +102,10 @@ def _cmake(module_name: str, kernels: KernelLibrary) -> str:
         f"target_sources({module_name} PRIVATE ${{CMAKE_CURRENT_LIST_DIR}}/{GLUE})\n"
         f"target_include_directories({module_name} PRIVATE {includes}\n"
         "  ${CMAKE_SOURCE_DIR}/hpx/harness ${CMAKE_SOURCE_DIR}/hpx/counters)\n"
-        f"target_compile_definitions({module_name} PRIVATE {' '.join(kernels.defines)})\n"
+        f"target_compile_definitions({module_name} PRIVATE "
+        f"{' '.join(cmake_quote(d) for d in kernels.defines)})\n"
         f"target_compile_options({module_name} PRIVATE ${{HPX_COMMON_FLAGS}})\n"
-        f'target_link_libraries({module_name} PUBLIC "{kernels.archive.as_posix()}")\n'
+        f"target_link_libraries({module_name} PUBLIC {cmake_quote(kernels.archive)})\n"
         f"target_link_libraries(hpx_app PRIVATE {module_name})\n"
     )
 

@@ -25,6 +25,7 @@ from hpx_core.enginelib import (
     builds_with_gcc,
     cached_folder,
     cmake_library,
+    cmake_quote,
     debug_prefix_flags,
     identity_key,
     source_identity,
@@ -82,7 +83,7 @@ class HeliaRtLibrary:
     def cmake(self, target: str = "hpx_app") -> str:
         """A CMake fragment linking the archives into ``target`` (kernels after the runtime)."""
         items = ["-Wl,--start-group", *(a.as_posix() for a in self.archives), "-Wl,--end-group"]
-        body = "\n".join(f'  "{item}"' for item in items)
+        body = "\n".join(f"  {cmake_quote(item)}" for item in items)
         return f"target_link_libraries({target} PRIVATE\n{body}\n)\n"
 
 
