@@ -10,10 +10,13 @@ error). Every bundle has ``trace.json``, its counts as a Chrome trace (:mod:`.tr
 from __future__ import annotations
 
 import csv
+import errno
 import hashlib
 import io
 import json
+import os
 import shutil
+import socket
 import tempfile
 import time
 from collections.abc import Mapping
@@ -202,14 +205,17 @@ def write_bundle(results_dir: Path, inputs: BundleInputs, name: str | None = Non
 
 def write_folder(results_dir: Path, name: str, files: Mapping[str, bytes], status: str) -> Path:
     """``files`` and their manifest as a new folder ``name`` (``name-2``, ... if taken) under
-    ``results_dir``: assembled in a temporary sibling and renamed into place."""
+    ``results_dir``: assembled in a temporary sibling and renamed into place.
+
+    The name is claimed by the rename itself, which fails when another writer got there first
+    (then the next suffix is tried), so runs finishing at once never lose a bundle. What a
+    killed writer left (``.tmp-bundle-<host>-<pid>-*`` of a process that is gone) is removed
+    by the next writer into the folder.
+    """
     results_dir.mkdir(parents=True, exist_ok=True)
-    final = results_dir / name
-    suffix = 1
-    while final.exists():
-        suffix += 1
-        final = results_dir / f"{name}-{suffix}"
-    tmp = Path(tempfile.mkdtemp(prefix=".tmp-bundle-", dir=results_dir))
+    _remove_abandoned(results_dir)
+    tmp = Path(tempfile.mkdtemp(prefix=f"{_TMP_PREFIX}{_host()}-{os.getpid()}-",
+                                dir=results_dir))
     try:
         for rel, data in files.items():
             (tmp / rel).write_bytes(data)
@@ -219,8 +225,55 @@ def write_folder(results_dir: Path, name: str, files: Mapping[str, bytes], statu
             "files": {p.name: _entry(p) for p in sorted(tmp.iterdir())},
         }
         (tmp / MANIFEST).write_bytes(dump_json(manifest))
-        tmp.rename(final)
+        return _claim(tmp, results_dir, name)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    return final
+
+
+_TMP_PREFIX = ".tmp-bundle-"
+_ABANDONED_AFTER_S = 24 * 3600.0  # a writer from another host (or a reused pid) this old is gone
+
+
+def _claim(tmp: Path, results_dir: Path, name: str) -> Path:
+    """Rename ``tmp`` to the first free name of ``name``, ``name-2``, ...; the rename fails
+    on a name another writer holds, so a name is never taken twice."""
+    suffix = 1
+    while True:
+        final = results_dir / (name if suffix == 1 else f"{name}-{suffix}")
+        if not final.exists():
+            try:
+                tmp.rename(final)
+                return final
+            except OSError as error:
+                if error.errno not in (errno.EEXIST, errno.ENOTEMPTY):
+                    raise
+        suffix += 1
+
+
+def _host() -> str:
+    return "".join(c for c in socket.gethostname() if c.isalnum())[:32] or "host"
+
+
+def _remove_abandoned(results_dir: Path) -> None:
+    """Remove temporary bundles whose writer is gone (killed during its rename)."""
+    host, now = _host(), time.time()
+    for stale in results_dir.glob(f"{_TMP_PREFIX}*"):
+        parts = stale.name[len(_TMP_PREFIX):].split("-")
+        try:
+            mine = len(parts) >= 3 and parts[0] == host and not _alive(int(parts[1]))
+            old = now - stale.stat().st_mtime > _ABANDONED_AFTER_S
+        except (OSError, ValueError):
+            continue
+        if mine or old:
+            shutil.rmtree(stale, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
