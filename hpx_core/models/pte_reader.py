@@ -253,6 +253,9 @@ class _Values:
         tensor = self.tensor(index)
         if tensor is None:
             return TensorInfo(name=name, dtype="non-tensor", shape=(), size_bytes=None)
+        if any(d < 0 for d in tensor.shape):
+            raise ModelError(f"{name} has a negative dimension (sizes {list(tensor.shape)})",
+                             "the program is damaged; export it again")
         size = (
             None
             if tensor.element_bytes is None

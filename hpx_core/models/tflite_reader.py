@@ -167,6 +167,9 @@ def _tensors(subgraph: Any, buffer_sizes: list[int], budget: Budget, name: str) 
     for i in range(budget.count(subgraph.TensorsLength())):
         tensor = subgraph.Tensors(i)
         shape = tuple(_vector(tensor, "Shape", budget))
+        if any(d < 0 for d in shape):  # -1 belongs in shape_signature, never in shape
+            raise ModelError(f"{name}: tensor {i} has a negative dimension (shape {list(shape)})",
+                             hint="the model file is damaged; re-export it")
         dtype, bits = _DTYPES.get(tensor.Type(), (f"tensor_type_{tensor.Type()}", None))
         buffer = int(tensor.Buffer())
         if buffer >= len(buffer_sizes):

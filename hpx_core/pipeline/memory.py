@@ -8,13 +8,17 @@ with that (once). Otherwise the overflow is reported in the plan's own sentence.
 
 from __future__ import annotations
 
+import math
+
 import attrs
 
+from hpx_core.boards import Board
 from hpx_core.build.builder import RegionOverflowError
 from hpx_core.build.layout import link_overflow, linked_code, plan_layout
 from hpx_core.contract import CodeSize, MemoryNeeds, MemoryRequest
 from hpx_core.errors import ConfigError, HpxError
 from hpx_core.log import get_logger
+from hpx_core.models import ModelInfo
 from hpx_core.pipeline.state import RunState, need
 
 log = get_logger(__name__)
@@ -26,6 +30,7 @@ def memory_stage(state: RunState) -> None:
         state.unchecked.append("the memory plan (it places the model)")
         return
     board, model = need(state.board, "board"), need(state.model, "model")
+    check_tensors_fit(state, board, model)
     section = state.config.model
     request = MemoryRequest(state.engine, board, model, arena_size=section.arena_size,
                             location=section.location, arena_location=section.arena_location)
@@ -33,6 +38,25 @@ def memory_stage(state: RunState) -> None:
     needs: MemoryNeeds | None = hook(request=request)
     state.needs = needs
     state.layout = plan_layout(board, needs) if needs is not None else None
+
+
+def check_tensors_fit(state: RunState, board: Board, model: ModelInfo) -> None:
+    """Refuse a model with a tensor larger than the board's largest data memory, before any
+    input is made for it (a few hundred bytes of model can name a tensor of gigabytes)."""
+    room = max((r.length for r in board.memory if r.zero is not None), default=0)
+    tensors = [(f"{kind} {t.name or i}", t.size_bytes)
+               for kind, group in (("input", model.inputs), ("output", model.outputs))
+               for i, t in enumerate(group)]
+    tensors += [(f"operator {op.index} ({op.name}) output {j}", math.prod(shape))
+                for op in model.operators for j, shape in enumerate(op.outputs)]
+    for what, size in tensors:
+        if size is not None and size > room:
+            raise state.validated.document.error(
+                "model.path",
+                f"{model.path.name}: {what} takes {size:,} bytes, more than {board.name}'s "
+                f"largest data memory ({room:,} bytes)",
+                "this model cannot run on this board; check its tensor shapes, or choose a "
+                "board with more memory")
 
 
 def overflow_sentence(state: RunState, overflow: RegionOverflowError) -> HpxError:

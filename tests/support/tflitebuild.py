@@ -123,3 +123,28 @@ def build_model(external: tuple[int, int] | None = None) -> bytes:
     tflite.ModelAddBuffers(b, buffer_vec)
     b.Finish(tflite.ModelEnd(b), file_identifier=b"TFL3")
     return bytes(b.Output())
+
+
+def build_relu(shape: Sequence[int]) -> bytes:
+    """One RELU from an int8 input of ``shape`` to an output of the same shape: a model of a
+    few hundred bytes whose tensors may be as large as the shape says."""
+    b = flatbuffers.Builder(256)
+    tflite.OperatorCodeStart(b)
+    tflite.OperatorCodeAddDeprecatedBuiltinCode(b, RELU)
+    tflite.OperatorCodeAddBuiltinCode(b, RELU)
+    tflite.OperatorCodeAddVersion(b, 1)
+    code = tflite.OperatorCodeEnd(b)
+    main = _subgraph(b, [Tensor(shape, INT8), Tensor(shape, INT8)], [Op(0, [0], [1])],
+                     inputs=[0], outputs=[1])
+    tflite.BufferStart(b)
+    empty = tflite.BufferEnd(b)
+    code_vec = _offset_vector(b, tflite.ModelStartOperatorCodesVector, [code])
+    subgraph_vec = _offset_vector(b, tflite.ModelStartSubgraphsVector, [main])
+    buffer_vec = _offset_vector(b, tflite.ModelStartBuffersVector, [empty])
+    tflite.ModelStart(b)
+    tflite.ModelAddVersion(b, 3)
+    tflite.ModelAddOperatorCodes(b, code_vec)
+    tflite.ModelAddSubgraphs(b, subgraph_vec)
+    tflite.ModelAddBuffers(b, buffer_vec)
+    b.Finish(tflite.ModelEnd(b), file_identifier=b"TFL3")
+    return bytes(b.Output())
