@@ -149,6 +149,7 @@ def _check_axes(spec: MatrixSpec, document: ConfigDocument, registry: Registry) 
             raise document.error(f"models.{i}.path", f"no model file {model.path}",
                                  "paths are relative to the matrix file")
     _unique(document, "models", [m.name for m in spec.models], "label")
+    _check_folder_names(spec, document)
     for i, engine in enumerate(spec.engines):
         _check_engine(document, registry, i, engine)
     for i, board in enumerate(spec.boards):
@@ -171,6 +172,26 @@ def _check_axes(spec: MatrixSpec, document: ConfigDocument, registry: Registry) 
             PlaceChoice.parse(spec.place)
         except HpxError as error:
             raise document.error("place", error.message, error.hint) from None
+
+
+def _check_folder_names(spec: MatrixSpec, document: ConfigDocument) -> None:
+    """The matrix's name, model labels and config names become folder names: each must be
+    one plain path component, so no name reaches outside the matrix folder."""
+    named = [("name", spec.name)] if spec.name else []
+    named += [(f"models.{i}.label", m.name) for i, m in enumerate(spec.models)]
+    named += [(f"engines.{i}.configs.{key}", key) for i, e in enumerate(spec.engines)
+              for key in e.configs]
+    for field, value in named:
+        if not plain_component(value):
+            raise document.error(field, f"{value!r} is not a plain folder name",
+                                 "it names a folder of the matrix: no '/', '\\', leading "
+                                 "'.' or control characters")
+
+
+def plain_component(value: str) -> bool:
+    """``value`` is one path component of its own: not empty, no separator, not hidden."""
+    return (bool(value) and not value.startswith(".") and "/" not in value
+            and "\\" not in value and all(ord(c) >= 32 for c in value))
 
 
 def _check_engine(document: ConfigDocument, registry: Registry, i: int,

@@ -87,3 +87,23 @@ def test_a_missing_model_is_named(write: WriteYaml) -> None:
     path.write_text(path.read_text().replace("kws_ref_model.tflite", "gone.tflite"))
     error = _error(path)
     assert "no model file" in error.message and ":2:" in error.message
+
+
+@pytest.mark.parametrize(("line", "field"), [
+    ("name: ../../../elsewhere", "name"),
+    ("name: /tmp/elsewhere", "name"),
+    ("name: .hidden", "name"),
+    ("engines:\n  - type: loops\n    configs: {'../up': {}}", "engines.0.configs.../up"),
+])
+def test_a_name_that_would_leave_the_matrix_folder_is_refused(write: WriteYaml, line: str,
+                                                              field: str) -> None:
+    engines = "" if "engines" in line else "engines: [loops]\n"
+    error = _error(write(f"{engines}boards: [qemu-m55]\n{line}\n"))
+    assert f"{field}: " in error.message and "is not a plain folder name" in error.message
+
+
+def test_a_model_label_is_one_folder_name(tmp_path: Path) -> None:
+    path = tmp_path / "matrix.yaml"
+    path.write_text(f"hpx_matrix: 1\nmodels:\n  - {{path: {MODELS / 'kws_ref_model.tflite'}, "
+                    "label: ../../kws}\nengines: [loops]\nboards: [qemu-m55]\n")
+    assert "models.0.label: '../../kws' is not a plain folder name" in _error(path).message
