@@ -28,8 +28,10 @@ def test_board_header_matches_the_data(name: str) -> None:
     ):
         value = re.search(rf"{macro} (\d)", header)
         assert value and (value.group(1) == "1") == fact
-    script = (TEMPLATES / "boards" / board.support / "link.ld").read_text()
     assert board.silicon is not None
+    socs = dict(re.findall(r"#define HPX_SOC_(\w+) ([01])", header))  # apollo_init.c's switch
+    assert [soc for soc, on in socs.items() if on == "1"] == [board.silicon.soc.upper()]
+    script = (TEMPLATES / "boards" / board.support / "link.ld").read_text()
     assert f"INCLUDE {Path(board.silicon.linker_script).name}" in script
 
 

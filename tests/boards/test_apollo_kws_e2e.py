@@ -49,7 +49,8 @@ def _build_without_probe(board_name: str, tmp_path: Path, **more: object) -> Pat
     return Path(found.group(1))
 
 
-@pytest.mark.parametrize("board_name", ["apollo510_evb", "apollo4p_evb"])
+@pytest.mark.parametrize(
+    "board_name", ["apollo510_evb", "apollo330mP_evb", "apollo4p_evb", "apollo3p_evb"])
 def test_kws_profile_stops_after_a_placed_build(board_name: str, tmp_path: Path) -> None:
     elf = _build_without_probe(board_name, tmp_path)
     symbols = {s.name: s for s in symbol_inventory(elf).symbols}
