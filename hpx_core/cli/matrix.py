@@ -22,6 +22,7 @@ from hpx_core.cli.app import app, console
 
 if TYPE_CHECKING:  # imported when the command runs: `hpx --help` stays fast
     from hpx_core.matrix import CellResult, MatrixPlan, MatrixResult, Progress
+    from hpx_core.matrix.cells import Cell
 
 
 @app.command()
@@ -158,11 +159,18 @@ def _print_plan(plan: MatrixPlan) -> None:
     groups = plan.library_groups
     console.print(f"engine libraries: {len(groups)} (each built at most once, by the first cell "
                   "of its group; found in the cache when an earlier run built it)")
+    members: dict[tuple[str | None, ...], list[Cell]] = {}
+    for planned in plan.cells:
+        members.setdefault(planned.library_group, []).append(planned.cell)
     for group, cells in groups.items():
-        engine, backend, variant, _flags, toolchain = group
-        boards = sorted({p.cell.board for p in plan.cells if p.cell.library_group == group})
-        console.print(f"  {'/'.join(g for g in (engine, backend, variant) if g)} on "
-                      f"{', '.join(boards)} ({toolchain}): {cells} cells", markup=False)
+        engine, backend, _options, _flags, toolchain = group
+        boards = sorted({c.board for c in members[group]})
+        variants = sorted({c.variant for c in members[group] if c.variant})
+        shown = "/".join(g for g in (engine, backend) if g)
+        if variants:
+            shown += f" ({', '.join(variants[:4])}{', ...' if len(variants) > 4 else ''})"
+        console.print(f"  {shown} on {', '.join(boards)} ({toolchain}): {cells} cells",
+                      markup=False)
     places = places_by_board(plan)
     resources = machine_resources(places=places)
     work = ", ".join(f"{n} {what}" for what, n in plan.work().items())

@@ -43,6 +43,9 @@ class EngineDescriptor:
     default. ``model_fields`` are the model fields its tools require that older converters
     leave empty (:data:`hpx_core.models.tflite_fields.KNOWN_FIELDS`): when the model lacks one,
     the engine is given a corrected copy (``FirmwareRequest.model``), never the user's file.
+    ``library_options`` names the ``engine.config`` fields that change the engine library
+    (sources elsewhere, a kernel selection): the matrix plans one library per backend, CPU and
+    toolchain and per value of these; None means any field may (each config variant its own).
     """
 
     name: str
@@ -52,6 +55,7 @@ class EngineDescriptor:
     backends: tuple[str, ...] = attrs.field(default=(), converter=strs)
     pins: PinSet | None = None
     model_fields: tuple[str, ...] = attrs.field(default=(), converter=check_fields)
+    library_options: tuple[str, ...] | None = None
 
 
 @attrs.frozen

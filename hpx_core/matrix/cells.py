@@ -13,8 +13,8 @@ from typing import Any
 
 import attrs
 
-from hpx_core.boards import get_board
 from hpx_core.build.toolchain import DEFAULT_TOOLCHAIN
+from hpx_core.errors import ConfigError
 from hpx_core.matrix.spec import (
     BoardAxis,
     CellRule,
@@ -55,13 +55,6 @@ class Cell:
         """Everything but the model: a column of the matrix report."""
         return self.id.split(SEPARATOR, 1)[1]
 
-    @property
-    def library_group(self) -> tuple[str | None, ...]:
-        """Cells that (very likely) link the same engine library: neither the model nor the
-        board's name is part of it, only the board's CPU flags (boards alike share one)."""
-        flags = " ".join(get_board(self.board).cpu_flags)
-        return (self.engine, self.backend, self.variant, flags, self.toolchain)
-
     def coordinates(self) -> dict[str, str | None]:
         """The cell's value on each axis, by the names rules use."""
         return {"model": self.model.name, "engine": self.engine, "backend": self.backend,
@@ -73,9 +66,21 @@ class Cell:
                    for field, value in attrs.asdict(rule).items())
 
 
+MAX_CELLS = 10_000
+"""The most cells one matrix plans (10,000 plan in about 9 s and run for days)."""
+
+
 def expand(spec: MatrixSpec, registry: Registry) -> tuple[list[Cell], int]:
     """The cells in file order (included ones last), and how many the exclude rules removed
-    from the combinations of the axes."""
+    from the combinations of the axes. A product over :data:`MAX_CELLS` is refused before it
+    is made: its planning alone would take minutes, its runs weeks."""
+    size = len(spec.models) * len(spec.boards) * len(spec.toolchains) * sum(
+        len(_backends(engine, registry)) * len(_variants(engine)) for engine in spec.engines)
+    if size > MAX_CELLS:
+        raise ConfigError(f"the matrix's axes make {size:,} cells, more than the {MAX_CELLS:,} "
+                          "one matrix plans",
+                          "split it into several matrix files, or list fewer models, configs "
+                          "or boards")
     product = list(_product(spec, registry))
     kept = [c for c in product if not any(c.matches(r) for r in spec.exclude)]
     excluded = len(product) - len(kept)

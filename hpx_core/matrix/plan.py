@@ -25,7 +25,7 @@ from hpx_core.config.validate import Overrides, validate_config
 from hpx_core.errors import ConfigError, HpxError, LicenseError
 from hpx_core.matrix.cells import Cell, expand
 from hpx_core.matrix.spec import LoadedSpec
-from hpx_core.models import model_format
+from hpx_core.models import CORE_FORMATS, OTHER_FORMAT, model_format
 from hpx_core.pipeline.facts import firmware_settings
 from hpx_core.plugins import Registry
 from hpx_core.sources import check_may_run
@@ -44,6 +44,7 @@ class PlannedCell:
     overrides: Overrides
     folder: Path
     fingerprint: str
+    library_group: tuple[str | None, ...] = ()  # cells that (very likely) share a library
 
 
 @attrs.frozen
@@ -71,7 +72,7 @@ class MatrixPlan:
     @property
     def library_groups(self) -> dict[tuple[str | None, ...], int]:
         """Engine, backend, variant, board, toolchain -> cells: one engine library each."""
-        return dict(Counter(p.cell.library_group for p in self.cells))
+        return dict(Counter(p.library_group for p in self.cells))
 
     def work(self) -> dict[str, int]:
         """Builds, emulated runs, runs per physical board, build-only cells."""
@@ -106,17 +107,40 @@ def plan_matrix(loaded: LoadedSpec, registry: Registry, folder: Path,
         toolchain = toolchains.get(cell.toolchain) or get_toolchain(cell.toolchain)
         fingerprint = _fingerprint(cell, firmware_settings(validated), registry,
                                    f"{toolchain.name} {toolchain.identity}")
-        planned.append(PlannedCell(cell, overrides, folder / CELLS / cell.id, fingerprint))
+        planned.append(PlannedCell(cell, overrides, folder / CELLS / cell.id, fingerprint,
+                                   library_group(cell, loaded, registry)))
     _check_unique(loaded, [p.cell.id for p in planned] + [p.cell.id for p in pruned])
     return MatrixPlan(spec.name or loaded.file.stem, loaded.file, folder, dict(spec.labels),
                       tuple(planned), tuple(pruned), excluded, place or spec.place,
                       loaded.shared.farm)
 
 
+def library_group(cell: Cell, loaded: LoadedSpec, registry: Registry) -> tuple[str | None, ...]:
+    """Cells that (very likely) link the same engine library: neither the model nor the
+    board's name is part of it, only the board's CPU flags (boards alike share one), and of a
+    config variant only the options the engine says change its library."""
+    flags = " ".join(get_board(cell.board).cpu_flags)
+    options = registry.engine(cell.engine).descriptor.library_options
+    config = _variant_config(cell, loaded)
+    if options is None:
+        variant = cell.variant
+    else:
+        chosen = {k: config[k] for k in options if k in config}
+        variant = json.dumps(chosen, sort_keys=True, default=str) if chosen else None
+    return (cell.engine, cell.backend, variant, flags, cell.toolchain)
+
+
+def _variant_config(cell: Cell, loaded: LoadedSpec) -> Mapping[str, Any]:
+    for engine in loaded.spec.engines:
+        if engine.type == cell.engine and cell.variant in engine.configs:
+            return engine.configs[cell.variant]
+    return {}
+
+
 def _check_unique(loaded: LoadedSpec, ids: list[str]) -> None:
     """Cell ids name folders: two cells may not share one (labels that differ only in
     characters a folder name cannot hold, say)."""
-    twice = sorted({i for i in ids if ids.count(i) > 1})
+    twice = sorted(i for i, n in Counter(ids).items() if n > 1)
     if twice:
         raise ConfigError(f"{loaded.file}: several cells would be named {twice[0]!r}",
                           "give the models (label) or engine config variants distinct names")
@@ -130,8 +154,10 @@ def _prune_reason(cell: Cell, loaded: LoadedSpec, registry: Registry) -> str | N
         return error.message
     formats = registry.engine(cell.engine).descriptor.model_formats
     found = model_format(cell.model.path)
-    if found is not None and found not in formats:
-        return f"engine {cell.engine!r} reads {', '.join(formats)} models, not {found}"
+    own_format = any(f not in CORE_FORMATS for f in formats)  # the engine reads it, not the core
+    if found is not None and found not in formats and not (found == OTHER_FORMAT and own_format):
+        what = "this file" if found == OTHER_FORMAT else f"{found} models"
+        return f"engine {cell.engine!r} reads {', '.join(formats)} models, not {what}"
     if board.emulated and loaded.shared.profiling.counters:
         return f"{board.name} counts instructions under emulation: no PMU events to count"
     return None

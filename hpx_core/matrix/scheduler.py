@@ -168,7 +168,7 @@ class Scheduler:
 
     def _work(self, index: int) -> None:
         while (planned := self._next()) is not None:
-            group = planned.cell.library_group
+            group = planned.library_group
 
             def say(activity: str, cell: str = planned.cell.id) -> None:
                 self._set(index, cell, activity)
@@ -194,7 +194,7 @@ class Scheduler:
         with self._cond:
             while not self._stop.is_set() and self._queue:
                 for i, planned in enumerate(self._queue):
-                    group = planned.cell.library_group
+                    group = planned.library_group
                     if group in self._ready or group not in self._opening:
                         self._opening.add(group)
                         return self._queue.pop(i)

@@ -96,3 +96,36 @@ def test_pmu_events_prune_emulated_cells(tmp_path: Path) -> None:
     plan = _plan(path, tmp_path / "m", loops_registry())
     assert not plan.cells and len(plan.pruned) == 16
     assert "no PMU events" in plan.pruned[0].reason
+
+
+def _spec_file(tmp_path: Path, models: str, engines: str, boards: str = "[qemu-m55]") -> Path:
+    path = tmp_path / "m.yaml"
+    path.write_text(f"hpx_matrix: 1\nmodels: {models}\nengines:\n{engines}\nboards: {boards}\n")
+    return path
+
+
+def test_config_variants_that_leave_the_library_alone_share_it(tmp_path: Path) -> None:
+    configs = "".join(f"      s{i}: {{input_seed: {i}}}\n" for i in range(50))
+    engines = f"  - type: tflm\n    backends: [reference, cmsis_nn]\n    configs:\n{configs}"
+    plan = _plan(_spec_file(tmp_path, f"[{KWS}]", engines), tmp_path / "m")
+    assert len(plan.cells) == 100 and len(plan.library_groups) == 2  # one per backend
+    moved = engines + "      elsewhere: {source_path: /opt/tflite-micro}\n"
+    plan = _plan(_spec_file(tmp_path, f"[{KWS}]", moved), tmp_path / "m")
+    assert len(plan.library_groups) == 4  # the moved sources build their own library
+
+
+def test_an_engine_reading_its_own_format_is_not_pruned(tmp_path: Path) -> None:
+    kernels = REPO / "examples/engines/kernelbench/kernels.yaml"
+    engines = "  - type: kernelbench\n  - type: tflm\n"
+    plan = _plan(_spec_file(tmp_path, f"[{kernels}]", engines), tmp_path / "m")
+    assert [p.cell.engine for p in plan.cells] == ["kernelbench"]
+    (pruned,) = plan.pruned
+    assert pruned.reason == "engine 'tflm' reads tflite models, not this file"
+
+
+def test_a_product_over_the_cap_is_refused_before_it_is_made(tmp_path: Path) -> None:
+    models = "[" + ", ".join(f"{{path: {KWS}, label: m{i}}}" for i in range(101)) + "]"
+    configs = "".join(f"      s{i}: {{input_seed: {i}}}\n" for i in range(50))
+    engines = f"  - type: tflm\n    backends: [reference, cmsis_nn]\n    configs:\n{configs}"
+    with pytest.raises(ConfigError, match="make 10,100 cells, more than the 10,000"):
+        _plan(_spec_file(tmp_path, models, engines), tmp_path / "m")

@@ -23,7 +23,8 @@ from hpx_core.pipeline import STAGE_NAMES
 def _cell(model: str, backend: str, board: str = "qemu-m55") -> PlannedCell:
     cell = Cell(ModelAxis(Path(f"{model}.tflite")), "loops", backend, None, {}, board,
                 "arm-none-eabi-gcc")
-    return PlannedCell(cell, {}, Path("/nonexistent") / cell.id, cell.id)
+    group = ("loops", backend, None, board, "arm-none-eabi-gcc")  # boards never share here
+    return PlannedCell(cell, {}, Path("/nonexistent") / cell.id, cell.id, group)
 
 
 class Recorder:

@@ -40,6 +40,8 @@ def hpx_engines() -> list[EngineDescriptor]:
             name=ENGINE,
             model_formats=("pte",),
             config_class=ExecutorchConfig,
+            library_options=("source_path", "portable_ops", "ns_ops", "cmsis_nn_path",
+                             "cmsis_nn_ref", "etdump"),
             summary="ExecuTorch Cortex-M; provider arm (any board) or ns (Ambiq CPUs only)",
             backends=BACKENDS,
             pins=PINS,

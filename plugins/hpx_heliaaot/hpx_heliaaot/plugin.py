@@ -38,6 +38,7 @@ def hpx_engines() -> list[EngineDescriptor]:
             name=ENGINE,
             model_formats=("tflite",),
             config_class=HeliaAotConfig,
+            library_options=("cmsis_nn_path", "platform"),
             summary="Ambiq heliaAOT compiler (Ambiq Apollo SDK License: Ambiq CPUs only)",
             pins=PINS,
             model_fields=(SUBGRAPH_NAME,),  # heliaAOT 0.18's AirModel.name is required

@@ -34,6 +34,7 @@ def hpx_engines() -> list[EngineDescriptor]:
             name=ENGINE,
             model_formats=("tflite",),
             config_class=HeliaRtConfig,
+            library_options=("source_path", "dist_path", "source", "variant"),
             summary="Ambiq heliaRT (Ambiq Apollo SDK License: Ambiq CPUs only)",
             backends=BACKENDS,
             pins=PINS,

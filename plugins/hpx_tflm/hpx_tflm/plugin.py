@@ -34,6 +34,7 @@ def hpx_engines() -> list[EngineDescriptor]:
             name=ENGINE,
             model_formats=("tflite",),
             config_class=TflmConfig,
+            library_options=("source_path",),
             summary="upstream TensorFlow Lite Micro (Apache-2.0)",
             backends=BACKENDS,
             pins=PINS,

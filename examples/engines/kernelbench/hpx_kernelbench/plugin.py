@@ -42,6 +42,7 @@ def hpx_engines() -> list[EngineDescriptor]:
             name=ENGINE,
             model_formats=(FORMAT,),
             config_class=config.KernelbenchConfig,
+            library_options=(),
             summary="int8 kernel micro-benchmarks: portable C, Arm CMSIS-NN or ns-cmsis-nn "
             "(ns: Ambiq CPUs only)",
             backends=BACKENDS,
