@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
 
-NAMES = ("tflite", "pte", "sidecar", "config", "wire")  # fuzz_targets.TARGETS, not imported here
+NAMES = ("tflite", "pte", "sidecar", "config", "config-yaml", "wire")  # fuzz_targets.TARGETS
 _DONE = re.compile(r"Done (\d+) runs in (\d+) second")
 _EXECS = re.compile(r"stat::number_of_executed_units:\s*(\d+)")
 
@@ -96,16 +96,16 @@ def main() -> int:
     parser.add_argument("--input-seconds", type=int, default=10, help="per-input time limit")
     parser.add_argument("--target-seconds", type=int, default=3600, help="per-target limit")
     args = parser.parse_args()
-    header = f"{'target':<10}{'executions':>12}{'seconds':>9}  findings"
+    header = f"{'target':<12}{'executions':>12}{'seconds':>9}  findings"
     results = []
     for name in args.targets:
         results.append(run_target(name, args.runs, args.input_seconds, args.target_seconds))
         r = results[-1]
-        print(f"{r['target']:<10}{r['executions']:>12}{r['seconds']:>9}  {r['findings']}",
+        print(f"{r['target']:<12}{r['executions']:>12}{r['seconds']:>9}  {r['findings']}",
               flush=True)
     print(f"\n{header}")
     for r in results:
-        print(f"{r['target']:<10}{r['executions']:>12}{r['seconds']:>9}  {r['findings']}")
+        print(f"{r['target']:<12}{r['executions']:>12}{r['seconds']:>9}  {r['findings']}")
     return 1 if any(r["findings"] != "none" or r["exit"] != "0" for r in results) else 0
 
 
