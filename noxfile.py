@@ -8,6 +8,7 @@ nox.options.sessions = ["tests", "lint", "typecheck"]
 nox.options.reuse_existing_virtualenvs = True
 
 PLUGINS = [
+    "plugins/hpx_tflm_family",
     "plugins/hpx_tflm",
     "plugins/hpx_heliart",
     "plugins/hpx_heliaaot",

@@ -14,10 +14,11 @@ import argparse
 import tempfile
 from pathlib import Path
 
+from hpx_tflm_family.glue import ARENA_SYMBOL
+
 from hpx_core.build import symbol_inventory
 from hpx_core.config.validate import overrides
 from hpx_core.pipeline import profile
-from hpx_core.tflm_family.glue import ARENA_SYMBOL
 
 REPO = Path(__file__).resolve().parents[1]
 MODELS = REPO / "examples/models/mlperf_tiny"

@@ -19,9 +19,8 @@ REPO = Path(__file__).resolve().parents[1]
 PACKAGES = [REPO / "hpx_core", *sorted(REPO.glob("plugins/hpx_*/hpx_*"))]
 SHIPPED_ENGINES = ("tflm", "helia-rt", "helia_rt", "heliart", "helia-aot", "helia_aot",
                    "heliaaot", "executorch")
-# The TFLM-family kit is shared glue for MicroInterpreter engines; it may say whose it is. The
-# model readers name the formats they read (a .pte is an ExecuTorch program).
-ENGINE_NAMES_ALLOWED = ("hpx_core/tflm_family/", "hpx_core/models/")
+# The model readers name the formats they read (a .pte is an ExecuTorch program).
+ENGINE_NAMES_ALLOWED = ("hpx_core/models/",)
 
 
 def modules(root: Path) -> dict[str, Path]:

@@ -37,7 +37,7 @@ def test_help_lists_the_commands_and_a_command_still_runs() -> None:
 
 
 ENGINE_MACHINERY = ("hpx_tflm.engine", "hpx_executorch.engine", "hpx_heliart.engine",
-                    "hpx_heliaaot.engine", "hpx_kernelbench.engine", "hpx_core.tflm_family",
+                    "hpx_heliaaot.engine", "hpx_kernelbench.engine", "hpx_tflm_family",
                     "hpx_core.enginelib", "hpx_core.compare", "numpy", "tflite", "git", "lief")
 
 
@@ -53,7 +53,7 @@ def test_loading_every_plugin_imports_no_engine_machinery() -> None:
     assert sorted(m for m in ENGINE_MACHINERY if m in loaded) == []
 
 
-RUN_MODULES = ("hpx_core.pipeline", "hpx_core.tflm_family", "hpx_core.run.record",
+RUN_MODULES = ("hpx_core.pipeline", "hpx_tflm_family", "hpx_core.run.record",
                "hpx_core.results", "hpx_core.results.bundle_schema", "hpx_tflm.plugin")
 READERS = ("numpy", "tflite", "flatbuffers", "jsonschema", "lief", "tflite_micro")
 WARM_MODEL_WORK = """
@@ -62,7 +62,7 @@ from pathlib import Path
 from hpx_core.models import load_model
 from hpx_core.models.analyses import keep_analysis
 from hpx_core.results.outputs import check_outputs
-from hpx_core.tflm_family import InputSpec, host_outputs, input_bytes, reference_outputs
+from hpx_tflm_family import InputSpec, host_outputs, input_bytes, reference_outputs
 model = load_model(Path(sys.argv[1]))
 keep_analysis(model)
 data = model.path.read_bytes()

@@ -6,6 +6,7 @@ import hashlib
 from pathlib import Path
 
 import pytest
+from hpx_tflm_family import InputSpec, host_outputs, input_bytes
 from legacy_models import (
     MLPERF_TINY,
     WHILE,
@@ -26,7 +27,6 @@ from hpx_core.models.tflite_fields import (
     check_fields,
     write_with_fields,
 )
-from hpx_core.tflm_family import InputSpec, host_outputs, input_bytes
 
 KWS = MLPERF_TINY / "kws_ref_model.tflite"
 

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 from hpx_tflm.source_list import derive_sources
+from hpx_tflm_family import UPSTREAM_METHODS, methods_from_checkout
 
 from hpx_core.contract import SourceSet
-from hpx_core.tflm_family import UPSTREAM_METHODS, methods_from_checkout
 
 pytestmark = pytest.mark.e2e
 

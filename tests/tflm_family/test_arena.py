@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from hpx_tflm_family import arena_summary, plan_arena, suggested_arena
+from hpx_tflm_family.arena import data_memory
 
 from hpx_core.boards import get_board
 from hpx_core.errors import ConfigError
-from hpx_core.tflm_family import arena_summary, plan_arena, suggested_arena
-from hpx_core.tflm_family.arena import data_memory
 
 
 def test_configured_size_is_aligned_and_kept() -> None:

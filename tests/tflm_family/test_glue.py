@@ -5,11 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from hpx_core.boards import get_board
-from hpx_core.build.layout import plan_layout
-from hpx_core.contract import CodeSize, EngineSelection, MemoryRequest
-from hpx_core.models import load_model
-from hpx_core.tflm_family import (
+from hpx_tflm_family import (
     UPSTREAM_METHODS,
     InputSpec,
     family_glue,
@@ -19,6 +15,11 @@ from hpx_core.tflm_family import (
     plan_arena,
     select_ops,
 )
+
+from hpx_core.boards import get_board
+from hpx_core.build.layout import plan_layout
+from hpx_core.contract import CodeSize, EngineSelection, MemoryRequest
+from hpx_core.models import load_model
 
 KWS = Path(__file__).resolve().parents[2] / "examples/models/mlperf_tiny/kws_ref_model.tflite"
 

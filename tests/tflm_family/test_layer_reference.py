@@ -8,16 +8,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hpx_tflm_family import host_outputs
+from hpx_tflm_family.arena import ArenaPlan
+from hpx_tflm_family.check import check_source, check_staging, staging_size
+from hpx_tflm_family.inputs import InputSpec, input_bytes
+from hpx_tflm_family.layer_reference import layer_io, layer_reference
 from tflite_edit import with_custom_op
 
 from hpx_core.boards import get_board
 from hpx_core.errors import ConfigError
 from hpx_core.models import load_model
-from hpx_core.tflm_family import host_outputs
-from hpx_core.tflm_family.arena import ArenaPlan
-from hpx_core.tflm_family.check import check_source, check_staging, staging_size
-from hpx_core.tflm_family.inputs import InputSpec, input_bytes
-from hpx_core.tflm_family.layer_reference import layer_io, layer_reference
 
 MODELS = Path(__file__).resolve().parents[2] / "examples/models/mlperf_tiny"
 KWS = MODELS / "kws_ref_model.tflite"

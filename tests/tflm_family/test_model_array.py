@@ -5,8 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from hpx_core.tflm_family import c_array, parse_c_array
+from hpx_tflm_family import c_array, parse_c_array
 
 MODELS = Path(__file__).resolve().parents[2] / "examples/models/mlperf_tiny"
 

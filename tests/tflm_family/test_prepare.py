@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hpx_tflm_family import InputSpec, host_outputs, input_bytes, model_glue, plan_arena
+
 from hpx_core.boards import get_board
 from hpx_core.models import load_model
-from hpx_core.tflm_family import InputSpec, host_outputs, input_bytes, model_glue, plan_arena
 
 KWS = Path(__file__).resolve().parents[2] / "examples/models/mlperf_tiny/kws_ref_model.tflite"
 

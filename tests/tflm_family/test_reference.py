@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+from hpx_tflm_family import InputSpec, host_outputs, input_bytes, reference_outputs
 
 from hpx_core.models import load_model
 from hpx_core.results.outputs import check_outputs
-from hpx_core.tflm_family import InputSpec, host_outputs, input_bytes, reference_outputs
 
 KWS = Path(__file__).resolve().parents[2] / "examples/models/mlperf_tiny/kws_ref_model.tflite"
 

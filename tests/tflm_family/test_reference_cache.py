@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hpx_tflm_family import InputSpec, host_outputs, input_bytes
+from hpx_tflm_family import reference as reference_module
+from hpx_tflm_family.reference_cache import OUTPUTS, entry_name, interpreter_version
 
 from hpx_core.models import load_model
-from hpx_core.tflm_family import InputSpec, host_outputs, input_bytes
-from hpx_core.tflm_family import reference as reference_module
-from hpx_core.tflm_family.reference_cache import OUTPUTS, entry_name, interpreter_version
 
 KWS = Path(__file__).resolve().parents[2] / "examples/models/mlperf_tiny/kws_ref_model.tflite"
 
@@ -55,7 +55,7 @@ def test_an_edited_reference_or_input_is_made_again(cache: Path) -> None:
     import base64
     import json
 
-    from hpx_core.tflm_family.inputs import RANDOM_INPUTS
+    from hpx_tflm_family.inputs import RANDOM_INPUTS
 
     model, data = load_model(KWS), KWS.read_bytes()
     inputs = input_bytes(InputSpec.parse("random", 3), model)

@@ -6,15 +6,15 @@ import re
 from pathlib import Path
 
 import pytest
-
-from hpx_core.errors import ConfigError, ModelError
-from hpx_core.models import load_model
-from hpx_core.tflm_family import (
+from hpx_tflm_family import (
     UPSTREAM_METHODS,
     parse_resolver_methods,
     resolver_source,
     select_ops,
 )
+
+from hpx_core.errors import ConfigError, ModelError
+from hpx_core.models import load_model
 
 REPO = Path(__file__).resolve().parents[2]
 KWS = REPO / "examples/models/mlperf_tiny/kws_ref_model.tflite"

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hpx_core.models import load_model
-from hpx_core.results.outputs import check_outputs
-from hpx_core.tflm_family import (
+from hpx_tflm_family import (
     ArenaPlan,
     FamilyFacts,
     InputSpec,
@@ -15,6 +13,9 @@ from hpx_core.tflm_family import (
     input_bytes,
     reference_outputs,
 )
+
+from hpx_core.models import load_model
+from hpx_core.results.outputs import check_outputs
 
 KWS = Path(__file__).resolve().parents[2] / "examples/models/mlperf_tiny/kws_ref_model.tflite"
 

@@ -100,7 +100,8 @@ def hpx_verify_symbols(request: SymbolsRequest) -> list[SymbolFinding]:
 @hookimpl
 def hpx_result_extras(request: ResultsRequest) -> ResultExtras:
     """The compiler's operator manifest and memory plan, and the host's outputs."""
-    from hpx_core.tflm_family import reference_outputs
+    from hpx_tflm_family import reference_outputs
+
     from hpx_heliaaot.engine import AotFacts
 
     facts = request.facts_as(AotFacts)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 
 import attrs
+from hpx_tflm_family import ArenaPlan, model_glue
 
 from hpx_core.boards import Board, all_boards
 from hpx_core.build import Toolchain
@@ -30,7 +31,6 @@ from hpx_core.sources import (
     materialize_pins,
     require_min_version,
 )
-from hpx_core.tflm_family import ArenaPlan, model_glue
 from hpx_heliart.config import HeliaRtConfig
 from hpx_heliart.dist import check_distribution, download_release
 from hpx_heliart.identity import BACKENDS, ENGINE

@@ -69,7 +69,8 @@ def hpx_materialize_sources(request: SourcesRequest) -> SourceSet:
 @hookimpl
 def hpx_plan_memory(request: MemoryRequest) -> MemoryNeeds:
     """The model and the tensor arena, as for every MicroInterpreter engine."""
-    from hpx_core.tflm_family import family_needs
+    from hpx_tflm_family import family_needs
+
     from hpx_heliart.engine import CODE
 
     return family_needs(request, CODE)
@@ -77,8 +78,9 @@ def hpx_plan_memory(request: MemoryRequest) -> MemoryNeeds:
 
 @hookimpl
 def hpx_generate_firmware(request: FirmwareRequest) -> FirmwareContribution:
+    from hpx_tflm_family import planned_arena
+
     from hpx_core.build import get_toolchain
-    from hpx_core.tflm_family import planned_arena
     from hpx_heliart.engine import heliart_firmware, heliart_library
 
     config = request.engine.config_as(HeliaRtConfig)
@@ -102,7 +104,7 @@ def hpx_verify_symbols(request: SymbolsRequest) -> list[SymbolFinding]:
 @hookimpl
 def hpx_result_extras(request: ResultsRequest) -> ResultExtras:
     """Input used, arena (allocated and the 1.5x suggestion), the host's outputs."""
-    from hpx_core.tflm_family import FamilyFacts, family_extra, reference_outputs
+    from hpx_tflm_family import FamilyFacts, family_extra, reference_outputs
 
     facts = request.facts_as(FamilyFacts)
     return ResultExtras({"backend": request.engine.backend, **family_extra(request.capture, facts)},

@@ -2,7 +2,7 @@
 
 Order for one profile: :func:`tflm_sources` -> :func:`tflm_library` (cached, model-independent)
 -> :func:`tflm_firmware` (model glue + CMake linking the library, with the facts the results
-are checked against) -> core build/run/capture -> :func:`hpx_core.tflm_family.family_extra`.
+are checked against) -> core build/run/capture -> :func:`hpx_tflm_family.family_extra`.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 
 import attrs
+from hpx_tflm_family import ArenaPlan, model_glue
 
 from hpx_core.boards import Board
 from hpx_core.build import Toolchain
@@ -18,7 +19,6 @@ from hpx_core.enginelib import EngineLibrary, ensure_library, library_cmake
 from hpx_core.errors import ConfigError
 from hpx_core.models import ModelInfo
 from hpx_core.sources import PinSet, materialize
-from hpx_core.tflm_family import ArenaPlan, model_glue
 from hpx_tflm.config import TflmConfig
 from hpx_tflm.identity import BACKENDS, ENGINE
 from hpx_tflm.library import flatbuffers_stage, public_include_dirs, tflm_spec

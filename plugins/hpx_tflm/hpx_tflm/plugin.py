@@ -61,7 +61,8 @@ def hpx_materialize_sources(request: SourcesRequest) -> SourceSet:
 @hookimpl
 def hpx_plan_memory(request: MemoryRequest) -> MemoryNeeds:
     """The model and the tensor arena; the code as measured for upstream TFLM."""
-    from hpx_core.tflm_family import family_needs
+    from hpx_tflm_family import family_needs
+
     from hpx_tflm.engine import CODE
 
     return family_needs(request, CODE)
@@ -69,8 +70,9 @@ def hpx_plan_memory(request: MemoryRequest) -> MemoryNeeds:
 
 @hookimpl
 def hpx_generate_firmware(request: FirmwareRequest) -> FirmwareContribution:
+    from hpx_tflm_family import planned_arena
+
     from hpx_core.build import get_toolchain
-    from hpx_core.tflm_family import planned_arena
     from hpx_tflm.engine import tflm_firmware, tflm_library
 
     library = tflm_library(request.sources, request.engine.backend, request.board,
@@ -93,7 +95,7 @@ def hpx_verify_symbols(request: SymbolsRequest) -> list[SymbolFinding]:
 @hookimpl
 def hpx_result_extras(request: ResultsRequest) -> ResultExtras:
     """Input used, arena (allocated and the 1.5x suggestion), the host's outputs."""
-    from hpx_core.tflm_family import FamilyFacts, family_extra, reference_outputs
+    from hpx_tflm_family import FamilyFacts, family_extra, reference_outputs
 
     facts = request.facts_as(FamilyFacts)
     return ResultExtras(family_extra(request.capture, facts),

@@ -7,19 +7,20 @@ and adds only its own library and CMake; everything else is shared from here.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 import attrs
 
 from hpx_core.build.placement import ARENA_USES, WEIGHTS_USES
-from hpx_core.build.templates import templates_root
 from hpx_core.contract import MemoryLayout, PlannedBuffer
 from hpx_core.models import ModelInfo
-from hpx_core.tflm_family.arena import ArenaPlan
-from hpx_core.tflm_family.memory import ARENA, MODEL, placement_words
-from hpx_core.tflm_family.model_array import c_array
-from hpx_core.tflm_family.resolver import resolver_source
+from hpx_tflm_family.arena import ArenaPlan
+from hpx_tflm_family.memory import ARENA, MODEL, placement_words
+from hpx_tflm_family.model_array import c_array
+from hpx_tflm_family.resolver import resolver_source
 
-TEMPLATE_DIR = "tflm_family"
+TEMPLATES = Path(__file__).with_name("templates")
+"""The C++ runner and headers every MicroInterpreter engine compiles (package data)."""
 TEMPLATE_FILES = ("hpx_tflm_glue.h", "hpx_tflm_data.h", "hpx_tflm_runner.cc")
 GENERATED_SOURCES = ("hpx_tflm_model.cc", "hpx_tflm_inputs.cc", "hpx_tflm_layers.cc")
 ARENA_SYMBOL = "hpx_tflm_arena"  # defined with C linkage in hpx_tflm_runner.cc
@@ -93,8 +94,7 @@ def family_glue(
 
     ``layout`` (the memory plan) puts the model and the arena where it placed them.
     """
-    root = templates_root() / TEMPLATE_DIR
-    files = {name: (root / name).read_text(encoding="utf-8") for name in TEMPLATE_FILES}
+    files = {name: (TEMPLATES / name).read_text(encoding="utf-8") for name in TEMPLATE_FILES}
     model_attribute = layout.attribute(MODEL) if layout else ""
     arena_attribute = layout.attribute(ARENA) if layout else ""
     model_array = c_array(MODEL_SYMBOL, model_data, attribute=model_attribute).replace(

@@ -15,18 +15,18 @@ import attrs
 from hpx_core.boards import Board
 from hpx_core.contract import LayerReference, MemoryLayout
 from hpx_core.models import ModelInfo
-from hpx_core.tflm_family.arena import ArenaPlan
-from hpx_core.tflm_family.check import (
+from hpx_tflm_family.arena import ArenaPlan
+from hpx_tflm_family.check import (
     CHECK_SOURCE,
     check_source,
     check_staging,
     fault_layer,
     staging_size,
 )
-from hpx_core.tflm_family.glue import FamilyGlue, family_glue
-from hpx_core.tflm_family.inputs import InputSpec, input_bytes
-from hpx_core.tflm_family.reference import host_outputs
-from hpx_core.tflm_family.resolver import methods_from_checkout, select_ops
+from hpx_tflm_family.glue import FamilyGlue, family_glue
+from hpx_tflm_family.inputs import InputSpec, input_bytes
+from hpx_tflm_family.reference import host_outputs
+from hpx_tflm_family.resolver import methods_from_checkout, select_ops
 
 
 def _bytes(value: Iterable[bytes]) -> tuple[bytes, ...]:
@@ -67,7 +67,7 @@ def _with_check(glue: FamilyGlue, model: ModelInfo, model_data: bytes, inputs: t
                 board: Board, arena: ArenaPlan) -> tuple[FamilyGlue, LayerReference]:
     """The glue with the check's tables and staging buffer (refused when RAM is short)."""
     # the host interpreter, flatbuffers and NumPy load only for a run that checks layers
-    from hpx_core.tflm_family.layer_reference import layer_io, layer_reference
+    from hpx_tflm_family.layer_reference import layer_io, layer_reference
 
     io = layer_io(model_data)
     staging = staging_size(io)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from hpx_core.errors import ConfigError, ModelError
 from hpx_core.models import ModelInfo
-from hpx_core.tflm_family.resolver_table import UPSTREAM_METHODS
+from hpx_tflm_family.resolver_table import UPSTREAM_METHODS
 
 RESOLVER_HEADER = "tensorflow/lite/micro/micro_mutable_op_resolver.h"
 _METHOD = re.compile(

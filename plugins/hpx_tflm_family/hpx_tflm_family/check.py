@@ -19,10 +19,10 @@ from hpx_core.boards import Board
 from hpx_core.build.placement import ARENA_USES
 from hpx_core.contract import LayerReference, PlannedBuffer
 from hpx_core.errors import ConfigError
-from hpx_core.tflm_family.arena import ArenaPlan, align_up, data_memory
+from hpx_tflm_family.arena import ArenaPlan, align_up, data_memory
 
 if TYPE_CHECKING:
-    from hpx_core.tflm_family.layer_reference import LayerIO
+    from hpx_tflm_family.layer_reference import LayerIO
 
 STAGING_SYMBOL = "hpx_tflm_check_staging"  # defined with C linkage in hpx_tflm_runner.cc
 FAULT_VARIABLE = "HPX_TEST_FAULT_LAYER"

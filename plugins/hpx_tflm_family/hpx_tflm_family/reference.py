@@ -7,12 +7,12 @@ from collections.abc import Sequence
 
 from hpx_core.errors import ResultsError
 from hpx_core.models import ModelInfo
-from hpx_core.tflm_family.reference_cache import cached_outputs
+from hpx_tflm_family.reference_cache import cached_outputs
 
 
 def host_outputs(model_data: bytes, inputs: Sequence[bytes], model: ModelInfo) -> tuple[bytes, ...]:
     """The raw bytes of every output of the host TFLM interpreter on ``inputs`` (kept in the
-    hpx cache: :mod:`hpx_core.tflm_family.reference_cache`)."""
+    hpx cache: :mod:`hpx_tflm_family.reference_cache`)."""
     return cached_outputs(model_data, inputs, lambda: interpret(model_data, inputs, model))
 
 

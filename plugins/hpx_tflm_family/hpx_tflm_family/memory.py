@@ -11,7 +11,7 @@ from hpx_core.contract import (
     MemoryNeeds,
     MemoryRequest,
 )
-from hpx_core.tflm_family.arena import ArenaPlan, plan_arena
+from hpx_tflm_family.arena import ArenaPlan, plan_arena
 
 MODEL = "model"
 ARENA = "arena"

@@ -7,9 +7,9 @@ from typing import Any
 
 from hpx_core.contract import ReferenceOutput
 from hpx_core.models import ModelInfo
-from hpx_core.tflm_family.arena import arena_summary
-from hpx_core.tflm_family.prepare import FamilyFacts
 from hpx_core.wire import Capture
+from hpx_tflm_family.arena import arena_summary
+from hpx_tflm_family.prepare import FamilyFacts
 
 REFERENCE = "tflite-micro Python interpreter, same model and input bytes"
 
