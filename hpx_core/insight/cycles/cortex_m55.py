@@ -1,0 +1,90 @@
+"""Cortex-M55 instruction timings, from LLVM's scheduling model of the core.
+
+Source: ``llvm/lib/Target/ARM/ARMScheduleM55.td`` (LLVM project; the model ``llvm-mca
+-mcpu=cortex-m55`` uses). What it says, and this table takes:
+
+- Scalar instructions issue one per cycle on the integer pipe ("DX": 1 cycle; "CX": loads,
+  multiplies, multiply-accumulates, DSP and shifted-register operations, result after 2).
+- Two 16-bit (T1) instructions dual-issue when one of them is a NOP, IT, branch, ADD/SUB
+  immediate, UXTB/H, SXTB/H or MOV ("M55WriteDI"); 32-bit, MVE and FP instructions issue alone.
+- An MVE instruction is two beats, each one cycle on one of four EPU pipes (load/store,
+  integer, float/multiply, control: ``ReleaseAtCycles=[2]``); the next instruction may start
+  its first beat in the second beat's cycle when it uses another pipe (VLDR;VMLA overlap,
+  VLDR;VLDRB do not). MVE loads write in 1 cycle (E2), multiplies and MACs in 2 (E3).
+- Scalar FP: 1 cycle on the float pipe; result after 2 (add, mul, convert), 4 (VMLA), 16
+  (VDIV.F32, VSQRT.F32).
+- ``MispredictPenalty = 3``: the cycles a taken branch costs to refill the pipeline (the core
+  predicts nothing, so every taken branch pays it).
+
+One fact from the architecture rather than LLVM: with the Low Overhead Branch extension's loop
+cache enabled (CCR.LOB, which Ambiq's SystemInit sets and hpx's Apollo start-up mirrors), a
+cached loop's LE/LETP takes no issue slot after the first iteration (Armv8.1-M Architecture
+Reference Manual, "Loop and branch info cache").
+"""
+
+from __future__ import annotations
+
+from hpx_core.insight.cycles.timing import Timing, writes_pc
+from hpx_core.insight.disasm import Instruction
+
+MISPREDICT = 3  # ARMScheduleM55.td: MispredictPenalty
+DUAL_ISSUE = ("add", "adds", "sub", "subs", "mov", "movs", "uxtb", "uxth", "sxtb", "sxth", "it",
+              "nop")
+LOOP_ENDS = ("le", "letp")
+MVE_LOAD_STORE = ("vldr", "vstr", "vld2", "vld4", "vst2", "vst4")
+MVE_SYS = ("vctp", "vpst", "vpnot")
+# MVE instructions on the float/multiply pipe (ARMScheduleM55.td "FP/Mul pipe operations")
+MVE_FP_PIPE = ("vmul", "vmla", "vmls", "vqdmul", "vqrdmul", "vqdmla", "vqrdmla", "vrmla",
+               "vmlav", "vmladav", "vmlaldav", "vrmlaldavh", "vmlsdav", "vmlsldav", "vfma",
+               "vfms", "vaddv", "vaddlv", "vcmp", "vpt", "vcvt", "vcmul", "vcmla", "vmovx",
+               "vmaxnm", "vminnm", "vrint", "vabdf", "vmulh", "vrmulh", "vmov")
+
+
+def _name(insn: Instruction) -> str:
+    return insn.mnemonic.lower().split(".", 1)[0]
+
+
+def _mve(insn: Instruction, name: str) -> Timing:
+    if name.startswith(MVE_SYS):
+        return Timing(1, "vsys")
+    if name.startswith(MVE_LOAD_STORE):
+        return Timing(2, "ls", load=name.startswith("vld"), store=name.startswith("vst"))
+    float_pipe = name.startswith(MVE_FP_PIPE) or ".f" in insn.mnemonic.lower()
+    return Timing(2, "vfp" if float_pipe else "vint")
+
+
+def m55_timing(insn: Instruction, size: int) -> Timing:
+    """The Cortex-M55 timing of ``insn`` (``size`` bytes long)."""
+    name, kind = _name(insn), insn.kind
+    taken = 0 if name in LOOP_ENDS else MISPREDICT
+    if kind.startswith("vector"):
+        return _mve(insn, name)
+    if name.startswith("v"):  # scalar FP, its loads and stores
+        if kind in ("load", "store"):  # "VLD"/"VST": one cycle on the load/store pipe
+            return Timing(1, "ls", load=kind == "load", store=kind == "store")
+        return Timing(1, "vfp")
+    if writes_pc(insn.operands) and kind != "branch":
+        return Timing(1, taken=taken, load=kind == "load")
+    if size == 2 and (kind == "branch" or name in DUAL_ISSUE):  # a pair's second: no pipe
+        return Timing(1, "none", pairs=True, taken=taken if kind == "branch" else 0)
+    if kind == "branch":
+        return Timing(1, taken=taken)
+    return Timing(1, load=kind == "load", store=kind == "store")
+
+
+def m55_latency(insn: Instruction) -> int:
+    """Cycles until ``insn``'s result can be read (ARMScheduleM55.td's write latencies)."""
+    name, kind = _name(insn), insn.kind
+    if kind in ("vector_load",) or name.startswith(("vctp", "vpst")):
+        return 1
+    if kind in ("vector_mac",) or name.startswith(("vaddv", "vaddlv", "vmovn", "vqmovn")):
+        return 2
+    if kind == "vector":
+        return 1
+    if kind == "divide" and name.startswith("v"):
+        return 16
+    if kind == "float":
+        return 4 if name.startswith(("vmla", "vmls", "vnmla", "vnmls")) else 2
+    if kind in ("load", "mac", "dsp", "divide"):
+        return 2
+    return 1
