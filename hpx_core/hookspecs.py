@@ -22,6 +22,8 @@ import pluggy
 from hpx_core import PROJECT_NAME
 
 if TYPE_CHECKING:
+    from attrs import AttrsInstance
+
     from hpx_core.contract import (
         ConfigRequest,
         EngineDescriptor,
@@ -33,7 +35,9 @@ if TYPE_CHECKING:
         MatchManifest,
         MemoryNeeds,
         MemoryRequest,
+        ModelNote,
         ModelRequest,
+        NotesRequest,
         ResultExtras,
         ResultsRequest,
         SourceSet,
@@ -59,15 +63,16 @@ def hpx_engines() -> list[EngineDescriptor]:
 
 
 @hookspec(firstresult=True)
-def hpx_validate_config(request: ConfigRequest) -> object:
+def hpx_validate_config(request: ConfigRequest) -> AttrsInstance:
     """Turn the raw ``engine.config`` section into the engine's typed, frozen config.
 
-    Use ``request.document.structure(MyConfig, "engine.config")`` for the structural part: it
-    refuses unknown keys with ``file:line:col`` and a did-you-mean, and names the path and type
-    of a wrongly typed value. Check cross-field rules here and raise them with
-    ``request.document.error("engine.config.key", message, hint)`` so they point at the YAML
-    line. Return an instance of the descriptor's ``config_class``; later requests carry it as
-    ``request.engine.config`` (read it with ``request.engine.config_as(MyConfig)``).
+    Use ``request.section.structure(MyConfig)`` for the structural part: it refuses unknown
+    keys with ``file:line:col`` and a did-you-mean, and names the path and type of a wrongly
+    typed value. Check cross-field rules here and raise them with
+    ``request.section.error("key", message, hint)`` so they point at the YAML line (or name the
+    ``--engine-config`` flag that set the value). Return an instance of the descriptor's
+    ``config_class``; later requests carry it as ``request.engine.config`` (read it with
+    ``request.engine.config_as(MyConfig)``).
     """
 
 
@@ -78,6 +83,16 @@ def hpx_read_model(request: ModelRequest) -> ModelInfo | None:
     Answer the :class:`~hpx_core.models.ModelInfo` (format, layers as ``operators``, inputs
     and outputs, SHA-256 from the request), or ``None`` when the file is not yours. Raise
     :class:`~hpx_core.errors.ModelError` for a file that is yours but broken.
+    """
+
+
+@hookspec
+def hpx_describe_model(request: NotesRequest) -> list[ModelNote]:
+    """Say what ``hpx analyze`` should show about a model in the engine's own words.
+
+    Called on every plugin; answer ``[]`` for a model of a format the engine does not read.
+    Typical notes: which kernel libraries the model's operators need, export-time facts kept
+    beside the model. Read nothing slow here: ``hpx analyze`` runs it for every model.
     """
 
 

@@ -12,7 +12,6 @@ import os
 from collections.abc import Iterable, Mapping
 from importlib.metadata import EntryPoint, entry_points
 from types import ModuleType
-from typing import Any
 
 import attrs
 import pluggy
@@ -65,6 +64,7 @@ class Registry:
     failures: tuple[PluginFailure, ...] = ()
     conflicts: Mapping[str, tuple[PluginInfo, ...]] = attrs.field(factory=dict)
     catalog: PinSet = attrs.field(factory=core_pins)
+    disabled: tuple[PluginInfo, ...] = ()  # installed, left out by HPX_DISABLE_PLUGINS
 
     def engine(self, name: str) -> EngineEntry:
         """The engine called ``name``, or a PluginError listing what is installed."""
@@ -76,18 +76,17 @@ class Registry:
             )
         if name not in self.engines:
             installed = ", ".join(sorted(self.engines)) or "none"
+            off = [p.name for p in self.disabled if p.name == name or name in p.distribution]
+            if off:
+                raise PluginError(f"engine {name!r} is disabled ({DISABLE_ENV} names "
+                                  f"{off[0]!r})", f"unset {DISABLE_ENV} to use it; installed "
+                                  f"engines now: {installed}")
             raise PluginError(
                 f"unknown engine {name!r}{did_you_mean(name, self.engines)}",
                 f"installed engines: {installed}; engines are Python packages that declare "
                 f"the {ENTRY_POINT_GROUP!r} entry point (`hpx plugins` lists them)",
             )
         return self.engines[name]
-
-    def engine_hook(self, engine: str, hook: str) -> Any:
-        """A hook caller that reaches only the plugin providing ``engine``."""
-        owner = self.engine(engine).module
-        others = [p for p in self.manager.get_plugins() if p is not owner]
-        return self.manager.subset_hook_caller(hook, remove_plugins=others)
 
 
 def load_registry(
@@ -108,10 +107,12 @@ def load_registry(
     manager.add_hookspecs(hookspecs)
     loaded: list[tuple[PluginInfo, ModuleType]] = []
     failures: list[PluginFailure] = []
+    left_out: list[PluginInfo] = []
     installed = entries if entries is not None else entry_points(group=ENTRY_POINT_GROUP)
     for entry in sorted(installed, key=lambda e: e.name) if not no_plugins else []:
         info = _info(entry)
         if info.name in skip or info.distribution in skip:
+            left_out.append(info)
             continue
         try:
             module = _register(manager, entry)
@@ -125,7 +126,7 @@ def load_registry(
     for failure in pin_failures:
         engines = {n: e for n, e in engines.items() if e.plugin != failure.plugin}
     return Registry(manager, engines, tuple(failures + described_failures + pin_failures),
-                    conflicts, catalog)
+                    conflicts, catalog, tuple(left_out))
 
 
 def _register(manager: pluggy.PluginManager, entry: EntryPoint) -> ModuleType:

@@ -23,12 +23,13 @@ KWS = Path(__file__).resolve().parents[1] / "examples/models/mlperf_tiny/kws_ref
 
 
 def _hints(hook: typing.Callable[..., object]) -> dict[str, object]:
-    namespace = {**vars(contract), **vars(typing), "ModelInfo": object}
+    namespace = {**vars(contract), **vars(typing), "ModelInfo": object,
+                 "AttrsInstance": attrs.AttrsInstance}
     return typing.get_type_hints(hook, globalns=namespace)
 
 
 def test_every_hook_takes_one_request_record_and_has_no_any() -> None:
-    assert len(HOOKS) == 10
+    assert len(HOOKS) == 11
     for hook in HOOKS:
         source = inspect.getsource(hook)
         assert "Any" not in source.split('"""')[0], hook.__name__

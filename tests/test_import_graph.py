@@ -19,8 +19,10 @@ REPO = Path(__file__).resolve().parents[1]
 PACKAGES = [REPO / "hpx_core", *sorted(REPO.glob("plugins/hpx_*/hpx_*"))]
 SHIPPED_ENGINES = ("tflm", "helia-rt", "helia_rt", "heliart", "helia-aot", "helia_aot",
                    "heliaaot", "executorch")
-# The model readers name the formats they read (a .pte is an ExecuTorch program).
-ENGINE_NAMES_ALLOWED = ("hpx_core/models/",)
+# The core reads the .pte format, which is ExecuTorch's: words about that file format are not
+# an engine's name (any other mention of a shipped engine is).
+FORMAT_PHRASES = ("executorch program", "executorch .pte", "executorch et12",
+                  "executorch's to_executorch", "to_executorch")
 
 
 def modules(root: Path) -> dict[str, Path]:
@@ -104,14 +106,20 @@ def code_words(path: Path) -> Iterator[str]:
             yield token.string.lower()
 
 
+def _without_format_words(word: str) -> str:
+    for phrase in FORMAT_PHRASES:
+        word = word.replace(phrase, "")
+    return word
+
+
 def test_the_core_names_no_engine_it_ships() -> None:
     offenders = []
     for path in sorted((REPO / "hpx_core").rglob("*")):
         relative = path.relative_to(REPO).as_posix()
-        if not path.is_file() or relative.startswith(ENGINE_NAMES_ALLOWED):
+        if not path.is_file():
             continue
         if path.suffix == ".py":
-            words = list(code_words(path))
+            words = [_without_format_words(word) for word in code_words(path)]
         elif path.suffix in (".toml", ".json", ".yaml"):
             words = [line.split("#")[0].lower() for line in path.read_text("utf-8").splitlines()]
         else:

@@ -96,11 +96,12 @@ def test_engine_hook_reaches_only_the_owning_plugin(tmp_path: Path) -> None:
     from hpx_tflm.config import TflmConfig
 
     from hpx_core.config import load_config
+    from hpx_core.config.document import DocumentSection
     from hpx_core.contract import ConfigRequest
+    from hpx_core.hooks import EngineHooks
 
     registry = load_registry(disabled=[])
-    config, document = load_config(None, {"engine.type": ("tflm", "test")})
-    answer = registry.engine_hook("tflm", "hpx_validate_config")(
-        request=ConfigRequest(config=config, document=document)
-    )
+    _, document = load_config(None, {"engine.type": ("tflm", "test")})
+    answer = EngineHooks(registry).validate_config(
+        "tflm", ConfigRequest("tflm", "reference", DocumentSection(document)))
     assert isinstance(answer, TflmConfig)

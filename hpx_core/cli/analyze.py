@@ -25,18 +25,28 @@ def analyze(
     as_json: Annotated[bool, typer.Option("--json", help="JSON output.")] = False,
 ) -> None:
     """Per-layer operators, output shapes, MACs and parameters of a model."""
+    from hpx_core.contract import NotesRequest
+    from hpx_core.hooks import EngineHooks
     from hpx_core.models.report import model_report
     from hpx_core.pipeline import read_model
     from hpx_core.plugins import default_registry
 
     registry = default_registry()
     info = read_model(model, registry)
+    notes = EngineHooks(registry).describe_model(NotesRequest(info))
     if as_json:
-        typer.echo(json.dumps(model_report(info), indent=2))
+        report = model_report(info)
+        report["engine_notes"] = {engine: {n.label: n.value for n in found}
+                                  for engine, found in notes.items()}
+        typer.echo(json.dumps(report, indent=2))
         return
     console.print(_layer_table(info))
     for line in _summary(info):
         console.print(line)
+    for engine, found in notes.items():
+        for note in found:
+            label = f"[yellow]{escape(note.label)}[/]" if note.warning else escape(note.label)
+            console.print(f"{label} ({engine}): {escape(note.value)}")
     for line in _absent(info, registry):
         console.print(line)
 
@@ -49,12 +59,12 @@ def _layer_table(info: ModelInfo) -> Table:
     pte = info.format == "pte"
     table = Table("#", "operator", "output shape", "MACs", "params", title=info.path.name)
     if pte:
-        table.add_column("provider")
+        table.add_column("namespace")
     for op in info.operators:
         shape = " ".join(str(list(s)) for s in op.outputs) or "-"
         row = [str(op.index), op.qualified_name, shape, _number(op.macs), _number(op.params)]
         if pte:
-            row.append(op.provider.value if op.provider else "-")
+            row.append(op.namespace or "-")
         table.add_row(*row)
     totals = ["", f"{len(info.operators)} layers", "", _number(info.total_macs)]
     table.add_row(*totals, _number(info.total_params), *([""] if pte else []), style="bold")
@@ -83,19 +93,11 @@ def _summary(info: ModelInfo) -> list[str]:
         if info.var_handle_count:
             lines.append(f"resource variables (VAR_HANDLE): {info.var_handle_count}")
         return lines
-    providers = ", ".join(f"{k} {v}" for k, v in sorted(info.providers().items()))
-    lines.append(f"providers: {providers or '-'}")
-    lines.append(f"portable ops: {', '.join(info.portable_ops) or 'none'}")
+    namespaces = ", ".join(f"{k} {v}" for k, v in sorted(info.namespaces().items()))
+    lines.append(f"operator namespaces: {namespaces or '-'}")
     lines.append(
         f"planned memory: {_number(info.planned_arena_bytes)} bytes {list(info.planned_memory)}"
     )
-    if info.needs_ns_ops:
-        lines.append(
-            "[yellow]needs ns_ops[/]: cortex_m_ns:: kernels (engine.backend ns, "
-            "engine.config.ns_ops true; Ambiq Apollo boards only)"
-        )
-    if info.sidecar is not None:
-        lines.append(f"sidecar: {info.sidecar.path.name} (sha256 verified)")
     return lines
 
 

@@ -25,6 +25,7 @@ def verify_kernels_of(elf: Path, engine: str, backend: str | None,
     """Every plugin's findings for ``elf`` built by ``engine`` with ``backend``."""
     from hpx_core.build import symbol_inventory
     from hpx_core.contract import SymbolsRequest
+    from hpx_core.hooks import EngineHooks
     from hpx_core.plugins import default_registry
 
     if not elf.is_file():
@@ -34,8 +35,7 @@ def verify_kernels_of(elf: Path, engine: str, backend: str | None,
     request = SymbolsRequest(engine=engine, backend=backend, elf=elf,
                              symbols=frozenset(symbol_inventory(elf).names()),
                              expect=frozenset(expect))
-    answers = registry.manager.hook.hpx_verify_symbols(request=request)
-    return [finding for answer in answers for finding in answer]
+    return EngineHooks(registry).verify_symbols(request)
 
 
 @app.command("verify-kernels")

@@ -54,14 +54,14 @@ def resolve_match(
             raise ConfigError(f"--model {model} selects a model of an export manifest, but "
                               f"{path} is a match manifest", "drop --model")
         return parse_match_manifest(document, str(path))
-    from hpx_core.plugins import default_registry  # plugins load only for export manifests
+    from hpx_core.hooks import EngineHooks  # plugins load only for export manifests
+    from hpx_core.plugins import default_registry
 
     registry = default_registry()
     answer: MatchManifest | None = None
     if base.engine in registry.engines:
-        hook = registry.engine_hook(base.engine, "hpx_match_manifest")
-        answer = hook(request=ManifestRequest(document, model, base.model_sha256 or "",
-                                              candidate.model_sha256 or ""))
+        answer = EngineHooks(registry).match_manifest(base.engine, ManifestRequest(
+            document, model, base.model_sha256 or "", candidate.model_sha256 or ""))
     if answer is None:
         raise ConfigError(
             f"{path} is neither a match manifest nor an export manifest of the {base.engine} "

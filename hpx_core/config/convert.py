@@ -120,5 +120,12 @@ def _type_name(tp: Any) -> str:
     return getattr(tp, "__name__", str(tp))
 
 
+_PLAIN = (bool, int, float, str, list, dict)
+
+
 def _describe(value: Any) -> str:
-    return f"{type(value).__name__} {value!r}"
+    """``float 2.5``: the plain type a YAML value has (ruamel.yaml's ScalarFloat is a float to
+    the user) and the value as written."""
+    kind = next((t for t in _PLAIN if isinstance(value, t)), type(value))
+    shown = kind(value) if kind in (bool, int, float, str) else value
+    return f"{kind.__name__} {shown!r}"

@@ -100,8 +100,12 @@ class ConfigDocument:
             raise self.error(_dotted((*prefix, *path)), message) from None
 
     def error(self, dotted: str, message: str, hint: str = "") -> ConfigError:
-        """A ConfigError about the value at ``dotted``, located in the file when possible."""
-        return ConfigError(f"{dotted}: {message}", hint, self.locate(dotted))
+        """A ConfigError about the value at ``dotted``, located in the file when it came from
+        there, else naming what set it (``--engine-config``, an environment variable)."""
+        where = self.locate(dotted)
+        origin = self.origins.get(dotted)
+        said = f" (set by {origin})" if where is None and origin not in (None, "default") else ""
+        return ConfigError(f"{dotted}: {message}{said}", hint, where)
 
     def locate(self, dotted: str, *, key: bool = False) -> Location | None:
         """File position of the value (or key) at ``dotted``, when it came from the file."""
@@ -169,3 +173,18 @@ def _plain(value: Any) -> Any:
 
 def _dotted(path: ConfigPath) -> str:
     return ".".join(str(p) for p in path)
+
+
+@attrs.frozen
+class DocumentSection:
+    """The ``engine.config`` section of a document, as :class:`hpx_core.contract.EngineSection`:
+    what an engine's ``hpx_validate_config`` reads (the document itself stays the core's)."""
+
+    document: ConfigDocument
+    dotted: str = "engine.config"
+
+    def structure(self, cls: type[T], *, env: Mapping[str, str] | None = None) -> T:
+        return self.document.structure(cls, self.dotted, env=env)
+
+    def error(self, key: str, message: str, hint: str = "") -> ConfigError:
+        return self.document.error(f"{self.dotted}.{key}", message, hint)

@@ -10,9 +10,11 @@ import attrs
 
 from hpx_core.boards import Board, get_board
 from hpx_core.config import ConfigDocument, ProfileConfig, load_config
+from hpx_core.config.document import DocumentSection
 from hpx_core.config.suggest import did_you_mean
 from hpx_core.contract import ConfigRequest
 from hpx_core.errors import ConfigError, HpxError, PluginError, UsageError
+from hpx_core.hooks import EngineHooks
 from hpx_core.models import CORE_FORMATS, OTHER_FORMAT, load_model, model_format
 from hpx_core.plugins import EngineEntry, Registry, default_registry
 from hpx_core.sources.licensing import may_run
@@ -57,15 +59,8 @@ def validate_config(
     engine = _select_engine(config, document, reg)
     config = attrs.evolve(config, engine=attrs.evolve(config.engine, type=engine.descriptor.name))
     config = _with_backend(config, document, engine)
-    request = ConfigRequest(config=config, document=document)
-    hook = reg.engine_hook(engine.descriptor.name, "hpx_validate_config")
-    engine_config = hook(request=request)
-    if not isinstance(engine_config, engine.descriptor.config_class):
-        raise PluginError(
-            f"engine {engine.descriptor.name!r} answered its config check with a "
-            f"{type(engine_config).__name__}, not its {engine.descriptor.config_class.__name__}",
-            f"report this to the maintainers of {engine.plugin.distribution}",
-        )
+    request = ConfigRequest(config.engine.type, config.engine.backend, DocumentSection(document))
+    engine_config = EngineHooks(reg).validate_config(engine.descriptor.name, request)
     return ValidatedConfig(config, document, engine, engine_config)
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias, TypeVar
 
 import attrs
 
@@ -28,11 +28,10 @@ from hpx_core.contract.memory import CodeSize as CodeSize
 from hpx_core.contract.memory import MemoryLayout as MemoryLayout
 from hpx_core.contract.memory import MemoryNeeds as MemoryNeeds
 from hpx_core.contract.memory import MemoryRequest as MemoryRequest
+from hpx_core.errors import HpxError
 
 if TYPE_CHECKING:
     from hpx_core.boards.model import Board
-    from hpx_core.config.document import ConfigDocument
-    from hpx_core.config.schema import ProfileConfig
     from hpx_core.models.info import ModelInfo
     from hpx_core.sources.pins import PinSet
     from hpx_core.wire.capture import Capture
@@ -86,20 +85,28 @@ def _outputs(values: Iterable[ReferenceOutput]) -> tuple[ReferenceOutput, ...]:
 # Requests and answers, in pipeline order
 
 
+class EngineSection(Protocol):
+    """The config's ``engine.config`` section as an engine's validation reads it.
+
+    ``structure`` builds the engine's frozen config class strictly: an unknown key is refused
+    with a did-you-mean, a wrongly typed value names its key and type, and every error points
+    at the value's ``file:line:col`` (or names the command-line flag that set it). ``env`` maps
+    field names to environment variables that supply a value nothing else set. ``error`` makes
+    the same kind of error for a rule of the engine's own (two keys that exclude each other).
+    """
+
+    def structure(self, cls: type[T], *, env: Mapping[str, str] | None = None) -> T: ...
+
+    def error(self, key: str, message: str, hint: str = "") -> HpxError: ...
+
+
 @attrs.frozen
 class ConfigRequest:
-    """For ``hpx_validate_config``: the whole profile config and the YAML it came from."""
+    """For ``hpx_validate_config``: the engine, its backend and its ``engine.config``."""
 
-    config: ProfileConfig
-    document: ConfigDocument
-
-    @property
-    def engine(self) -> str:
-        return self.config.engine.type
-
-    @property
-    def backend(self) -> str | None:
-        return self.config.engine.backend
+    engine: str
+    backend: str | None
+    section: EngineSection
 
 
 @attrs.frozen
@@ -109,6 +116,23 @@ class ModelRequest:
     path: Path
     data: bytes
     sha256: str
+
+
+@attrs.frozen
+class NotesRequest:
+    """For ``hpx_describe_model``: a model as the core (or its engine) read it."""
+
+    model: ModelInfo
+
+
+@attrs.frozen
+class ModelNote:
+    """One line an engine adds to ``hpx analyze`` about a model it reads (``warning``: shown
+    as something the user must act on, e.g. kernels only some boards may run)."""
+
+    label: str
+    value: str
+    warning: bool = False
 
 
 @attrs.frozen

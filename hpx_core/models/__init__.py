@@ -11,8 +11,6 @@ import hashlib
 import re
 from pathlib import Path
 
-import attrs
-
 from hpx_core.errors import ModelError
 from hpx_core.models.info import (
     CORE_FORMATS,
@@ -22,7 +20,6 @@ from hpx_core.models.info import (
     ModelInfo,
     Operator,
     OperatorRef,
-    Provider,
     PteProgram,
     Quantization,
     TensorInfo,
@@ -39,7 +36,6 @@ __all__ = [
     "ModelInfo",
     "Operator",
     "OperatorRef",
-    "Provider",
     "PteProgram",
     "Quantization",
     "TensorInfo",
@@ -63,9 +59,10 @@ def detect_format(data: bytes, name: str = "model") -> ModelFormat:
     if _PTE_IDENTIFIER.fullmatch(ident):
         return "pte"
     raise ModelError(
-        f"{name}: not a TFLite or ExecuTorch model (file identifier {ident!r} at byte 4)",
-        hint="hpx reads .tflite flatbuffers (identifier TFL3) and ExecuTorch .pte programs "
-        "(identifier ET12); check the path or re-export the model",
+        f"{name}: not a .tflite or .pte model (file identifier {ident!r} at byte 4)",
+        hint="hpx reads .tflite flatbuffers (identifier TFL3) and .pte programs (identifier "
+        "ET12), and installed engines read their own formats; check the path or re-export "
+        "the model",
     )
 
 
@@ -89,8 +86,8 @@ def model_format(path: Path | None) -> str | None:
 
 
 def load_model(path: Path) -> ModelInfo:
-    """Read and analyze one model file (and a PTE's verified sidecar, when present); the
-    analysis a run kept of the same bytes comes from the hpx cache (:mod:`.analyses`)."""
+    """Read and analyze one model file; the analysis a run kept of the same bytes comes from
+    the hpx cache (:mod:`.analyses`)."""
     path = Path(path)
     try:
         data = path.read_bytes()
@@ -105,13 +102,9 @@ def load_model(path: Path) -> ModelInfo:
             hint="check that the path is a readable file",
         ) from None
     from hpx_core.models.analyses import kept_analysis
-    from hpx_core.models.sidecar import read_sidecar
 
     sha256 = hashlib.sha256(data).hexdigest()
-    info = kept_analysis(sha256, path, lambda: read_model_bytes(data, path, sha256))
-    if info.format == "tflite":
-        return info
-    return attrs.evolve(info, sidecar=read_sidecar(path, info.sha256))
+    return kept_analysis(sha256, path, lambda: read_model_bytes(data, path, sha256))
 
 
 def read_model_bytes(data: bytes, path: Path, sha256: str | None = None) -> ModelInfo:

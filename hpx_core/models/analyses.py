@@ -10,7 +10,6 @@ is not part of an analysis; the caller's path is put back.
 
 from __future__ import annotations
 
-import enum
 import functools
 import hashlib
 from collections.abc import Callable
@@ -23,19 +22,15 @@ import cattrs
 
 from hpx_core.kept import KeptFolder
 from hpx_core.models.info import CORE_FORMATS, ModelInfo
-from hpx_core.models.sidecar import PteSidecar
 
 ANALYSES = KeptFolder("model-analyses", keep=256)
 SCHEMAS = "tflite"  # the package of the TFLite flatbuffers schema the reader uses
 
 
 def _converter() -> cattrs.Converter:
-    # ModelInfo names the sidecar's class only for type checkers (no import cycle at run time)
-    attrs.resolve_types(ModelInfo, localns={"PteSidecar": PteSidecar})
     converter = cattrs.Converter()
     converter.register_unstructure_hook(Path, str)
     converter.register_structure_hook(Path, lambda value, _: Path(value))
-    converter.register_unstructure_hook(enum.Enum, lambda member: member.value)
     return converter
 
 
@@ -71,7 +66,7 @@ def keep_analysis(info: ModelInfo) -> None:
     cache as it was."""
     if info.format not in CORE_FORMATS or ANALYSES.path(_key(info.sha256)).is_file():
         return  # an engine's own format is read by its plugin, not by these readers
-    analysis = _CONVERTER.unstructure(attrs.evolve(info, sidecar=None))
+    analysis = _CONVERTER.unstructure(info)
     ANALYSES.store(_key(info.sha256), {"sha256": info.sha256, "analysis": analysis})
 
 

@@ -6,15 +6,11 @@ result identity (SHA-256) all come from here, so nothing downstream parses a mod
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 import attrs
-
-if TYPE_CHECKING:
-    from hpx_core.models.sidecar import PteSidecar
 
 ModelFormat = Literal["tflite", "pte"]
 CORE_FORMATS = ("tflite", "pte")  # the formats the core's readers read
@@ -54,16 +50,6 @@ def _strs(value: Iterable[str]) -> tuple[str, ...]:
     return tuple(str(v) for v in value)
 
 
-class Provider(enum.StrEnum):
-    """Which kernel library an ExecuTorch operator needs on the target."""
-
-    CMSIS_NN = "cortex_m"  # stock Arm CMSIS-NN kernels (cortex_m::)
-    NS = "cortex_m_ns"  # Ambiq NS Tier-1 kernels (cortex_m_ns::), Ambiq CPUs only
-    PORTABLE = "portable"  # ExecuTorch portable ATen kernels (aten::*.out)
-    OTHER = "other"  # any other namespace: needs a custom kernel library
-    DELEGATE = "delegate"  # a backend delegate call, not a kernel
-
-
 @attrs.frozen
 class Quantization:
     """Affine quantization: real = scale * (q - zero_point), per tensor or per ``axis``."""
@@ -89,7 +75,8 @@ class TensorInfo:
 class Operator:
     """One executed operator, in execution order.
 
-    ``version`` is the TFLite operator-code version; ``overload`` the ExecuTorch overload name.
+    ``version`` is the TFLite operator-code version; ``overload`` the ExecuTorch overload name
+    and ``namespace`` the part of its name before ``::`` (``delegate`` for a delegate call).
     ``macs`` is None when hpx has no arithmetic model for the operator (never a guess);
     ``params`` counts the elements of the constant tensors it reads: weights and biases, and
     for ExecuTorch kernels also the per-channel requantization tensors stored in the program.
@@ -103,7 +90,7 @@ class Operator:
     params: int
     version: int | None = None
     overload: str | None = None
-    provider: Provider | None = None
+    namespace: str | None = None  # a PTE kernel's operator namespace (``aten``, ...)
 
     @property
     def qualified_name(self) -> str:
@@ -170,7 +157,7 @@ class ModelInfo:
 
     For a PTE, ``operators`` are the kernel (and delegate) calls of the analyzed plan in
     execution order; ``planned_memory`` holds its non-constant buffer sizes (buffer 0, reserved
-    by ExecuTorch, left out); ``sidecar`` is its verified ``.pte.json``, when it has one.
+    by ExecuTorch, left out).
     ``format`` is ``tflite`` or ``pte`` for the formats the core reads, and an engine's own
     format name for a model that engine's ``hpx_read_model`` read.
     ``absent_fields`` names the fields an older converter left empty that some engine's tools
@@ -188,12 +175,9 @@ class ModelInfo:
     resolver_ops: tuple[str, ...] = attrs.field(converter=_strs)
     var_handle_count: int = 0
     subgraph_count: int = 1
-    portable_ops: tuple[str, ...] = attrs.field(default=(), converter=_strs)
     planned_memory: tuple[int, ...] = attrs.field(default=(), converter=_ints)
     constant_segment_bytes: int | None = None
-    needs_ns_ops: bool = False
     program: PteProgram | None = None
-    sidecar: PteSidecar | None = None
     absent_fields: tuple[str, ...] = attrs.field(default=(), converter=_strs)
 
     @property
@@ -217,12 +201,12 @@ class ModelInfo:
     def planned_arena_bytes(self) -> int:
         return sum(self.planned_memory)
 
-    def providers(self) -> dict[str, int]:
-        """Operator count per kernel provider (PTE only; empty for TFLite)."""
+    def namespaces(self) -> dict[str, int]:
+        """Operator count per operator namespace (PTE only; empty for TFLite)."""
         counts: dict[str, int] = {}
         for op in self.operators:
-            if op.provider is not None:
-                counts[op.provider.value] = counts.get(op.provider.value, 0) + 1
+            if op.namespace is not None:
+                counts[op.namespace] = counts.get(op.namespace, 0) + 1
         return counts
 
 

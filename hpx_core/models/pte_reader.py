@@ -26,7 +26,6 @@ from hpx_core.models.info import (
     ModelInfo,
     Operator,
     OperatorRef,
-    Provider,
     PteProgram,
     TensorInfo,
 )
@@ -68,7 +67,7 @@ def read_pte(data: bytes, path: Path, sha256: str) -> ModelInfo:
         raise ModelError(
             f"{path.name}: not an ExecuTorch ET12 program (identifier {found!r} at byte 4)",
             hint="hpx reads programs written by ExecuTorch's to_executorch() (format ET12); "
-            "re-export the model with a current ExecuTorch",
+            "re-export the program with a current exporter",
         )
     try:
         return _read(data, path, sha256)
@@ -116,7 +115,6 @@ def _read(data: bytes, path: Path, sha256: str) -> ModelInfo:
     constant_bytes = _constant_bytes(program, segments, path.name)
     index = next((i for i, p in enumerate(plans) if p[0].name == "forward"), 0)
     plan, operators, inputs, outputs = plans[index]
-    table = [_provider(op) for op in plan.operators]
     return ModelInfo(
         format="pte",
         path=path,
@@ -128,16 +126,8 @@ def _read(data: bytes, path: Path, sha256: str) -> ModelInfo:
         weight_bytes=constant_bytes,
         resolver_ops=sorted({op.qualified_name for op in plan.operators}),
         subgraph_count=len(plans),
-        portable_ops=sorted(
-            {
-                op.qualified_name
-                for op, kind in zip(plan.operators, table, strict=True)
-                if kind is Provider.PORTABLE
-            }
-        ),
         planned_memory=plan.non_const_buffer_sizes[1:],
         constant_segment_bytes=constant_bytes,
-        needs_ns_ops=Provider.NS in table,
         program=PteProgram(
             version=program.scalar(0, U32), plans=[p[0] for p in plans], segment_count=len(segments)
         ),
@@ -154,17 +144,6 @@ def _constant_bytes(program: Table, segments: list[tuple[int, int]], name: str) 
         return segments[segment][1]
     # constant_buffer: [Buffer { storage: [ubyte] }] (deprecated, still readable)
     return sum(len(buffer.scalars(0, U8)) for buffer in program.tables(2))
-
-
-def _provider(op: OperatorRef) -> Provider:
-    namespace = op.name.partition("::")[0]
-    if namespace == "cortex_m":
-        return Provider.CMSIS_NN
-    if namespace == "cortex_m_ns":
-        return Provider.NS
-    if namespace == "aten" and op.overload.endswith("out"):
-        return Provider.PORTABLE
-    return Provider.OTHER
 
 
 def _plan(
@@ -311,14 +290,14 @@ def _operators(plan: ExecutionPlan, values: _Values) -> list[Operator]:
             ins = [t for t in (values.tensor(a) for a in args if a not in out_ids) if t is not None]
             outs = [t for t in (values.tensor(a) for a in out_ids) if t is not None]
             lists = [v for v in (values.int_list(a) for a in args) if v is not None]
-            name, overload, provider = _callee(plan, instruction, values.fb)
+            name, overload, namespace = _callee(plan, instruction, values.fb)
             in_shapes, out_shapes = [t.shape for t in ins], [t.shape for t in outs]
             executed.append(
                 Operator(
                     index=len(executed),
                     name=name,
                     overload=overload,
-                    provider=provider,
+                    namespace=namespace,
                     inputs=in_shapes,
                     outputs=out_shapes,
                     params=sum(math.prod(max(d, 0) for d in t.shape) for t in ins if t.constant),
@@ -330,12 +309,12 @@ def _operators(plan: ExecutionPlan, values: _Values) -> list[Operator]:
 
 def _callee(
     plan: ExecutionPlan, instruction: Instruction, fb: FlatBuffer
-) -> tuple[str, str | None, Provider]:
+) -> tuple[str, str | None, str]:
     target = instruction.target if instruction.target is not None else -1
     table = plan.operators if instruction.kind == "kernel" else plan.delegates
     if not 0 <= target < len(table):
         raise fb.error(f"{instruction.kind} call to index {target} of a {len(table)}-entry table")
     if instruction.kind == "delegate":
-        return f"delegate:{plan.delegates[target]}", None, Provider.DELEGATE
+        return f"delegate:{plan.delegates[target]}", None, "delegate"
     op = plan.operators[target]
-    return op.name, op.overload, _provider(op)
+    return op.name, op.overload, op.name.partition("::")[0] if "::" in op.name else ""

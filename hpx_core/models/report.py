@@ -35,6 +35,6 @@ def model_report(info: ModelInfo) -> dict[str, Any]:
         "output_bytes": info.output_bytes,
     }
     if info.format == "pte":
-        doc["providers"] = info.providers()
+        doc["namespaces"] = info.namespaces()
         doc["planned_arena_bytes"] = info.planned_arena_bytes
     return doc

@@ -15,8 +15,9 @@ import attrs
 from hpx_core.boards import Board
 from hpx_core.build.builder import RegionOverflowError
 from hpx_core.build.layout import link_overflow, linked_code, plan_layout
-from hpx_core.contract import CodeSize, MemoryNeeds, MemoryRequest
+from hpx_core.contract import CodeSize, MemoryRequest
 from hpx_core.errors import ConfigError, HpxError
+from hpx_core.hooks import EngineHooks
 from hpx_core.log import get_logger
 from hpx_core.models import ModelInfo
 from hpx_core.pipeline.state import RunState, need
@@ -34,8 +35,7 @@ def memory_stage(state: RunState) -> None:
     section = state.config.model
     request = MemoryRequest(state.engine, board, model, arena_size=section.arena_size,
                             location=section.location, arena_location=section.arena_location)
-    hook = state.registry.engine_hook(state.engine.name, "hpx_plan_memory")
-    needs: MemoryNeeds | None = hook(request=request)
+    needs = EngineHooks(state.registry).plan_memory(state.engine.name, request)
     state.needs = needs
     state.layout = plan_layout(board, needs) if needs is not None else None
 

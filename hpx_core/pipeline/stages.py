@@ -20,12 +20,9 @@ from hpx_core.build.elfinfo import symbol_inventory
 from hpx_core.build.placement import check_elf, check_plan
 from hpx_core.contract import (
     ErrorRequest,
-    Explanation,
     FirmwareRequest,
     ModelRequest,
-    ResultExtras,
     ResultsRequest,
-    SourceSet,
     SourcesRequest,
     SymbolsRequest,
 )
@@ -34,12 +31,12 @@ from hpx_core.errors import (
     ConfigError,
     HpxError,
     ModelError,
-    PluginError,
     RunError,
     SourceError,
     ToolError,
     UsageError,
 )
+from hpx_core.hooks import EngineHooks
 from hpx_core.models import CORE_FORMATS, ModelInfo, detect_format, load_model
 from hpx_core.models.analyses import keep_analysis
 from hpx_core.pipeline.facts import config_json, source_provenance
@@ -47,7 +44,7 @@ from hpx_core.pipeline.memory import memory_stage, overflow_sentence, replan_aft
 from hpx_core.pipeline.model_copy import model_for_engine
 from hpx_core.pipeline.state import RunState, StageUnavailableError, need
 from hpx_core.pipeline.workdir import check_buildable, claim_work_folder
-from hpx_core.plugins import Registry
+from hpx_core.plugins import DISABLE_ENV, Registry
 from hpx_core.probe.passes import plan_events, run_extra_passes
 from hpx_core.probe.probes import NoProbeError
 from hpx_core.results import Measurement
@@ -88,14 +85,27 @@ def read_model(path: Path, registry: Registry, engine: str | None = None) -> Mod
     try:
         detect_format(data, path.name)
     except ModelError as unknown:
-        hook = (registry.engine_hook(engine, "hpx_read_model") if engine
-                else registry.manager.hook.hpx_read_model)
-        answer: ModelInfo | None = hook(
-            request=ModelRequest(path, data, hashlib.sha256(data).hexdigest()))
+        request = ModelRequest(path, data, hashlib.sha256(data).hexdigest())
+        answer = EngineHooks(registry).read_model(request, engine)
         if answer is None:
-            raise unknown from None
+            raise unclaimed(unknown, registry) from None
         return answer
     return load_model(path)
+
+
+def unclaimed(unknown: ModelError, registry: Registry) -> ModelError:
+    """The refusal of a file neither the core nor an installed engine reads, naming what each
+    installed engine reads (and which engines are disabled)."""
+    formats: dict[str, list[str]] = {}
+    for name, entry in sorted(registry.engines.items()):
+        for kind in entry.descriptor.model_formats:
+            formats.setdefault(kind, []).append(name)
+    readers = "; ".join(f"{kind}: {', '.join(names)}" for kind, names in formats.items())
+    disabled = (f"; disabled by {DISABLE_ENV}: {', '.join(p.name for p in registry.disabled)}"
+                if registry.disabled else "")
+    message = unknown.message.replace(" model (", " model, nor one an installed engine reads (")
+    return ModelError(message, f"installed engines read {readers or 'nothing'}{disabled}; "
+                               "check the path, or install the engine for this format")
 
 
 def model_stage(state: RunState) -> None:
@@ -156,7 +166,7 @@ def sources_stage(state: RunState) -> None:
     board = need(state.board, "board")
     offline = state.config.build.offline
     request = SourcesRequest(state.engine, board, state.registry.catalog, offline)
-    answer: SourceSet | None = _hook(state, "hpx_materialize_sources")(request=request)
+    answer = EngineHooks(state.registry).materialize_sources(state.engine.name, request)
     if answer is None:  # the engine declared its pins and needs nothing more
         answer = materialize(request.catalog, request.engine.name, request.engine.backend,
                              offline=offline)
@@ -182,7 +192,7 @@ def firmware_stage(state: RunState) -> None:
     )
     request.scratch.mkdir(parents=True, exist_ok=True)
     request.log.unlink(missing_ok=True)
-    contribution = _required(state, "hpx_generate_firmware", request)
+    contribution = EngineHooks(state.registry).generate_firmware(state.engine.name, request)
     profiling = state.config.profiling
     settings = HarnessSettings(
         engine=state.engine.name, iterations=profiling.iterations, warmup=profiling.warmup,
@@ -233,8 +243,7 @@ def verify_stage(state: RunState) -> None:
         symbols=frozenset(symbol_inventory(built.elf).names()), model=state.model,
         facts=need(state.contribution, "firmware").facts,
     )
-    answers = state.registry.manager.hook.hpx_verify_symbols(request=request)
-    state.findings = tuple(f for answer in answers for f in answer)
+    state.findings = tuple(EngineHooks(state.registry).verify_symbols(request))
     for finding in state.findings:
         if finding.fatal and not finding.passed:
             raise BuildError(
@@ -295,22 +304,6 @@ STAGES: tuple[tuple[str, Stage], ...] = (
 )
 
 
-def _hook(state: RunState, name: str) -> Any:
-    return state.registry.engine_hook(state.engine.name, name)
-
-
-def _required(state: RunState, hook: str, request: object) -> Any:
-    answer = _hook(state, hook)(request=request)
-    if answer is None:
-        entry = state.validated.engine
-        raise PluginError(
-            f"engine {entry.descriptor.name!r} does not implement {hook}",
-            f"this engine cannot run the pipeline yet; ask the maintainers of "
-            f"{entry.plugin.distribution}",
-        )
-    return answer
-
-
 def _extras(state: RunState, capture: Capture) -> ResultParts:
     """The engine's facts and files, and the layer check when the run made one."""
     contribution = need(state.contribution, "firmware")
@@ -318,7 +311,7 @@ def _extras(state: RunState, capture: Capture) -> ResultParts:
         engine=state.engine, board=need(state.board, "board"), model=need(state.model, "model"),
         sources=need(state.sources, "sources"), capture=capture, facts=contribution.facts,
     )
-    answer: ResultExtras | None = _hook(state, "hpx_result_extras")(request=request)
+    answer = EngineHooks(state.registry).result_extras(state.engine.name, request)
     mode = state.config.profiling.check_layers
     note = answer.layer_check_note if answer is not None else None
     layer_check = None
@@ -336,7 +329,7 @@ def _extras(state: RunState, capture: Capture) -> ResultParts:
 
 def _explain(state: RunState, capture: Capture, code: int, stage: str) -> HpxError | None:
     request = ErrorRequest(state.engine, need(state.model, "model"), code, stage, capture)
-    answer: Explanation | None = _hook(state, "hpx_explain_error")(request=request)
+    answer = EngineHooks(state.registry).explain_error(state.engine.name, request)
     return RunError(answer.message, answer.hint) if answer is not None else None
 
 

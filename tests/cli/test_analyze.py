@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from hpx_core.cli import main
+from hpx_core.plugins import default_registry
 
 REPO = Path(__file__).parents[2]
 KWS = REPO / "examples" / "models" / "mlperf_tiny" / "kws_ref_model.tflite"
@@ -59,21 +60,23 @@ def test_absent_fields_are_shown_with_the_engines_that_get_them_supplied(
     assert "absent field" not in out
 
 
-def test_pte_shows_providers_and_ns_ops(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_pte_shows_namespaces_and_the_engines_notes(capsys: pytest.CaptureFixture[str],
+                                                     tmp_path: Path) -> None:
     import ptebuild
     path = tmp_path / "tier1.pte"
     path.write_bytes(ptebuild.build_program(ptebuild.sample_spec()))
     code, out, _ = _run(capsys, "analyze", str(path))
     assert code == 0
-    assert "portable ops: aten::leaky_relu.out" in out
-    assert "needs ns_ops" in out
-    assert "cortex_m_ns" in out
+    assert "portable ops (executorch): aten::leaky_relu.out" in out
+    assert "needs ns_ops (executorch)" in out
+    assert "operator namespaces: aten 1, cortex_m 2, cortex_m_ns 1" in out
     code, out, _ = _run(capsys, "analyze", str(path), "--json")
     doc = json.loads(out)
-    assert doc["needs_ns_ops"] is True
-    assert doc["providers"] == {"cortex_m": 2, "cortex_m_ns": 1, "portable": 1}
-    assert [layer["provider"] for layer in doc["layers"]] == [
-        "cortex_m", "cortex_m_ns", "cortex_m", "portable",
+    assert doc["namespaces"] == {"cortex_m": 2, "cortex_m_ns": 1, "aten": 1}
+    assert doc["engine_notes"]["executorch"]["portable ops"] == "aten::leaky_relu.out"
+    assert "needs ns_ops" in doc["engine_notes"]["executorch"]
+    assert [layer["namespace"] for layer in doc["layers"]] == [
+        "cortex_m", "cortex_m_ns", "cortex_m", "aten",
     ]  # fmt: skip
 
 
@@ -84,8 +87,26 @@ def test_bad_model_is_two_lines_and_exit_1(
     path.write_bytes(b"\0" * 100)
     code, _, err = _run(capsys, "analyze", str(path))
     assert code == 1
-    assert err.startswith("error: bad.tflite: not a TFLite or ExecuTorch model")
-    assert "\nhint: " in err and "Traceback" not in err
+    assert err.startswith("error: bad.tflite: not a .tflite or .pte model, nor one an "
+                          "installed engine reads")
+    assert "\nhint: installed engines read pte: executorch; tflite: helia-aot, helia-rt, " in err
+    assert "kernelbench: kernelbench" in err
+    assert "Traceback" not in err
+
+
+def test_a_file_no_engine_reads_says_which_engines_are_disabled(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HPX_DISABLE_PLUGINS", "kernelbench")
+    default_registry(reload=True)
+    path = tmp_path / "kernels.yaml"
+    path.write_text("kernels: []\n")
+    try:
+        code, _, err = _run(capsys, "analyze", str(path))
+    finally:
+        monkeypatch.delenv("HPX_DISABLE_PLUGINS")
+        default_registry(reload=True)
+    assert code == 1 and "disabled by HPX_DISABLE_PLUGINS: kernelbench" in err
 
 
 def test_pte_sidecar_verified_or_refused(
@@ -104,7 +125,7 @@ def test_pte_sidecar_verified_or_refused(
     }
     sidecar.write_text(json.dumps(manifest), encoding="utf-8")
     code, out, _ = _run(capsys, "analyze", str(path))
-    assert code == 0 and "sidecar: tier1.pte.json (sha256 verified)" in out
+    assert code == 0 and "sidecar (executorch): tier1.pte.json (sha256 verified)" in out
     manifest["pte_sha256"] = "0" * 64
     sidecar.write_text(json.dumps(manifest), encoding="utf-8")
     code, out, err = _run(capsys, "analyze", str(path))

@@ -94,3 +94,19 @@ def test_empty_file_gives_defaults(write_yaml: WriteYaml) -> None:
 def test_missing_file_is_a_config_error(tmp_path: Path) -> None:
     error = _error(tmp_path / "nope.yaml")
     assert "cannot read" in error.message
+
+
+def test_a_wrong_type_is_named_as_the_user_wrote_it(write_yaml: WriteYaml) -> None:
+    """YAML's own scalar classes are not the user's words: 2.5 is a float."""
+    with pytest.raises(ConfigError, match=r"expected an integer, got float 2\.5$"):
+        load_config(write_yaml("profiling:\n  iterations: 2.5\n"), {})
+
+
+def test_an_engine_config_value_from_the_flag_names_the_flag() -> None:
+    from hpx_core.config.validate import validate_config
+
+    with pytest.raises(ConfigError) as caught:
+        validate_config(None, {"engine.type": ("tflm", "--engine"),
+                               "engine.config.input_seed": ("x", "--engine-config")})
+    assert caught.value.message == ("engine.config.input_seed: expected an integer, got str 'x' "
+                                    "(set by --engine-config)")

@@ -10,11 +10,11 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from hpx_executorch.sidecar import SCHEMA, read_sidecar, sidecar_path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hpx_core.errors import ConfigError
-from hpx_core.models.sidecar import SCHEMA, read_sidecar, sidecar_path
 
 EXAMPLES = int(os.environ.get("HPX_FUZZ_EXAMPLES", "200"))
 SHA = hashlib.sha256(b"program").hexdigest()

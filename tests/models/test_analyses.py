@@ -62,13 +62,13 @@ def test_the_model_is_read_again_after(
         load_model(model)
 
 
-def test_a_program_keeps_its_sidecar(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_program_is_kept_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HPX_CACHE_DIR", str(tmp_path / "cache"))
     first = load_model(TIER1)
-    assert first.sidecar is not None and first.program is not None
+    assert first.program is not None
     keep_analysis(first)
     monkeypatch.setattr(pte_reader, "read_pte", _no_reader)
-    assert load_model(TIER1) == first  # the sidecar is read from beside the file each time
+    assert load_model(TIER1) == first
 
 
 def test_reading_alone_keeps_nothing(model: Path) -> None:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hpx_core.models import ModelInfo, Operator, OperatorRef, Provider, TensorInfo
+from hpx_core.models import ModelInfo, Operator, OperatorRef, TensorInfo
 
 
-def _op(index: int, macs: int | None, provider: Provider | None = None) -> Operator:
+def _op(index: int, macs: int | None, namespace: str | None = None) -> Operator:
     return Operator(index=index, name="aten::relu", overload="out", inputs=[[4]],
-                    outputs=[[4]], macs=macs, params=index, provider=provider)  # fmt: skip
+                    outputs=[[4]], macs=macs, params=index, namespace=namespace)  # fmt: skip
 
 
 def _info(inputs: list[TensorInfo], operators: list[Operator]) -> ModelInfo:
@@ -33,9 +33,9 @@ def test_io_bytes_are_unknown_when_one_size_is() -> None:
     assert _info([], []).output_bytes == 0
 
 
-def test_providers_and_names() -> None:
-    ops = [_op(0, 1, Provider.PORTABLE), _op(1, 1, Provider.NS), _op(2, 1, Provider.NS)]
-    assert _info([], ops).providers() == {"portable": 1, "cortex_m_ns": 2}
+def test_namespaces_and_names() -> None:
+    ops = [_op(0, 1, "aten"), _op(1, 1, "cortex_m_ns"), _op(2, 1, "cortex_m_ns")]
+    assert _info([], ops).namespaces() == {"aten": 1, "cortex_m_ns": 2}
     assert ops[0].qualified_name == "aten::relu.out"
     assert OperatorRef("cortex_m::pad", "").qualified_name == "cortex_m::pad"
 

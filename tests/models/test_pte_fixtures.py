@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from hpx_core.models import ModelInfo, Provider, TensorInfo, load_model
+from hpx_core.models import ModelInfo, TensorInfo, load_model
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "pte"
 RECORD = json.loads((FIXTURES / "pte_fixtures.json").read_text(encoding="utf-8"))
@@ -101,15 +101,14 @@ def test_constant_segment(name: str) -> None:
     assert info.program.version == PROGRAMS[name]["program_version"]
 
 
-def test_tier1_reports_leaky_relu_as_portable() -> None:
+def test_tier1_names_each_operators_namespace() -> None:
     info = _load("tier1")
-    assert info.portable_ops == ("aten::leaky_relu.out",)
-    assert not info.needs_ns_ops  # the stock exporter: only cortex_m:: and portable
-    by_provider: dict[Provider | None, set[str]] = {}
+    by_namespace: dict[str | None, set[str]] = {}
     for op in info.operators:
-        by_provider.setdefault(op.provider, set()).add(op.qualified_name)
-    assert by_provider[Provider.PORTABLE] == {"aten::leaky_relu.out"}
-    assert "cortex_m::quantized_conv2d.out" in by_provider[Provider.CMSIS_NN]
+        by_namespace.setdefault(op.namespace, set()).add(op.qualified_name)
+    assert by_namespace["aten"] == {"aten::leaky_relu.out"}
+    assert "cortex_m::quantized_conv2d.out" in by_namespace["cortex_m"]
+    assert "cortex_m_ns" not in by_namespace  # the stock exporter: only cortex_m:: and aten::
 
 
 def test_tier1mean_lowers_to_avg_pool() -> None:
@@ -119,7 +118,7 @@ def test_tier1mean_lowers_to_avg_pool() -> None:
         "cortex_m::quantized_avg_pool2d.out",
         "cortex_m::dequantize_per_tensor.out",
     ]
-    assert info.portable_ops == ()
+    assert info.namespaces() == {"cortex_m": 3}
     pool = info.operators[1]
     # quantized_avg_pool2d.out(input, kernel_size, stride, padding, ceil_mode, zero_point,
     # multiplier, shift, Tensor scratch, *, out): the scratch is empty for this pool

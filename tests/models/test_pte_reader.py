@@ -22,7 +22,7 @@ from ptebuild import (
 )
 
 from hpx_core.errors import ModelError
-from hpx_core.models import Provider, load_model
+from hpx_core.models import load_model
 
 
 def _write(tmp_path: Path, data: bytes, name: str = "model.pte") -> Path:
@@ -41,12 +41,10 @@ def test_sample_program(tmp_path: Path) -> None:
         "cortex_m::dequantize_per_tensor.out",
         "aten::leaky_relu.out",
     ]
-    assert [op.provider for op in info.operators] == [
-        Provider.CMSIS_NN, Provider.NS, Provider.CMSIS_NN, Provider.PORTABLE,
+    assert [op.namespace for op in info.operators] == [
+        "cortex_m", "cortex_m_ns", "cortex_m", "aten",
     ]  # fmt: skip
-    assert info.portable_ops == ("aten::leaky_relu.out",)
-    assert info.needs_ns_ops
-    assert info.providers() == {"cortex_m": 2, "cortex_m_ns": 1, "portable": 1}
+    assert info.namespaces() == {"cortex_m": 2, "cortex_m_ns": 1, "aten": 1}
     # the last tensor argument is the output; the Int argument is not a tensor
     sub = info.operators[1]
     assert sub.inputs == ((1, 16, 32, 32), (16,)) and sub.outputs == ((1, 16, 32, 32),)
@@ -85,12 +83,11 @@ def test_delegate_call_and_other_namespace(tmp_path: Path) -> None:
         Call(KERNEL_CALL, 1, [3, 5]),
     ]
     info = load_model(_write(tmp_path, build_program(spec)))
-    assert [(op.name, op.provider) for op in info.operators] == [
-        ("quantized_decomposed::add", Provider.OTHER),
-        ("delegate:ArmBackend", Provider.DELEGATE),
-        ("aten::add", Provider.OTHER),  # a functional overload has no portable out-kernel
+    assert [(op.name, op.namespace) for op in info.operators] == [
+        ("quantized_decomposed::add", "quantized_decomposed"),
+        ("delegate:ArmBackend", "delegate"),
+        ("aten::add", "aten"),
     ]
-    assert not info.needs_ns_ops and info.portable_ops == ()
 
 
 def test_move_and_jump_instructions(tmp_path: Path) -> None:

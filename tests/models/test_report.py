@@ -20,14 +20,14 @@ def test_tflite_report_is_plain_json() -> None:
     expected = 640 * 128 + 3 * 128 * 128 + 128 * 8 + 8 * 128 + 3 * 128 * 128 + 128 * 640
     assert doc["totals"]["macs"] == expected == 264_192
     assert doc["totals"]["macs_not_counted"] == []
-    assert "providers" not in doc
+    assert "namespaces" not in doc
 
 
-def test_pte_report_has_providers_and_enum_values() -> None:
+def test_pte_report_has_namespaces() -> None:
     info = load_model(REPO / "tests" / "fixtures" / "pte" / "tier1.pte")
     doc = json.loads(json.dumps(model_report(info)))
-    assert doc["providers"] == {"cortex_m": 9, "portable": 1}
-    assert {layer["provider"] for layer in doc["layers"]} == {"cortex_m", "portable"}
+    assert doc["namespaces"] == {"cortex_m": 9, "aten": 1}
+    assert {layer["namespace"] for layer in doc["layers"]} == {"cortex_m", "aten"}
     assert doc["layers"][6]["qualified_name"] == "aten::leaky_relu.out"
     assert doc["planned_arena_bytes"] == sum(doc["planned_memory"])
     assert doc["program"]["plans"][0]["name"] == "forward"

@@ -22,12 +22,12 @@ from pathlib import Path
 from types import FrameType
 
 import attrs
+from hpx_executorch.sidecar import parse_sidecar
 from tflitebuild import build_model
 
 from hpx_core.boards import get_board
 from hpx_core.config import ConfigDocument, ProfileConfig, walk_values
 from hpx_core.models.pte_reader import read_pte
-from hpx_core.models.sidecar import parse_sidecar
 from hpx_core.models.tflite_reader import read_tflite
 from hpx_core.results import measure
 from hpx_core.wire import WireParser

@@ -19,6 +19,7 @@ import attrs
 from hpx_core.errors import ConfigError, ModelError
 from hpx_core.models import ModelInfo, PteProgram
 from hpx_executorch.schemas import runtime_arities
+from hpx_executorch.sidecar import sidecar_of
 from hpx_executorch.values import value_dim_orders
 
 EXPORT_HINT = (
@@ -44,10 +45,11 @@ def release_series(version: str) -> str:
 
 def exporter_version(model: ModelInfo) -> str | None:
     """The ExecuTorch release recorded in the sidecar (``exporter.executorch``), if any."""
-    if model.sidecar is None:
+    sidecar = sidecar_of(model)
+    if sidecar is None:
         return None
     try:
-        doc = json.loads(model.sidecar.path.read_text(encoding="utf-8"))
+        doc = json.loads(sidecar.path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError):
         return None
     exporter = doc.get("exporter") if isinstance(doc, dict) else None

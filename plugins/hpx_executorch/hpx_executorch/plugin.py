@@ -22,6 +22,8 @@ from hpx_core.contract import (
     MatchManifest,
     MemoryNeeds,
     MemoryRequest,
+    ModelNote,
+    NotesRequest,
     ResultExtras,
     ResultsRequest,
     SourceSet,
@@ -51,16 +53,16 @@ def hpx_engines() -> list[EngineDescriptor]:
 
 @hookimpl
 def hpx_validate_config(request: ConfigRequest) -> ExecutorchConfig:
-    config = request.document.structure(ExecutorchConfig, "engine.config")
+    config = request.section.structure(ExecutorchConfig)
     if config.ns_ops and request.backend != "ns":
-        raise request.document.error(
-            "engine.config.ns_ops",
+        raise request.section.error(
+            "ns_ops",
             f"ns_ops needs the ns provider, but engine.backend is {request.backend!r}",
             "set engine.backend: ns (Apollo boards only), or drop ns_ops",
         )
     if config.cmsis_nn_path and config.cmsis_nn_ref:
-        raise request.document.error(
-            "engine.config.cmsis_nn_ref",
+        raise request.section.error(
+            "cmsis_nn_ref",
             "cmsis_nn_path and cmsis_nn_ref both override the provider",
             "keep one of them",
         )
@@ -167,6 +169,28 @@ def hpx_result_extras(request: ResultsRequest) -> ResultExtras:
     extras["etdump"] = etdump_record(settings, files, request.capture.start.text("units"))
     return ResultExtras(extras, files=files, layer_check_note=layer_check_note(settings, files),
                         reference_outputs=references)
+
+
+@hookimpl
+def hpx_describe_model(request: NotesRequest) -> list[ModelNote]:
+    """Which kernel libraries the program's operators need, and its sidecar."""
+    from hpx_executorch.providers import needs_ns_ops, portable_ops, provider_counts
+    from hpx_executorch.sidecar import sidecar_of
+
+    model = request.model
+    if model.format != "pte":
+        return []
+    counts = ", ".join(f"{k} {v}" for k, v in sorted(provider_counts(model).items()))
+    notes = [ModelNote("kernel providers", counts or "-"),
+             ModelNote("portable ops", ", ".join(portable_ops(model)) or "none")]
+    if needs_ns_ops(model):
+        notes.append(ModelNote("needs ns_ops", "cortex_m_ns:: kernels (engine.backend ns, "
+                                               "engine.config.ns_ops true; Ambiq Apollo boards "
+                                               "only)", warning=True))
+    sidecar = sidecar_of(model)
+    if sidecar is not None:
+        notes.append(ModelNote("sidecar", f"{sidecar.path.name} (sha256 verified)"))
+    return notes
 
 
 @hookimpl

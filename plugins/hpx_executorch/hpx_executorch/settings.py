@@ -16,6 +16,8 @@ import attrs
 from hpx_core.errors import ConfigError
 from hpx_core.models import ModelInfo
 from hpx_executorch.config import ExecutorchConfig
+from hpx_executorch.providers import needs_ns_ops, portable_ops
+from hpx_executorch.sidecar import sidecar_of
 
 DEFAULT_METHOD_ARENA = 32 * 1024  # per loaded method; EValues and tensor metadata
 DEFAULT_TEMP_ARENA = 16 * 1024  # CMSIS-NN scratch buffers
@@ -51,8 +53,9 @@ def _size(values: Iterable[int | None]) -> int | None:
 
 
 def _planned(model: ModelInfo) -> int:
-    if model.sidecar is not None and model.sidecar.planned_arena_size:
-        return model.sidecar.planned_arena_size
+    sidecar = sidecar_of(model)
+    if sidecar is not None and sidecar.planned_arena_size:
+        return sidecar.planned_arena_size
     return max(model.planned_memory, default=0)
 
 
@@ -67,9 +70,9 @@ def resolve(config: ExecutorchConfig, backend: str, model: ModelInfo,
             check_layers: str = "off") -> Settings:
     portable = config.portable_ops
     if portable is None:
-        portable = tuple(model.portable_ops)
+        portable = portable_ops(model)
     ns_ops = config.ns_ops if config.ns_ops is not None else (
-        backend == "ns" and model.needs_ns_ops)
+        backend == "ns" and needs_ns_ops(model))
     input_size = config.input_size or _size(t.size_bytes for t in model.inputs)
     output_size = config.output_size or _size(t.size_bytes for t in model.outputs)
     if input_size is None or output_size is None:

@@ -50,7 +50,7 @@ def hpx_engines() -> list[EngineDescriptor]:
 def hpx_validate_config(request: ConfigRequest) -> HeliaAotConfig:
     from hpx_heliaaot.versions import require_helia_aot
 
-    config = request.document.structure(HeliaAotConfig, "engine.config", env=ENV)
+    config = request.section.structure(HeliaAotConfig, env=ENV)
     require_helia_aot()
     return config
 

@@ -46,11 +46,11 @@ def hpx_engines() -> list[EngineDescriptor]:
 
 @hookimpl
 def hpx_validate_config(request: ConfigRequest) -> HeliaRtConfig:
-    config = request.document.structure(HeliaRtConfig, "engine.config", env=ENV)
+    config = request.section.structure(HeliaRtConfig, env=ENV)
     chosen = [name for name in ("source_path", "dist_path", "source") if getattr(config, name)]
     if len(chosen) > 1:
-        raise request.document.error(
-            f"engine.config.{chosen[1]}",
+        raise request.section.error(
+            chosen[1],
             f"{' and '.join(chosen)} both choose where heliaRT comes from",
             "keep one of them (check HELIART_SOURCE_PATH / HELIART_DIST_PATH too)",
         )

@@ -46,7 +46,7 @@ def hpx_engines() -> list[EngineDescriptor]:
 
 @hookimpl
 def hpx_validate_config(request: ConfigRequest) -> TflmConfig:
-    return request.document.structure(TflmConfig, "engine.config")
+    return request.section.structure(TflmConfig)
 
 
 @hookimpl

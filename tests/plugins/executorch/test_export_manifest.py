@@ -12,6 +12,7 @@ import json
 import pytest
 from hpx_executorch.compat import exporter_version
 from hpx_executorch.layers import layer_table
+from hpx_executorch.sidecar import sidecar_of
 
 from hpx_core.models import load_model
 
@@ -38,7 +39,8 @@ def test_program_matches_manifest(model: str, provider: str) -> None:
                      if r["kind"] == "KernelCall"]
     table = layer_table(info)
     assert [layer.ident for layer in table.layers] == [r["id"] for r in record["instructions"]]
-    assert info.sidecar is not None and info.sidecar.kernel_provider == provider
+    sidecar = sidecar_of(info)
+    assert sidecar is not None and sidecar.kernel_provider == provider
     assert exporter_version(info) == MANIFEST["exporter"]["executorch"]
 
 

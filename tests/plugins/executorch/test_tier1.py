@@ -7,6 +7,7 @@ from hpx_executorch.tier1 import load_manifest, match_for_bundles, match_manifes
 
 from hpx_core.contract import ManifestRequest
 from hpx_core.errors import ConfigError
+from hpx_core.hooks import EngineHooks
 from hpx_core.plugins import default_registry
 
 from .conftest import TIER1
@@ -61,10 +62,11 @@ def test_programs_the_manifest_lacks_are_refused() -> None:
 
 
 def test_the_engine_answers_only_for_its_own_manifest() -> None:
-    hook = default_registry().engine_hook("executorch", "hpx_match_manifest")
+    hooks = EngineHooks(default_registry())
     arm = MANIFEST["models"]["tier1mean"]["programs"]["arm"]["sha256"]
     ns = MANIFEST["models"]["tier1mean"]["programs"]["ns"]["sha256"]
-    answer = hook(request=ManifestRequest(MANIFEST, None, arm, ns))
+    answer = hooks.match_manifest("executorch", ManifestRequest(MANIFEST, None, arm, ns))
     assert answer is not None and answer.base_model_sha256 == arm
     assert [(r.name, r.candidate) for r in answer.regions] == [("Tier-1", (1,))]
-    assert hook(request=ManifestRequest({"hpx_match": 1}, None, arm, ns)) is None
+    assert hooks.match_manifest("executorch",
+                                ManifestRequest({"hpx_match": 1}, None, arm, ns)) is None

@@ -37,10 +37,10 @@ class KernelbenchConfig:
 
 def validate(request: ConfigRequest) -> KernelbenchConfig:
     """The typed config, with the cross-field rule located at the YAML line."""
-    config = request.document.structure(KernelbenchConfig, "engine.config")
+    config = request.section.structure(KernelbenchConfig)
     if config.activation_min > config.activation_max:
-        raise request.document.error(
-            "engine.config.activation_min",
+        raise request.section.error(
+            "activation_min",
             f"activation_min ({config.activation_min}) is above activation_max "
             f"({config.activation_max})",
             "the output clamp needs activation_min <= activation_max",

@@ -9,6 +9,7 @@ another file is an error, never ignored.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterable
 from pathlib import Path
@@ -17,6 +18,7 @@ from typing import Any, Literal
 import attrs
 
 from hpx_core.errors import ConfigError
+from hpx_core.models import ModelInfo
 
 SCHEMA = "nsx-executorch.pte-manifest/1"
 KernelProvider = Literal["arm", "ns"]
@@ -175,3 +177,19 @@ def _names(path: Path, operators: dict[str, Any], key: str) -> tuple[str, ...]:
     if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
         raise _fail(path, f"operators.{key}", "a list of operator names")
     return tuple(names)
+
+
+def sidecar_of(model: ModelInfo) -> PteSidecar | None:
+    """The verified sidecar beside ``model``, read once per program and sidecar version in a
+    process (every hook of a run asks for it)."""
+    try:
+        stat = sidecar_path(model.path).stat()
+        version = (stat.st_size, stat.st_mtime_ns)
+    except OSError:
+        version = None
+    return _read_once(model.path, model.sha256, version)
+
+
+@functools.lru_cache(maxsize=32)
+def _read_once(path: Path, sha256: str, _version: tuple[int, int] | None) -> PteSidecar | None:
+    return read_sidecar(path, sha256)

@@ -8,11 +8,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hpx_executorch.providers import needs_ns_ops, portable_ops
+from hpx_executorch.sidecar import SCHEMA, read_sidecar, sidecar_of, sidecar_path
 from ptebuild import build_program, sample_spec
 
 from hpx_core.errors import ConfigError
 from hpx_core.models import load_model
-from hpx_core.models.sidecar import SCHEMA, read_sidecar, sidecar_path
 
 
 @pytest.fixture
@@ -57,17 +58,18 @@ def test_sidecar_path_appends_json(pte: Path) -> None:
 
 def test_no_sidecar(pte: Path) -> None:
     assert read_sidecar(pte, _sha(pte)) is None
-    assert load_model(pte).sidecar is None
+    assert sidecar_of(load_model(pte)) is None
 
 
 def test_verified_sidecar_is_typed(pte: Path) -> None:
     _write(pte, _manifest(pte))
     info = load_model(pte)
-    assert info.sidecar is not None
-    assert info.sidecar.portable_ops == info.portable_ops == ("aten::leaky_relu.out",)
-    assert info.sidecar.kernel_provider == "ns" and info.sidecar.requires_ns_ops
-    assert info.sidecar.planned_arena_size == 98304
-    assert [t.size_bytes for t in (*info.sidecar.inputs, *info.sidecar.outputs)] == [65536] * 2
+    sidecar = sidecar_of(info)
+    assert sidecar is not None
+    assert sidecar.portable_ops == portable_ops(info) == ("aten::leaky_relu.out",)
+    assert sidecar.kernel_provider == "ns" and sidecar.requires_ns_ops and needs_ns_ops(info)
+    assert sidecar.planned_arena_size == 98304
+    assert [t.size_bytes for t in (*sidecar.inputs, *sidecar.outputs)] == [65536] * 2
 
 
 def test_corrupted_hash_is_refused_with_a_hint(pte: Path) -> None:
@@ -75,7 +77,7 @@ def test_corrupted_hash_is_refused_with_a_hint(pte: Path) -> None:
     doc["pte_sha256"] = doc["pte_sha256"][:-1] + ("0" if doc["pte_sha256"][-1] != "0" else "1")
     _write(pte, doc)
     with pytest.raises(ConfigError, match="describes a different program") as err:
-        load_model(pte)
+        sidecar_of(load_model(pte))
     assert "re-export" in err.value.hint
 
 
@@ -83,7 +85,7 @@ def test_sidecar_of_another_file_is_refused(pte: Path) -> None:
     _write(pte, _manifest(pte))
     pte.write_bytes(pte.read_bytes() + b"\0")  # the program changed after export
     with pytest.raises(ConfigError) as err:
-        load_model(pte)
+        sidecar_of(load_model(pte))
     assert err.value.hint
 
 
