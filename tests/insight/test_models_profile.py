@@ -1,0 +1,71 @@
+"""Instruction profiles of real models: the four MLPerf Tiny models with TFLite Micro (reference
+and CMSIS-NN kernels) on both emulated boards, and the seed's ExecuTorch programs (arm provider)
+on qemu-m55. Each layer's instructions equal the timed run's SysTick counts, to the instruction;
+CMSIS-NN's convolutions are CMSIS-NN's own kernels."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+from profiles import profile_run
+
+from hpx_core.insight import instruction_profile, profile_document
+from hpx_core.insight.document import shape_problem
+from hpx_core.pipeline import ProfileOutcome
+
+from .conftest import needs_tools
+
+pytestmark = pytest.mark.e2e
+REPO = Path(__file__).resolve().parents[2]
+MLPERF = REPO / "examples/models/mlperf_tiny"
+TIER1 = REPO / "tests/fixtures/executorch_tier1"
+MODELS = ("kws_ref_model", "ad01_int8", "vww_96_int8", "pretrainedResnet_quant")
+WORK = Path(tempfile.mkdtemp(prefix="hpx-insight-e2e-"))
+
+
+def _agrees(outcome: ProfileOutcome) -> dict[str, object]:
+    """The profile of the outcome's ELF, checked against the timed run's counts."""
+    assert outcome.build is not None and outcome.measurement is not None
+    board = outcome.board
+    assert board is not None
+    found = instruction_profile(outcome.build.elf, board, outcome.build.toolchain)
+    timed = {layer.index: layer.counts for layer in outcome.measurement.layers}
+    assert {layer.index: layer.work.per_pass for layer in found.layers} == timed
+    assert found.whole.per_pass[-len(outcome.measurement.whole):] == outcome.measurement.whole
+    document = profile_document(found)
+    assert shape_problem(document) is None
+    return document
+
+
+@pytest.mark.parametrize("board", ["qemu-m55", "qemu-m4"])
+@pytest.mark.parametrize("backend", ["reference", "cmsis_nn"])
+@pytest.mark.parametrize("model", MODELS)
+def test_mlperf_tiny_layers_equal_systick(model: str, backend: str, board: str) -> None:
+    needs_tools()
+    outcome = profile_run(MLPERF / f"{model}.tflite", "tflm", board,
+                          WORK / f"{model}-{backend}-{board}", backend=backend, iterations=1)
+    document = _agrees(outcome)
+    if backend == "cmsis_nn":
+        convolutions = [layer for layer in document["layers"] if "CONV" in layer["op"]]
+        assert convolutions
+        for layer in convolutions:
+            names = [f["name"] for f in layer["functions"]]
+            assert any(name.startswith("arm_") for name in names[:3]), names
+
+
+@pytest.mark.parametrize("program", ["tier1_arm", "tier1mean_arm"])
+def test_executorch_programs_layers_equal_systick(program: str) -> None:
+    needs_tools()
+    outcome = profile_run(TIER1 / f"{program}.pte", "executorch", "qemu-m55",
+                          WORK / program, backend="arm")
+    document = _agrees(outcome)
+    convolutions = [layer for layer in document["layers"] if "conv" in layer["op"]]
+    for layer in convolutions:
+        assert document["layers"] and layer["functions"][0]["name"].startswith("arm_")
+
+
+def teardown_module() -> None:
+    shutil.rmtree(WORK, ignore_errors=True)
