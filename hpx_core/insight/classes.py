@@ -11,12 +11,13 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+from hpx_core.results.profile_schemas import CLASSES as PROFILE_CLASSES
+
 Kind = Literal["load", "store", "vector_load", "vector_store", "vector_mac", "vector", "mac",
                "dsp", "float", "divide", "branch", "other"]
 
-CLASSES = ("load", "store", "vector_load", "vector_store", "vector_mac", "vector", "mac", "dsp",
-           "float", "divide", "branch_taken", "branch_not_taken", "other")
-"""The classes of a profile, in the order reports show them."""
+CLASSES = PROFILE_CLASSES
+"""The classes of a profile, in the order reports show them (they split ``branch``)."""
 
 CONDITIONS = frozenset({"eq", "ne", "cs", "hs", "cc", "lo", "mi", "pl", "vs", "vc", "hi", "ls",
                         "ge", "lt", "gt", "le", "al"})

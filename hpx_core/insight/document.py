@@ -10,54 +10,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from hpx_core.insight.classes import CLASSES
 from hpx_core.insight.hot import hot_blocks, hot_functions, hot_json
 from hpx_core.insight.profile import InstructionProfile
 from hpx_core.insight.work import Work
+from hpx_core.results.profile_schemas import (
+    CLASSES,
+    PROFILE_FILE,
+    PROFILE_SCHEMA,
+    PROFILE_SCHEMA_ID,
+)
 
-SCHEMA_ID = "hpx.instruction-profile/1"
-FILE_NAME = "instruction_profile.json"
-
-_COUNT = {"type": "integer"}
-_HOT = {"type": "array", "items": {
-    "type": "object", "required": ["name", "address", "location", "instructions", "share"],
-    "properties": {"name": {"type": "string"}, "address": {"type": "string"},
-                   "location": {"type": "string"}, "instructions": {"type": "number"},
-                   "share": {"type": "number"}, "end": {"type": "string"},
-                   "executions": {"type": "number"}}}}
-_WORK = {
-    "type": "object",
-    "required": ["instructions", "classes", "memory", "functions", "blocks"],
-    "properties": {
-        "instructions": {"type": "array", "items": _COUNT},
-        "classes": {"type": "object", "required": list(CLASSES),
-                    "additionalProperties": _COUNT},
-        "memory": {"type": "object", "additionalProperties": {
-            "type": "object", "required": ["loads", "stores", "bytes_read", "bytes_written"],
-            "additionalProperties": _COUNT}},
-        "functions": _HOT, "blocks": _HOT,
-    },
-}
-SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "required": ["schema", "board", "toolchain", "passes", "regions", "classes", "layers",
-                 "whole", "counter_agrees"],
-    "properties": {
-        "schema": {"const": SCHEMA_ID},
-        "board": {"type": "string"}, "toolchain": {"type": "string"},
-        "passes": {"type": "integer", "minimum": 1},
-        "regions": {"type": "array", "items": {"type": "string"}},
-        "classes": {"type": "array", "items": {"enum": list(CLASSES)}},
-        "calibration_pair": {"type": "number"}, "counter_agrees": {"type": "boolean"},
-        "seconds": {"type": "number"},
-        "layers": {"type": "array", "items": {"allOf": [_WORK, {
-            "type": "object", "required": ["index", "name", "op", "calls"],
-            "properties": {"index": _COUNT, "name": {"type": "string"},
-                           "op": {"type": "string"}, "calls": _COUNT}}]}},
-        "whole": _WORK,
-    },
-}
-
+SCHEMA_ID = PROFILE_SCHEMA_ID
+FILE_NAME = PROFILE_FILE
+SCHEMA = PROFILE_SCHEMA
 
 def _work_json(work: Work, regions: tuple[str, ...],
                where: dict[int, tuple[str, str]]) -> dict[str, Any]:

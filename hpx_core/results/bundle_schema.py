@@ -11,6 +11,13 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING, Any
 
+from hpx_core.results.profile_schemas import (
+    ESTIMATE_FILE,
+    ESTIMATE_SCHEMA,
+    PROFILE_FILE,
+    PROFILE_SCHEMA,
+)
+
 if TYPE_CHECKING:
     from jsonschema.protocols import Validator
 
@@ -96,6 +103,8 @@ SCHEMAS: dict[str, Any] = {
     "provenance.json": _OBJECT,
     "placement.json": _OBJECT,
     "kernel_checks.json": {"type": "array", "items": _OBJECT},
+    PROFILE_FILE: PROFILE_SCHEMA,
+    ESTIMATE_FILE: ESTIMATE_SCHEMA,
 }  # fmt: skip
 REQUIRED_FILES = ("summary.json",)
 """Files every bundle of this schema has, whatever its status."""

@@ -4,12 +4,16 @@ code, profiled by a separate QEMU pass with hpx's plugin, on both emulated board
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
-from hpx_core.insight import InstructionProfile, profile_document
+from hpx_core.errors import ResultsError
+from hpx_core.insight import FILE_NAME, InstructionProfile, profile_document
 from hpx_core.insight.classes import CLASSES
 from hpx_core.insight.document import shape_problem
+from hpx_core.results import verify_bundle
+from hpx_core.results.bundle import dump_json, write_folder
 from hpx_core.selftest.layers import calibration_layers
 from hpx_core.selftest.run import SelftestReport
 
@@ -72,3 +76,17 @@ def test_the_harness_own_instructions_are_the_calibration_pair(
     tiny = selftest_profile.layers[0].work
     pair = Counter(e.insn.function for e in tiny.pair)
     assert set(pair) <= {"hpx_layer_begin", "hpx_layer_end", "hpx_calibration_pair"}
+
+
+def test_a_bundle_holding_the_profile_verifies_against_its_schema(
+        selftest_profile: InstructionProfile, selftest_run: SelftestReport,
+        tmp_path: Path) -> None:
+    source = selftest_run.runs[0].bundle
+    files = {p.name: p.read_bytes() for p in source.iterdir() if p.name != "manifest.json"}
+    document = profile_document(selftest_profile)
+    good = write_folder(tmp_path, "good", files | {FILE_NAME: dump_json(document)}, "complete")
+    assert verify_bundle(good).status == "complete"
+    broken = write_folder(tmp_path, "broken", files | {FILE_NAME: dump_json(
+        dict(document, passes="three"))}, "complete")
+    with pytest.raises(ResultsError, match=r"instruction_profile\.json: passes"):
+        verify_bundle(broken)

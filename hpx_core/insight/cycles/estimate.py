@@ -21,10 +21,11 @@ from hpx_core.insight.cycles.cost import CORES, CoreModel, region_timings, work_
 from hpx_core.insight.cycles.memory import memory_system, region_map
 from hpx_core.insight.profile import InstructionProfile
 from hpx_core.insight.work import Work
+from hpx_core.results.profile_schemas import ESTIMATE_FILE, ESTIMATE_SCHEMA_ID
 
 MODEL_VERSION = "hpx-cycles 1"
-SCHEMA_ID = "hpx.cycle-estimate/1"
-FILE_NAME = "cycle_estimate.json"
+SCHEMA_ID = ESTIMATE_SCHEMA_ID
+FILE_NAME = ESTIMATE_FILE
 
 
 @attrs.frozen
