@@ -23,7 +23,8 @@ from pathlib import Path
 from hpx_core.boards import get_board
 from hpx_core.config.validate import overrides
 from hpx_core.insight import instruction_profile, profile_document
-from hpx_core.insight.qemu_pass import board_ranges, run_instrumented
+from hpx_core.insight.profile import pass_inputs
+from hpx_core.insight.qemu_pass import run_instrumented
 from hpx_core.pipeline import profile
 from hpx_core.run.qemu import run_on_qemu
 
@@ -56,12 +57,14 @@ def main() -> None:
     outcome = profile(KWS, None, settings)
     assert outcome.build is not None and outcome.measurement is not None
     elf = outcome.build.elf
-    ranges = board_ranges(BOARD)
-    plain, plugin = [], []
-    run_instrumented(BOARD, elf, ranges)  # the plugin compiled once, before any timing
+    _, ranges, uses = pass_inputs(elf, BOARD, outcome.build.toolchain)
+    static = sorted(uses)
+    plain: list[tuple[float, float]] = []
+    plugin: list[tuple[float, float]] = []
+    run_instrumented(BOARD, elf, ranges, static=static)  # the plugin compiled, before timing
     for _ in range(args.repeats):
         plain.append(timed(lambda: run_on_qemu(BOARD, elf)))
-        plugin.append(timed(lambda: run_instrumented(BOARD, elf, ranges)))
+        plugin.append(timed(lambda: run_instrumented(BOARD, elf, ranges, static=static)))
     started = time.perf_counter()
     found = instruction_profile(elf, BOARD, outcome.build.toolchain)
     profile_document(found)

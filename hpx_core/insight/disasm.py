@@ -48,9 +48,11 @@ def _functions(elf: Path) -> tuple[list[int], list[tuple[int, str]]]:
     return [start for start, _, _ in spans], [(end, name) for _, end, name in spans]
 
 
-def read_code(elf: Path, board: Board, tools: Binutils, wanted: Iterable[int]) -> Code:
-    """The instructions at ``wanted`` addresses, classified, each with its function."""
-    wanted_set = set(wanted)
+def read_code(elf: Path, board: Board, tools: Binutils,
+              wanted: Iterable[int] | None = None) -> Code:
+    """The instructions at ``wanted`` addresses (all by default), classified, each with its
+    function."""
+    wanted_set = set(wanted) if wanted is not None else None
     starts, ends = _functions(elf)
     found: dict[int, Instruction] = {}
     for line in tools.disassembly(elf, board).splitlines():
@@ -58,7 +60,7 @@ def read_code(elf: Path, board: Board, tools: Binutils, wanted: Iterable[int]) -
         if match is None:
             continue
         address = int(match[1], 16)
-        if address not in wanted_set:
+        if wanted_set is not None and address not in wanted_set:
             continue
         mnemonic, operands = match[2], match[3]
         at = bisect.bisect_right(starts, address) - 1

@@ -15,10 +15,11 @@ import attrs
 from hpx_core.boards import Board
 from hpx_core.errors import RunError
 from hpx_core.insight.binutils import binutils_for
-from hpx_core.insight.disasm import read_code
+from hpx_core.insight.disasm import Code, read_code
 from hpx_core.insight.markers import find_markers
 from hpx_core.insight.qemu_pass import NamedRange, board_ranges, run_instrumented
 from hpx_core.insight.raw import RawProfile
+from hpx_core.insight.static_access import StaticUse, add_static, initial_stack, static_uses
 from hpx_core.insight.work import Layer, SlotPlan, Work, layer_work, whole_work
 from hpx_core.results.measure import Measurement, measure
 from hpx_core.wire import Capture, parse_capture
@@ -67,20 +68,28 @@ def plan_of(capture: Capture, reserved: int) -> SlotPlan:
                     cal.number("repeats") if cal else 0)
 
 
+def pass_inputs(elf: Path, board: Board, toolchain: str, buffers: Sequence[NamedRange] = ()
+                ) -> tuple[Code, tuple[NamedRange, ...], dict[int, StaticUse]]:
+    """What the pass needs before it runs: the code, the ranges, the accesses the code gives."""
+    ranges = board_ranges(board, buffers)
+    code = read_code(elf, board, binutils_for(toolchain))
+    return code, ranges, static_uses(code, ranges, initial_stack(elf), find_markers(elf, board))
+
+
 def instruction_profile(elf: Path, board: Board, toolchain: str = "arm-none-eabi-gcc", *,
                         buffers: Sequence[NamedRange] = (), timeout: float = 600.0,
                         cache: Path | None = None) -> InstructionProfile:
     """Run ``elf`` (built by hpx for ``board`` with ``toolchain``) once under the plugin;
     memory use is counted per buffer of ``buffers`` and per region of the board."""
     markers = find_markers(elf, board)
-    ranges = board_ranges(board, buffers)
-    done = run_instrumented(board, elf, ranges, timeout=timeout, cache=cache)
+    code, ranges, uses = pass_inputs(elf, board, toolchain, buffers)
+    done = run_instrumented(board, elf, ranges, static=sorted(uses), timeout=timeout,
+                            cache=cache)
+    raw = add_static(done.raw, uses)
     capture = _capture(done.stream)
     plan = plan_of(capture, markers.reserved)
-    addresses = {i.address for slot in done.raw.slots.values() for i in slot.insns}
-    code = read_code(elf, board, binutils_for(toolchain), addresses)
-    layers = layer_work(done.raw, code, plan, capture.layer_names())
-    whole = whole_work(done.raw, code, plan)
-    pair = sum(done.raw.slots[plan.reserved].windows[:plan.cal_repeats]) / plan.cal_repeats
+    layers = layer_work(raw, code, plan, capture.layer_names())
+    whole = whole_work(raw, code, plan)
+    pair = sum(raw.slots[plan.reserved].windows[:plan.cal_repeats]) / plan.cal_repeats
     return InstructionProfile(board, elf, toolchain, layers, whole, pair,
-                              measure(capture, board), done.seconds, done.raw, ranges)
+                              measure(capture, board), done.seconds, raw, ranges)

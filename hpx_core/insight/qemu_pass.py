@@ -73,16 +73,23 @@ def plugin_args(markers: Markers, ranges: Sequence[NamedRange], out: Path) -> li
 
 
 def run_instrumented(board: Board, elf: Path, ranges: Sequence[NamedRange], *,
-                     timeout: float = 600.0, cache: Path | None = None) -> PassResult:
+                     static: Sequence[int] = (), timeout: float = 600.0,
+                     cache: Path | None = None) -> PassResult:
     """Run ``elf`` on ``board`` with the plugin; the plugin's per-slot counts, memory use
-    counted per range of ``ranges``."""
+    counted per range of ``ranges`` except for the ``static`` instructions' (their use follows
+    from the code: :mod:`hpx_core.insight.static_access`)."""
     markers = find_markers(elf, board)
     library = plugin_library(cache)
     check_load_segments(board, elf)
     with tempfile.TemporaryDirectory(prefix="hpx-insight-") as folder:
         out = Path(folder) / "profile.txt"
         argv = qemu_argv(board, elf)
-        spec = ",".join([f"file={_option(str(library))}", *plugin_args(markers, ranges, out)])
+        args = plugin_args(markers, ranges, out)
+        if static:
+            listed = Path(folder) / "static.txt"
+            listed.write_text("".join(f"{a:x}\n" for a in static), encoding="ascii")
+            args.append(f"static={_option(str(listed))}")
+        spec = ",".join([f"file={_option(str(library))}", *args])
         argv += ["-plugin", spec]
         started = time.perf_counter()
         try:

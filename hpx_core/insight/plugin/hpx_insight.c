@@ -17,7 +17,9 @@
  * Arguments (key=value): out=FILE, begin=LO:HI, end=LO:HI, skip=LO:HI (address ranges,
  * half-open), open=ADDR:SLOTS (hpx_slot_open and the number of slots), cvr=ADDR, region=LO:HI
  * (repeated, at most 15: the first range holding an address is its region; every other address
- * is the last region), probe=1 (report that the plugin loads, then refuse to install).
+ * is the last region), static=FILE (addresses, one hexadecimal number a line, whose memory use
+ * hpx counts from the code: they get no callback), probe=1 (report that the plugin loads, then
+ * refuse to install).
  *
  * SPDX-License-Identifier: Apache-2.0 OR GPL-2.0-or-later
  * (either license, at your choice: the plugin is loaded into QEMU, which is GPL-2.0-or-later)
@@ -83,6 +85,8 @@ static range_t begin_fn, end_fn, skip_fn, regions[MAX_REGIONS];
 static unsigned n_regions;
 static uint64_t open_base, cvr_addr;
 static unsigned n_slots;
+static uint32_t *static_insns; /* sorted */
+static size_t n_static;
 
 static map_t recs; /* address -> rec_t */
 static rec_t **rec_list;
@@ -327,6 +331,39 @@ static void on_tb(unsigned int vcpu, void *udata) {
     prev_tb = t;
 }
 
+static int by_value(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int is_static(uint64_t vaddr) {
+    uint32_t key = (uint32_t)vaddr;
+    return n_static > 0 && bsearch(&key, static_insns, n_static, sizeof key, by_value) != NULL;
+}
+
+static int load_static(const char *path) {
+    FILE *f = fopen(path, "r");
+    if (f == NULL) {
+        return -1;
+    }
+    size_t cap = 1024;
+    unsigned long value;
+    static_insns = xcalloc(cap, sizeof *static_insns);
+    while (fscanf(f, "%lx", &value) == 1) {
+        if (n_static == cap) {
+            cap *= 2;
+            static_insns = realloc(static_insns, cap * sizeof *static_insns);
+            if (static_insns == NULL) {
+                abort();
+            }
+        }
+        static_insns[n_static++] = (uint32_t)value;
+    }
+    fclose(f);
+    qsort(static_insns, n_static, sizeof *static_insns, by_value);
+    return 0;
+}
+
 static int inside(range_t r, uint64_t a) {
     return a >= r.lo && a < r.hi;
 }
@@ -362,8 +399,10 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
         rec_t *r = map_get(&recs, (uint32_t)vaddr, make_rec, (uint8_t)size);
         qemu_plugin_register_vcpu_insn_exec_inline(insn, QEMU_PLUGIN_INLINE_ADD_U64,
                                                    &r->count, 1);
-        qemu_plugin_register_vcpu_mem_cb(insn, on_mem, QEMU_PLUGIN_CB_NO_REGS,
-                                         QEMU_PLUGIN_MEM_RW, r);
+        if (r->role != 0 || !is_static(vaddr)) {
+            qemu_plugin_register_vcpu_mem_cb(insn, on_mem, QEMU_PLUGIN_CB_NO_REGS,
+                                             QEMU_PLUGIN_MEM_RW, r);
+        }
         if (i == 0) {
             start = vaddr;
         }
@@ -457,6 +496,9 @@ static int parse_arg(const char *arg) {
         out_path = xcalloc(n, 1);
         memcpy(out_path, value, n);
         return 0;
+    }
+    if (key == 6 && strncmp(arg, "static", 6) == 0) {
+        return load_static(value);
     }
     if (key == 3 && strncmp(arg, "cvr", 3) == 0) {
         cvr_addr = strtoull(value, NULL, 0);
