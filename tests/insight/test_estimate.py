@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from hpx_core.boards import get_board
+from hpx_core.cli import main
 from hpx_core.errors import UsageError
 from hpx_core.insight import InstructionProfile
 from hpx_core.insight.calibrate import calibrate, load_calibration
@@ -113,3 +114,7 @@ def test_calibration_recovers_known_costs(selftest_run: SelftestReport,
         truth[next(s.index for s in result.layers if s.name == "memory")], abs=0.5)
     with pytest.raises(UsageError, match="calibrates"):
         load_calibration(path, "apollo3p_evb")
+    written = tmp_path / "cli-calibration.json"
+    assert main(["calibrate", str(estimated), str(measured), "-o", str(written)]) == 0
+    assert load_calibration(written, target) == pytest.approx(costs)
+    assert main(["calibrate", str(estimated)]) == 2  # no measured bundle: a usage error
