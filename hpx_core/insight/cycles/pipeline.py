@@ -54,6 +54,8 @@ def _issue(step: Step, state: _State, dual: bool) -> int:
     uses = access(step.insn)
     for reg in uses.reads:
         earliest = max(earliest, state.ready.get(reg, 0))
+    for reg in uses.offsets:
+        earliest = max(earliest, state.ready.get(reg, 0) + step.timing.offsets_early)
     pipe = step.timing.pipe
     if pipe != "none":
         earliest = max(earliest, state.pipes.get(pipe, 0))

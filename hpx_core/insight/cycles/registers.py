@@ -15,6 +15,7 @@ from hpx_core.insight.disasm import Instruction
 
 _TOKEN = re.compile(r"\b(r1[0-5]|r[0-9]|sp|lr|pc|ip|fp|sl|sb|s[0-9]{1,2}|d[0-9]{1,2}|q[0-7])\b")
 _ALIASES = {"ip": "r12", "fp": "r11", "sl": "r10", "sb": "r9"}
+_OFFSETS = re.compile(r"\[[^\]]*\b(q[0-7])\b")
 NO_DESTINATION = ("cmp", "cmn", "tst", "teq", "vcmp", "vpt", "vpst", "it", "nop", "b", "bx",
                   "cbz", "cbnz", "tbb", "tbh", "le", "letp", "dls", "wls", "dlstp", "wlstp")
 TWO_DESTINATIONS = ("smull", "umull", "smlal", "umlal", "umaal", "ldrd", "ldrexd", "vmlaldav",
@@ -36,6 +37,7 @@ def _units(token: str) -> tuple[str, ...]:
 class Access:
     writes: tuple[str, ...]
     reads: tuple[str, ...]
+    offsets: tuple[str, ...] = ()  # a gather/scatter's vector of offsets (``[r0, q1]``)
 
 
 def _expand(tokens: list[str]) -> tuple[str, ...]:
@@ -53,9 +55,10 @@ def access(insn: Instruction) -> Access:
     ops = insn.operands.split(";")[0].split("<")[0]
     tokens = _TOKEN.findall(ops)
     writeback = "!" in ops or bool(re.search(r"\],\s*#?-?\w", ops))
+    offsets = _expand(_OFFSETS.findall(ops)) if insn.kind.startswith("vector_") else ()
     if insn.kind in ("store", "vector_store"):
         base = re.findall(r"\[\s*(\w+)", ops)
-        return Access(_expand(base if writeback else []), _expand(tokens))
+        return Access(_expand(base if writeback else []), _expand(tokens), offsets)
     if "{" in ops:  # LDM/POP/VLDM/VPOP and their stores above: a register list
         listed, base = _list_and_base(ops)
         return Access(_expand(listed + (base if writeback else [])), _expand(base))
@@ -68,4 +71,4 @@ def access(insn: Instruction) -> Access:
     reads = tokens[count:] + (writes if name.startswith(ACCUMULATES) else [])
     if insn.kind in ("load", "vector_load") and writeback:
         writes = writes + re.findall(r"\[\s*(\w+)", ops)
-    return Access(_expand(writes), _expand(reads))
+    return Access(_expand(writes), _expand(reads), offsets)

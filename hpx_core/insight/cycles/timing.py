@@ -27,7 +27,8 @@ class Timing:
     ``vsys``; ``none`` for the M55's dual-issue partners, which take no pipe); ``pairs``: it
     may issue in the same cycle as a neighbouring 16-bit instruction;
     ``taken``: cycles a taken branch adds (pipeline refill); ``load``: it reads memory, so a load
-    right after it may overlap its data phase (Cortex-M4's pipelined loads).
+    right after it may overlap its data phase (Cortex-M4's pipelined loads);
+    ``offsets_early``: cycles before issue a gather/scatter's vector of offsets must be ready.
     """
 
     cycles: int
@@ -36,6 +37,7 @@ class Timing:
     taken: int = 0
     load: bool = False
     store: bool = False
+    offsets_early: int = 0
 
 
 def registers_moved(operands: str) -> int:
