@@ -7,10 +7,20 @@ their tools through here too: build tools as logged subprocesses (:func:`run_log
 tools in-process with their output captured to the run's log (:func:`tool_output_to`). CMake
 text an engine writes quotes every path and value with :func:`cmake_quote` (compiler flags
 joined into one string with :func:`shell_join` first).
+
+A kernel library may instead be kept as units (:func:`ensure_units`): configured whole, compiled
+an object at a time as programs need them, linked through archives in the whole library's order.
 """
 
 from hpx_core.build.cmake_text import cmake_quote, shell_join
-from hpx_core.enginelib.build import EngineLibrary, ensure_library, library_cmake
+from hpx_core.enginelib.build import (
+    EngineLibrary,
+    archive_cmake,
+    ensure_library,
+    include_dirs_in,
+    library_cmake,
+    spec_units,
+)
 from hpx_core.enginelib.cached import CachedFolder, cached_folder
 from hpx_core.enginelib.cmake import LibraryBuild, cmake_library, run_logged, toolchain_args
 from hpx_core.enginelib.identity import (
@@ -27,6 +37,9 @@ from hpx_core.enginelib.spec import (
     toolchain_identity,
 )
 from hpx_core.enginelib.tool_output import tool_output_to
+from hpx_core.enginelib.unit_build import ensure_units
+from hpx_core.enginelib.unit_tree import TargetUnits, Unit
+from hpx_core.enginelib.units import UnitLibrary, UnitRecipe
 
 __all__ = [
     "CachedFolder",
@@ -35,18 +48,26 @@ __all__ = [
     "LibrarySpec",
     "SourceGroup",
     "Stage",
+    "TargetUnits",
+    "Unit",
+    "UnitLibrary",
+    "UnitRecipe",
+    "archive_cmake",
     "builds_with_gcc",
     "cached_folder",
     "cmake_library",
     "cmake_quote",
     "debug_prefix_flags",
     "ensure_library",
+    "ensure_units",
     "identity_key",
+    "include_dirs_in",
     "library_cmake",
     "run_logged",
     "shell_join",
     "source_identity",
     "source_roots",
+    "spec_units",
     "tool_output_to",
     "toolchain_args",
     "toolchain_identity",

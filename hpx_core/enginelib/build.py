@@ -17,13 +17,16 @@ from hpx_core.build.toolchain import Toolchain
 from hpx_core.contract import LibraryUse
 from hpx_core.enginelib.cached import BUILD_LOG, cached_folder
 from hpx_core.enginelib.cmake import LibraryBuild, cmake_library
-from hpx_core.enginelib.identity import debug_prefix_flags
+from hpx_core.enginelib.identity import debug_prefix_flags, identity_key
 from hpx_core.enginelib.spec import LibrarySpec, Stage
+from hpx_core.enginelib.units import UnitRecipe
 from hpx_core.log import get_logger
 from hpx_core.sources import cache_root
 
 log = get_logger()
 LIB_TOKEN = "@LIB@"
+UNITS_RECIPE = 1
+"""Bump when the way units are kept changes, so old units folders are not reused."""
 
 
 def _paths(value: Iterable[Path]) -> tuple[Path, ...]:
@@ -169,10 +172,39 @@ def _prefixed(spec: LibrarySpec, cache: Path, temp: Path, final: Path) -> Librar
 
 def library_cmake(library: EngineLibrary, target: str = "hpx_app") -> str:
     """A CMake fragment importing ``library`` and linking it into ``target``."""
-    name = f"hpx_engine_{library.name}"
+    return archive_cmake(library.name, library.archive, target)
+
+
+def spec_units(spec: LibrarySpec, stage: Stage | None = None, *,
+               toolchain: Toolchain | None = None, root: Path | None = None) -> UnitRecipe:
+    """``spec``'s library kept as units (:mod:`hpx_core.enginelib.units`): the project is the
+    whole library's, every file with its own options, so each unit is the whole library's
+    object; ``@LIB@`` names the units' folder, where ``stage`` puts what it stages."""
+    cache = root or cache_root()
+
+    def project(scratch: Path, folder: Path) -> str:
+        flags = debug_prefix_flags(cache, scratch, folder)
+        return library_cmakelists(
+            attrs.evolve(spec, common_flags=(*spec.common_flags, *flags)), folder)
+
+    key = identity_key({"units": UNITS_RECIPE, "library": spec.key()}, spec.roots)
+    return UnitRecipe(name=spec.name, key=key, targets=(spec.name,), project=project,
+                      stage=stage, defines=("-DCMAKE_BUILD_TYPE=",), cpu_flags=spec.cpu_flags,
+                      toolchain=toolchain, roots=spec.roots)
+
+
+def include_dirs_in(spec: LibrarySpec, folder: Path) -> tuple[Path, ...]:
+    """The folders ``spec``'s users include, ``@LIB@`` being ``folder``."""
+    return tuple(_resolve(i, folder) for i in spec.include_dirs)
+
+
+def archive_cmake(name: str, archive: Path, target: str = "hpx_app") -> str:
+    """A CMake fragment importing one archive as ``hpx_engine_<name>`` and linking it into
+    ``target`` (as :func:`library_cmake` does for a whole library)."""
+    imported = f"hpx_engine_{name}"
     return (
-        f"add_library({name} STATIC IMPORTED)\n"
-        f"set_target_properties({name} PROPERTIES\n"
-        f"  IMPORTED_LOCATION {cmake_quote(library.archive)})\n"
-        f"target_link_libraries({target} PRIVATE {name})\n"
+        f"add_library({imported} STATIC IMPORTED)\n"
+        f"set_target_properties({imported} PROPERTIES\n"
+        f"  IMPORTED_LOCATION {cmake_quote(archive)})\n"
+        f"target_link_libraries({target} PRIVATE {imported})\n"
     )

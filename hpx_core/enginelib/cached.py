@@ -28,6 +28,7 @@ from typing import Any
 
 import attrs
 
+from hpx_core.enginelib.checking import may_build
 from hpx_core.errors import BuildError
 from hpx_core.locks import hold
 from hpx_core.sources import cache_root
@@ -64,18 +65,26 @@ def cached_folder(name: str, key: str, make: Make, *, root: Path | None = None) 
         manifest = intact_manifest(final, key)
         built = manifest is None
         if manifest is None:
-            _discard(final)
+            may_build(f"the engine library {final.name}")
+            discard(final)
             manifest = _make(final, key, make, started)
     return CachedFolder(final, manifest, built, time.monotonic() - started)
 
 
-def intact_manifest(folder: Path, key: str) -> Mapping[str, Any] | None:
-    """The manifest of ``folder`` when the entry is whole and made for ``key``; else None."""
+def read_manifest(folder: Path, key: str) -> dict[str, Any] | None:
+    """The manifest of ``folder`` when it parses and names ``key`` (its files unchecked)."""
     try:
         manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    if not isinstance(manifest, dict) or manifest.get("key") != key:
+    return manifest if isinstance(manifest, dict) and manifest.get("key") == key else None
+
+
+def intact_manifest(folder: Path, key: str) -> Mapping[str, Any] | None:
+    """The manifest of ``folder`` when the entry is whole and made for ``key``; else None.
+    Call it holding the entry's lock: it seals new file times into the manifest."""
+    manifest = read_manifest(folder, key)
+    if manifest is None:
         return None
     contents = manifest.get(CONTENTS)
     if contents is None:  # made before entries were sealed: seal what is whole now
@@ -84,17 +93,17 @@ def intact_manifest(folder: Path, key: str) -> Mapping[str, Any] | None:
         return None
     moved: dict[str, Any] = {}
     for rel, record in contents.items():
-        state = _file_state(folder / rel, record)
+        state = file_state(folder / rel, record)
         if state is None:
             return None
         if state is not record:
             moved[rel] = state
     if moved:  # times changed, contents the same: keep the new times (best effort)
-        _write_manifest(folder, {**manifest, CONTENTS: {**contents, **moved}})
+        write_manifest(folder, {**manifest, CONTENTS: {**contents, **moved}})
     return manifest
 
 
-def _file_state(path: Path, record: Any) -> Any:
+def file_state(path: Path, record: Any) -> Any:
     """``record`` when ``path`` matches it by size and time; a new record when only the time
     differs and the SHA-256 matches; None when the file is absent or other."""
     try:
@@ -120,21 +129,25 @@ def _seal_found(folder: Path, manifest: dict[str, Any]) -> Mapping[str, Any] | N
                     return None
         except OSError:
             return None
-    sealed = {**manifest, CONTENTS: _contents(folder)}
-    _write_manifest(folder, sealed)
+    sealed = {**manifest, CONTENTS: folder_contents(folder)}
+    write_manifest(folder, sealed)
     return sealed
 
 
-def _contents(folder: Path) -> dict[str, Any]:
+def folder_contents(folder: Path) -> dict[str, Any]:
     """Every file of ``folder`` but its manifest and log: size, time and SHA-256."""
     found = {}
     for path in sorted(folder.rglob("*")):
         rel = path.relative_to(folder).as_posix()
         if path.is_file() and not path.is_symlink() and rel not in (MANIFEST, BUILD_LOG):
-            stat = path.stat()
-            found[rel] = {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns,
-                          "sha256": _sha256(path)}
+            found[rel] = file_record(path)
     return found
+
+
+def file_record(path: Path) -> dict[str, Any]:
+    """What the manifest keeps of one file: size, time and SHA-256."""
+    stat = path.stat()
+    return {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "sha256": _sha256(path)}
 
 
 def _sha256(path: Path) -> str:
@@ -142,7 +155,7 @@ def _sha256(path: Path) -> str:
         return hashlib.file_digest(file, "sha256").hexdigest()
 
 
-def _write_manifest(folder: Path, manifest: Mapping[str, Any]) -> None:
+def write_manifest(folder: Path, manifest: Mapping[str, Any]) -> None:
     """Replace the manifest whole; a cache that cannot be written keeps the one it has."""
     temp = folder / f".{MANIFEST}.tmp"
     try:
@@ -152,7 +165,7 @@ def _write_manifest(folder: Path, manifest: Mapping[str, Any]) -> None:
         temp.unlink(missing_ok=True)
 
 
-def _discard(final: Path) -> None:
+def discard(final: Path) -> None:
     """Remove a damaged entry: renamed aside first, so no reader sees half of it."""
     if not final.exists() and not final.is_symlink():
         return
@@ -177,7 +190,7 @@ def _make(final: Path, key: str, make: Make, started: float) -> Mapping[str, Any
     try:
         fields = make(temp, final)
         manifest = {"key": key, **fields, "seconds": round(time.monotonic() - started, 1),
-                    CONTENTS: _contents(temp)}
+                    CONTENTS: folder_contents(temp)}
         (temp / MANIFEST).write_text(json.dumps(manifest, indent=1), encoding="utf-8")
         temp.chmod(0o755)
         temp.rename(final)

@@ -83,6 +83,20 @@ def run_logged(args: Sequence[str], log_file: Path, what: str, *,
         )
 
 
+def configure_library(project: Path, build: Path, log_file: Path, *, what: str,
+                      defines: Sequence[str] = (), toolchain: Toolchain | None = None,
+                      cpu_flags: Sequence[str] = ()) -> None:
+    """Configure ``project`` into ``build`` with ``toolchain``'s file for ``cpu_flags`` and the
+    compiler cache as launcher, unless that was done before (Ninja then reconfigures by itself
+    when the project changed)."""
+    if not (build / "build.ninja").is_file():
+        cache = find_compiler_cache()
+        run_logged(["cmake", "-G", "Ninja", "-S", str(project), "-B", str(build),
+                    *toolchain_args(toolchain, cpu_flags, build.parent), *defines,
+                    *cmake_args(cache)],
+                   log_file, f"configuring {what}", env=build_env(cache))
+
+
 def cmake_library(
     name: str,
     project: Path,
@@ -102,11 +116,8 @@ def cmake_library(
     cache = find_compiler_cache()
     stats_log = log_file.with_name(STATS_LOG)
     stats_log.unlink(missing_ok=True)
-    if not (build / "build.ninja").is_file():
-        run_logged(["cmake", "-G", "Ninja", "-S", str(project), "-B", str(build),
-                    *toolchain_args(toolchain, cpu_flags, build.parent), *defines,
-                    *cmake_args(cache)],
-                   log_file, f"configuring {what}", env=build_env(cache))
+    configure_library(project, build, log_file, what=what, defines=defines,
+                      toolchain=toolchain, cpu_flags=cpu_flags)
     compiled = 0
     progress = tracker(name)
 

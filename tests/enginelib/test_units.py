@@ -1,0 +1,146 @@
+"""Engine libraries kept as units: real builds of a small library with the Arm toolchain."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from hpx_core.enginelib import (
+    LibrarySpec,
+    SourceGroup,
+    TargetUnits,
+    UnitLibrary,
+    ensure_library,
+    ensure_units,
+    spec_units,
+)
+from hpx_core.errors import BuildError
+
+pytestmark = pytest.mark.skipif(
+    shutil.which("arm-none-eabi-gcc") is None or shutil.which("ninja") is None,
+    reason="needs the Arm toolchain and ninja")
+M55 = ("-mcpu=cortex-m55", "-mfloat-abi=hard", "-mthumb")
+SOURCES = {
+    "a.c": '#include "staged.h"\nint a(void) { return STAGED; }\n',
+    "b.c": "int b(int x) { return x * 3; }\n",
+    "c.c": "int c(int x) { return x + 7; }\n",
+    "d.c": "int d(int x) { return x - 1; }\n",
+}
+
+
+def _sources(folder: Path, extra: dict[str, str] | None = None) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, text in {**SOURCES, **(extra or {})}.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    return folder
+
+
+def _spec(src: Path, kernels: tuple[str, ...] = ("b.c", "c.c", "d.c")) -> LibrarySpec:
+    return LibrarySpec(
+        name="demo",
+        groups=[SourceGroup("core", [str(src / "a.c")], ["-Os"]),
+                SourceGroup("kernels", [str(src / k) for k in kernels], ["-O2"])],
+        include_dirs=["@LIB@/staged"], defines={"DEMO": "1"}, cpu_flags=M55,
+        common_flags=["-ffunction-sections"], identity={"engine": "demo"},
+    )
+
+
+def _stage(folder: Path) -> None:
+    (folder / "staged").mkdir()
+    (folder / "staged" / "staged.h").write_text("#define STAGED 41\n")
+
+
+def _units(src: Path, cache: Path, names: set[str], spec: LibrarySpec | None = None
+           ) -> UnitLibrary:
+    def select(listing: tuple[TargetUnits, ...]) -> set[str]:
+        return {u.source for t in listing for u in t.units if Path(u.source).name in names}
+
+    recipe = spec_units(spec or _spec(src), _stage, root=cache)
+    return ensure_units(recipe, select, ",".join(sorted(names)), root=cache)
+
+
+def _members(archive: Path) -> list[str]:
+    listed = subprocess.run(["arm-none-eabi-ar", "t", str(archive)], capture_output=True,
+                            text=True, check=True)
+    return [Path(line).name.split("-")[0] for line in listed.stdout.split()]
+
+
+def test_units_compile_once_and_link_in_the_whole_librarys_order(tmp_path: Path) -> None:
+    src, cache = _sources(tmp_path / "src"), tmp_path / "cache"
+    first = _units(src, cache, {"a.c", "d.c"})
+    assert (first.compiled, first.linked, first.total) == (2, 2, 4) and first.built
+    assert first.archives[0].read_bytes().startswith(b"!<thin>\n")
+    assert _members(first.archives[0]) == ["a.c", "d.c"]
+    second = _units(src, cache, {"a.c", "b.c", "d.c"})
+    assert second.compiled == 1  # b.c only
+    assert _members(second.archives[0]) == ["a.c", "b.c", "d.c"]
+    again = _units(src, cache, {"a.c", "d.c"})
+    assert not again.built and again.compiled == 0 and again.archives == first.archives
+    assert again.use().compiled == 0 and "2 of 4 units" in again.use().name
+
+
+def test_each_unit_is_the_whole_librarys_own_object(tmp_path: Path) -> None:
+    src, cache = _sources(tmp_path / "src"), tmp_path / "cache"
+    units = _units(src, cache, set(SOURCES))
+    whole = ensure_library(_spec(src), _stage, root=cache)
+    members = _members(whole.archive)
+    assert members == [f"{name}.obj" for name in SOURCES]
+    for member in members:
+        from_whole = subprocess.run(["arm-none-eabi-ar", "p", str(whole.archive), member],
+                                    capture_output=True, check=True).stdout
+        kept = next((units.folder / "objects").glob(f"{member[:-4]}-*.o")).read_bytes()
+        assert kept == from_whole, member
+
+
+def test_a_moved_cache_compiles_nothing_and_its_archives_still_read(tmp_path: Path) -> None:
+    src, cache = _sources(tmp_path / "src"), tmp_path / "cache"
+    _units(src, cache, {"a.c", "c.c"})
+    moved = tmp_path / "elsewhere" / "cache"
+    moved.parent.mkdir()
+    shutil.move(cache, moved)
+    found = _units(src, moved, {"a.c", "c.c"})
+    assert not found.built and found.folder.is_relative_to(moved)
+    symbols = subprocess.run(["arm-none-eabi-nm", str(found.archives[0])], capture_output=True,
+                             text=True, check=True).stdout
+    assert " T a\n" in symbols and " T c\n" in symbols
+
+
+def _in_another_process(src: Path, cache: Path, names: list[str]) -> tuple[int, list[str]]:
+    done = _units(src, cache, set(names))
+    return done.compiled, _members(done.archives[0])
+
+
+def test_concurrent_selections_each_get_theirs_and_nothing_is_compiled_twice(
+        tmp_path: Path) -> None:
+    src, cache = _sources(tmp_path / "src"), tmp_path / "cache"
+    wanted = [["a.c", "b.c"], ["a.c", "c.c"], ["a.c", "b.c", "d.c"]]
+    with ProcessPoolExecutor(len(wanted)) as pool:
+        results = list(pool.map(_in_another_process, [src] * 3, [cache] * 3, wanted))
+    assert [members for _, members in results] == wanted
+    assert sum(compiled for compiled, _ in results) == 4  # a, b, c and d, once each
+
+
+def test_a_damaged_unit_is_built_again(tmp_path: Path) -> None:
+    src, cache = _sources(tmp_path / "src"), tmp_path / "cache"
+    first = _units(src, cache, {"a.c", "b.c"})
+    victim = next((first.folder / "objects").glob("b.c-*.o"))
+    victim.write_bytes(victim.read_bytes()[:20])
+    again = _units(src, cache, {"a.c", "b.c"})
+    assert again.compiled == 2 and _members(again.archives[0]) == ["a.c", "b.c"]
+
+
+def test_a_unit_that_fails_keeps_what_was_built(tmp_path: Path) -> None:
+    src = _sources(tmp_path / "src", {"e.c": "this is not C\n"})
+    cache = tmp_path / "cache"
+    spec = _spec(src, ("b.c", "c.c", "d.c", "e.c"))
+    _units(src, cache, {"a.c", "b.c"}, spec)
+    with pytest.raises(BuildError) as failed:
+        _units(src, cache, {"a.c", "e.c"}, spec)
+    assert "full log:" in failed.value.hint
+    assert not list((cache / "engines").glob(".demo-*.tmp-*"))
+    kept = _units(src, cache, {"a.c", "b.c"}, spec)
+    assert kept.compiled == 0
