@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import attrs
 
@@ -16,6 +16,11 @@ class TflmConfig:
 
     ``input`` is ``random`` (seeded with ``input_seed``), ``zeros``, or a ``.npy``/``.bin``
     file; the same bytes feed the board and the host reference.
+
+    ``kernels`` is what of the library is compiled and linked: ``model`` (default) the kernels
+    of the operators registered and what they use, kept as units extended by later models;
+    ``all`` every kernel, built as one whole library (what a model-independent library is, and
+    what the model's own units are checked against).
     """
 
     resolver_ops: Any = attrs.field(
@@ -24,3 +29,4 @@ class TflmConfig:
     source_path: Path | None = None
     input: str = "random"
     input_seed: int = 0
+    kernels: Literal["model", "all"] = "model"

@@ -1,13 +1,14 @@
 """The ``tflm`` engine's steps as typed functions; the hooks in ``plugin.py`` only adapt them.
 
-Order for one profile: :func:`tflm_sources` -> :func:`tflm_library` (cached, model-independent)
--> :func:`tflm_firmware` (model glue + CMake linking the library, with the facts the results
-are checked against) -> core build/run/capture -> :func:`hpx_tflm_family.family_extra`.
+Order for one profile: :func:`tflm_sources` -> :func:`tflm_library` (the interpreter and the
+model's kernels, each compiled once into the cache) -> :func:`tflm_firmware` (model glue + CMake
+linking the library, with the facts the results are checked against) -> core build/run/capture
+-> :func:`hpx_tflm_family.family_extra`.
 """
 
 from __future__ import annotations
 
-import json
+from collections.abc import Collection
 
 import attrs
 from hpx_tflm_family import ArenaPlan, model_glue
@@ -15,13 +16,13 @@ from hpx_tflm_family import ArenaPlan, model_glue
 from hpx_core.boards import Board
 from hpx_core.build import Toolchain
 from hpx_core.contract import CodeSize, FirmwareContribution, MemoryLayout, SourceSet
-from hpx_core.enginelib import EngineLibrary, ensure_library, library_cmake
 from hpx_core.errors import ConfigError
 from hpx_core.models import ModelInfo
 from hpx_core.sources import PinSet, materialize
 from hpx_tflm.config import TflmConfig
 from hpx_tflm.identity import BACKENDS, ENGINE
-from hpx_tflm.library import flatbuffers_stage, public_include_dirs, tflm_spec
+from hpx_tflm.kernels import LinkedLibrary, linked_library
+from hpx_tflm.library import public_include_dirs
 
 # Code and constants besides the model (harness, interpreter, the model's kernels) on
 # qemu-m55: a one-layer model links about 35 KB (reference) or 44 KB (cmsis_nn), the MLPerf
@@ -51,18 +52,19 @@ def tflm_sources(
 
 
 def tflm_library(sources: SourceSet, backend: str | None, board: Board,
-                 jobs: int = 2, toolchain: Toolchain | None = None) -> EngineLibrary:
-    """The engine library for this backend/CPU/toolchain/pins, built once into the cache."""
-    chosen = check_backend(backend)
-    spec = tflm_spec(sources, chosen, board.cpu_flags, toolchain=toolchain)
-    return ensure_library(spec, flatbuffers_stage(sources), jobs=jobs, toolchain=toolchain)
+                 ops: Collection[str] = (), *, kernels: str = "model", jobs: int = 2,
+                 toolchain: Toolchain | None = None) -> LinkedLibrary:
+    """The engine library for this backend/CPU/toolchain/pins: the interpreter and the kernels
+    ``ops`` need, each compiled once into the cache (``kernels='all'``: every kernel)."""
+    return linked_library(sources, check_backend(backend), board.cpu_flags, ops,
+                          kernels=kernels, jobs=jobs, toolchain=toolchain)
 
 
 def tflm_firmware(
     model: ModelInfo,
     config: TflmConfig,
     sources: SourceSet,
-    library: EngineLibrary,
+    library: LinkedLibrary,
     arena: ArenaPlan,
     layout: MemoryLayout | None = None,
     *,
@@ -80,17 +82,10 @@ def tflm_firmware(
     includes = [*public_include_dirs(sources), *(p.as_posix() for p in library.include_dirs)]
     return FirmwareContribution(
         files=glue.files, sources=glue.sources, include_dirs=tuple(dict.fromkeys(includes)),
-        defines=dict(_app_defines(library)), cmake=library_cmake(library),
+        defines={k: (v or "1") for k, v in library.defines.items()}, cmake=library.cmake,
         fingerprint_inputs={"engine_library": library.key, "model": model.sha256},
         buffers=glue.buffers,
-        libraries=[library.use()],
+        libraries=list(library.uses),
         facts=attrs.evolve(prepared.facts, library=library.folder.name, library_key=library.key),
         layer_reference=prepared.reference,
     )
-
-
-def _app_defines(library: EngineLibrary) -> dict[str, str]:
-    """The glue sees TFLM headers exactly as the library was compiled."""
-    manifest = json.loads((library.folder / "manifest.json").read_text(encoding="utf-8"))
-    defines: dict[str, str] = manifest["spec"]["defines"]
-    return {k: (v or "1") for k, v in defines.items()}

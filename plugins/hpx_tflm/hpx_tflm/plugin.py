@@ -34,7 +34,7 @@ def hpx_engines() -> list[EngineDescriptor]:
             name=ENGINE,
             model_formats=("tflite",),
             config_class=TflmConfig,
-            library_options=("source_path",),
+            library_options=("source_path", "kernels"),
             summary="upstream TensorFlow Lite Micro (Apache-2.0)",
             backends=BACKENDS,
             pins=PINS,
@@ -70,14 +70,16 @@ def hpx_plan_memory(request: MemoryRequest) -> MemoryNeeds:
 
 @hookimpl
 def hpx_generate_firmware(request: FirmwareRequest) -> FirmwareContribution:
-    from hpx_tflm_family import planned_arena
+    from hpx_tflm_family import planned_arena, select_ops
 
     from hpx_core.build import get_toolchain
     from hpx_tflm.engine import tflm_firmware, tflm_library
 
-    library = tflm_library(request.sources, request.engine.backend, request.board,
-                           jobs=request.jobs, toolchain=get_toolchain(request.toolchain))
     config = request.engine.config_as(TflmConfig)
+    library = tflm_library(request.sources, request.engine.backend, request.board,
+                           select_ops(request.model, config.resolver_ops),
+                           kernels=config.kernels, jobs=request.jobs,
+                           toolchain=get_toolchain(request.toolchain))
     return tflm_firmware(request.model, config, request.sources, library,
                          planned_arena(request), request.layout, board=request.board,
                          check_layers=request.check_layers)
