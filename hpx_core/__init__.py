@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-PROJECT_NAME = "hpx"
+from hpx_core.project import PROJECT_NAME
 
 if TYPE_CHECKING:
     import pluggy

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 import pluggy
 
-from hpx_core import PROJECT_NAME
+from hpx_core.project import PROJECT_NAME
 
 if TYPE_CHECKING:
     from attrs import AttrsInstance

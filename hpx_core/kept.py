@@ -30,7 +30,7 @@ from typing import Any
 
 import attrs
 
-from hpx_core.sources.cache import cache_root
+from hpx_core.cachedir import cache_root
 
 
 @attrs.frozen

@@ -16,12 +16,13 @@ from types import ModuleType
 import attrs
 import pluggy
 
-from hpx_core import PROJECT_NAME, hookspecs
-from hpx_core.config.suggest import did_you_mean
+from hpx_core import hookspecs
 from hpx_core.contract import EngineDescriptor
 from hpx_core.errors import HpxError, PluginError
 from hpx_core.log import get_logger
+from hpx_core.project import PROJECT_NAME
 from hpx_core.sources.pins import EngineSources, PinSet, core_pins, merge_pins
+from hpx_core.suggest import did_you_mean
 
 ENTRY_POINT_GROUP = "hpx.engines"
 DISABLE_ENV = "HPX_DISABLE_PLUGINS"

@@ -17,8 +17,8 @@ from pathlib import Path
 import attrs
 
 from hpx_core.boards.model import Board
-from hpx_core.config.suggest import did_you_mean
 from hpx_core.errors import ConfigError, ResultsError
+from hpx_core.suggest import did_you_mean
 
 PMU_HEADER = "modules/nsx-cmsis-core/Include/m-profile/armv8m_pmu.h"
 CYCLES = "CPU_CYCLES"

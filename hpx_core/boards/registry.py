@@ -8,8 +8,8 @@ from importlib import resources
 from typing import Any
 
 from hpx_core.boards.model import Board, MemoryRegion, QemuSpec, SiliconSpec
-from hpx_core.config.suggest import did_you_mean
 from hpx_core.errors import ConfigError
+from hpx_core.suggest import did_you_mean
 
 
 def _board_from(name: str, data: dict[str, Any]) -> Board:

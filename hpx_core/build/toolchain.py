@@ -20,8 +20,8 @@ from typing import Literal
 
 import attrs
 
-from hpx_core.config.suggest import did_you_mean
 from hpx_core.errors import ToolError
+from hpx_core.suggest import did_you_mean
 from hpx_core.tool_version import version_line
 
 Family = Literal["gcc", "llvm", "none"]

@@ -352,7 +352,7 @@ def _print_profile(outcome: pipeline.ProfileOutcome) -> None:
                       *counted, *status)
     console.print(table)
     if check is not None:
-        from hpx_core.compare.layer_check import layer_check_line  # NumPy: only with a check
+        from hpx_core.results.check_view import layer_check_line  # NumPy: only with a check
 
         console.print(layer_check_line(check), markup=False, highlight=False)
     console.print(

@@ -12,7 +12,7 @@ from rich.table import Table
 from hpx_core.cli.app import console, results_app
 
 if TYPE_CHECKING:
-    from hpx_core.compare.view import BundleView
+    from hpx_core.results.view import BundleView
 
 
 def _summary(view: BundleView) -> Table:
@@ -77,10 +77,10 @@ def show(
     ] = None,
 ) -> None:
     """Verify BUNDLE, then print its summary and per-layer table."""
-    from hpx_core.compare.export import write_atomic
-    from hpx_core.compare.layer_check import layer_check_line
-    from hpx_core.compare.view import load_view
+    from hpx_core.atomic import write_atomic
     from hpx_core.report.model_explorer import bundle_node_data
+    from hpx_core.results.check_view import layer_check_line
+    from hpx_core.results.view import load_view
 
     view = load_view(bundle)
     console.print(_summary(view))

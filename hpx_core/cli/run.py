@@ -53,7 +53,7 @@ def run(
     from hpx_core.build import load_project
     from hpx_core.config.schema import FarmSection
     from hpx_core.results.build_bundle import is_build_bundle, read_build_bundle
-    from hpx_core.run import runner_for
+    from hpx_core.runners import runner_for
 
     if built is not None and work_dir is not None:
         raise UsageError("pass a build bundle or --work-dir, not both", "drop one of them")

@@ -19,8 +19,8 @@ from hpx_core.compare.policy import (
     default_policy,
     load_policy,
 )
-from hpx_core.compare.view import BundleView, LayerView, load_view
 from hpx_core.contract import MatchManifest, Region
+from hpx_core.results.view import BundleView, LayerView, load_view
 
 __all__ = [
     "AlignedRow",

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import attrs
 
-from hpx_core.compare.layer_check import first_disagreement, summary_word
-from hpx_core.compare.view import BundleView, LayerView
 from hpx_core.contract import MatchManifest, Region
 from hpx_core.errors import ConfigError, ResultsError
+from hpx_core.results.check_view import first_disagreement, summary_word
+from hpx_core.results.view import BundleView, LayerView
 
 
 def _pct(base: int | None, delta: int | None) -> float | None:
@@ -284,7 +284,7 @@ def _aligned(
 def compare(
     base: BundleView, candidate: BundleView, manifest: MatchManifest | None = None
 ) -> Comparison:
-    """Compare two verified bundles (see :func:`hpx_core.compare.view.load_view`)."""
+    """Compare two verified bundles (see :func:`hpx_core.results.view.load_view`)."""
     _require_complete(base, "base")
     _require_complete(candidate, "candidate")
     _check_models(base, candidate, manifest)

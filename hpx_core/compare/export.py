@@ -5,14 +5,13 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from hpx_core.atomic import write_atomic
 from hpx_core.compare.diff import AlignedRow, Comparison, LayerDelta, TotalDelta
 from hpx_core.compare.policy import PolicyOutcome
-from hpx_core.compare.view import LayerView
+from hpx_core.results.view import LayerView
 
 COMPARISON_SCHEMA = 1
 LAYER_COLUMNS = (
@@ -131,20 +130,6 @@ def layers_csv(c: Comparison) -> str:
     for i, d in enumerate(c.layers):
         writer.writerow(_layer(i + 1, d, c.base.units))
     return out.getvalue()
-
-
-def write_atomic(path: Path, data: str | bytes) -> Path:
-    """Write via a temporary sibling and rename, so readers never see half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data.encode() if isinstance(data, str) else data)
-        Path(tmp).replace(path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
 
 
 def write_exports(out_dir: Path, c: Comparison, outcome: PolicyOutcome | None) -> list[Path]:

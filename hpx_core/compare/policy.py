@@ -19,8 +19,8 @@ from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
 from hpx_core.compare.diff import Comparison, LayerDelta, TotalDelta
-from hpx_core.compare.layer_check import divergence_text
 from hpx_core.errors import ConfigError
+from hpx_core.results.check_view import divergence_text
 
 POLICY_SCHEMA = 1
 Direction = Literal["lower", "higher"]

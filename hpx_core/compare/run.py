@@ -7,8 +7,9 @@ from pathlib import Path
 
 import attrs
 
+from hpx_core.atomic import write_atomic
 from hpx_core.compare.diff import Comparison, compare
-from hpx_core.compare.export import write_atomic, write_exports
+from hpx_core.compare.export import write_exports
 from hpx_core.compare.junit import write_junit
 from hpx_core.compare.matching import (
     is_match_manifest,
@@ -16,11 +17,10 @@ from hpx_core.compare.matching import (
     read_manifest_document,
 )
 from hpx_core.compare.policy import PolicyOutcome, apply_policy, default_policy, load_policy
-from hpx_core.compare.view import BundleView, load_view
 from hpx_core.contract import ManifestRequest, MatchManifest
 from hpx_core.errors import ConfigError, HpxError
-from hpx_core.report.model_explorer import delta_node_data
 from hpx_core.results.locate import bundle_in
+from hpx_core.results.view import BundleView, load_view
 
 DEFAULT_POLICY = "default"
 
@@ -105,7 +105,8 @@ def run_compare(
     if junit is not None and outcome is not None:
         written.append(write_junit(junit, comparison, outcome))
     if output_dir is not None:
-        from hpx_core.report import comparison_report  # matplotlib only when a report is asked
+        # matplotlib loads only when a report is asked for
+        from hpx_core.compare.page import comparison_report, delta_node_data
 
         written += write_exports(output_dir, comparison, outcome)
         written.append(

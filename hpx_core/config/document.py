@@ -16,8 +16,8 @@ import attrs
 from cattrs.errors import BaseValidationError
 
 from hpx_core.config.convert import ConfigPath, first_error, make_converter
-from hpx_core.config.suggest import did_you_mean
 from hpx_core.errors import ConfigError, Location
+from hpx_core.suggest import did_you_mean
 
 T = TypeVar("T")
 _converter = make_converter()

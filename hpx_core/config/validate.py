@@ -11,13 +11,13 @@ import attrs
 from hpx_core.boards import Board, get_board
 from hpx_core.config import ConfigDocument, ProfileConfig, load_config
 from hpx_core.config.document import DocumentSection
-from hpx_core.config.suggest import did_you_mean
 from hpx_core.contract import ConfigRequest
 from hpx_core.errors import ConfigError, HpxError, PluginError, UsageError
 from hpx_core.hooks import EngineHooks
 from hpx_core.models import CORE_FORMATS, OTHER_FORMAT, load_model, model_format
 from hpx_core.plugins import EngineEntry, Registry, default_registry
 from hpx_core.sources.licensing import may_run
+from hpx_core.suggest import did_you_mean
 
 Overrides = Mapping[str, tuple[Any, str]]
 """Dotted config path -> (value, origin such as ``"--board"``)."""

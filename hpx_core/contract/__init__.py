@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, TypeVar
 
 import attrs
 
@@ -29,6 +29,9 @@ from hpx_core.contract.memory import MemoryLayout as MemoryLayout
 from hpx_core.contract.memory import MemoryNeeds as MemoryNeeds
 from hpx_core.contract.memory import MemoryRequest as MemoryRequest
 from hpx_core.errors import HpxError
+from hpx_core.sources.records import Provenance as Provenance
+from hpx_core.sources.records import SourceRepo as SourceRepo
+from hpx_core.sources.records import SourceSet as SourceSet
 
 if TYPE_CHECKING:
     from hpx_core.boards.model import Board
@@ -39,17 +42,11 @@ if TYPE_CHECKING:
 Json: TypeAlias = bool | int | float | str | Sequence["Json"] | Mapping[str, "Json"] | None
 """A value that becomes JSON in the result bundle."""
 
-Provenance = Literal["qualified", "qualified-with-engine-override", "development-overrides"]
-"""How far a run's sources may be trusted: at the pins, with the engine replaced, or changed."""
 
 T = TypeVar("T")
 
 
 def _ints(values: Iterable[int]) -> tuple[int, ...]:
-    return tuple(values)
-
-
-def _repos(values: Iterable[SourceRepo]) -> tuple[SourceRepo, ...]:
     return tuple(values)
 
 
@@ -147,34 +144,6 @@ class SourcesRequest:
     board: Board
     catalog: PinSet
     offline: bool = False
-
-
-@attrs.frozen
-class SourceRepo:
-    """One repository an engine is built from, at the exact commit used."""
-
-    name: str
-    url: str
-    commit: str
-    path: Path
-    license: str
-
-
-@attrs.frozen
-class SourceSet:
-    """Answer of ``hpx_materialize_sources``: where the sources are, and how trusted."""
-
-    repos: tuple[SourceRepo, ...] = attrs.field(converter=_repos)
-    provenance: Provenance = "qualified"
-
-    def path_of(self, name: str) -> Path:
-        return self.repo(name).path
-
-    def repo(self, name: str) -> SourceRepo:
-        for repo in self.repos:
-            if repo.name == name:
-                return repo
-        raise KeyError(name)
 
 
 @attrs.frozen

@@ -21,11 +21,11 @@ from typing import Any
 
 import attrs
 
-from hpx_core.compare.view import BundleView, load_view
 from hpx_core.errors import UsageError
 from hpx_core.insight.classes import CLASSES
 from hpx_core.insight.cycles.estimate import FILE_NAME as ESTIMATE_FILE
 from hpx_core.insight.cycles.estimate import MODEL_VERSION
+from hpx_core.results.view import BundleView, load_view
 
 SCHEMA_ID = "hpx.calibration/1"
 

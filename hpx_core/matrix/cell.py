@@ -21,7 +21,7 @@ from typing import Any, Literal
 import attrs
 
 from hpx_core import pipeline
-from hpx_core.compare.export import write_atomic
+from hpx_core.atomic import write_atomic
 from hpx_core.errors import HpxError
 from hpx_core.matrix.numbers import CellNumbers, read_numbers
 from hpx_core.matrix.plan import PlannedCell

@@ -13,8 +13,8 @@ from typing import Literal
 import attrs
 from junitparser import JUnitXml, Skipped, TestCase, TestSuite
 
+from hpx_core.atomic import write_atomic
 from hpx_core.compare import Comparison, PolicyOutcome, compare, load_view
-from hpx_core.compare.export import write_atomic
 from hpx_core.compare.junit import junit_xml
 from hpx_core.compare.policy import Policy, apply_policy, default_policy, load_policy
 from hpx_core.matrix.record import MatrixView, load_matrix

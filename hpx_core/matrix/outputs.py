@@ -10,7 +10,7 @@ from pathlib import Path
 
 from junitparser import Error, Failure, JUnitXml, Skipped, TestCase, TestSuite
 
-from hpx_core.compare.export import write_atomic
+from hpx_core.atomic import write_atomic
 from hpx_core.matrix.record import CellRow, MatrixView
 
 CSV_FILE = "matrix.csv"

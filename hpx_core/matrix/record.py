@@ -15,7 +15,7 @@ from typing import Any
 
 import attrs
 
-from hpx_core.compare.export import write_atomic
+from hpx_core.atomic import write_atomic
 from hpx_core.errors import ResultsError
 from hpx_core.matrix.cell import CellResult
 from hpx_core.matrix.numbers import CellNumbers

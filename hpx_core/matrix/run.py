@@ -121,8 +121,8 @@ def _prepare_folder(folder: Path, *, resume: bool, fresh: bool) -> None:
 
 def _record(plan: MatrixPlan, results: tuple[CellResult, ...], interrupted: bool) -> list[Path]:
     from hpx_core.compare import load_view  # reports only when the cells are done
+    from hpx_core.matrix.heatmap import matrix_report
     from hpx_core.report import bundle_report, write_report
-    from hpx_core.report.matrix import matrix_report
     from hpx_core.results.build_bundle import is_build_bundle
 
     for result in results:

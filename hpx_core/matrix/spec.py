@@ -20,10 +20,10 @@ from hpx_core.boards import get_board
 from hpx_core.build.toolchain import DEFAULT_TOOLCHAIN
 from hpx_core.config import ConfigDocument, ProfileConfig
 from hpx_core.config.schema import Toolchain
-from hpx_core.config.suggest import did_you_mean
 from hpx_core.errors import ConfigError, HpxError
 from hpx_core.farm.places import PlaceChoice
 from hpx_core.plugins import Registry
+from hpx_core.suggest import did_you_mean
 
 SCHEMA = 1
 TOOLCHAINS = typing.get_args(Toolchain)

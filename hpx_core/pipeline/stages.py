@@ -49,9 +49,9 @@ from hpx_core.probe.passes import plan_events, run_extra_passes
 from hpx_core.probe.probes import NoProbeError
 from hpx_core.results import Measurement
 from hpx_core.results.outputs import check_outputs
-from hpx_core.run.choose import runner_for
 from hpx_core.run.record import ResultParts, run_and_record
 from hpx_core.run.runner import held
+from hpx_core.runners import runner_for
 from hpx_core.sources import check_may_run, materialize
 from hpx_core.wire import Capture
 

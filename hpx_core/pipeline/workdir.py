@@ -17,11 +17,11 @@ from pathlib import Path
 
 from hpx_core.build.cmake_text import unbuildable
 from hpx_core.build.toolchain import DEFAULT_TOOLCHAIN
+from hpx_core.cachedir import cache_root
 from hpx_core.errors import ConfigError
 from hpx_core.locks import hold
 from hpx_core.pipeline.facts import firmware_settings
 from hpx_core.pipeline.state import RunState, need
-from hpx_core.sources.cache import cache_root
 
 WORK_FOLDER = "hpx-work"
 KEY_LENGTH = 12

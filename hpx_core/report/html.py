@@ -1,4 +1,4 @@
-"""Render a bundle or a comparison as one self-contained HTML file.
+"""Render a bundle as one self-contained HTML file (and the pages other modules render).
 
 The page embeds its CSS and SVG charts and references nothing outside itself, so it opens from
 a CI artifact or an e-mail attachment with no network. jinja2 autoescapes every value.
@@ -13,12 +13,10 @@ from typing import Any
 
 import jinja2
 
-from hpx_core.compare.diff import Comparison
-from hpx_core.compare.export import write_atomic
-from hpx_core.compare.layer_check import divergence_text
-from hpx_core.compare.policy import PolicyOutcome
-from hpx_core.compare.view import BundleView
-from hpx_core.report.charts import comparison_chart, delta_chart, layer_chart
+from hpx_core.atomic import write_atomic
+from hpx_core.report.charts import layer_chart
+from hpx_core.results.check_view import divergence_text
+from hpx_core.results.view import BundleView
 
 _ENV = jinja2.Environment(
     loader=jinja2.PackageLoader("hpx_core.report", "templates"),
@@ -74,19 +72,6 @@ def bundle_report(view: BundleView) -> str:
         total=view.layer_sum or 0,
         check=view.layer_check,
         divergence=divergence_text(view.layer_check) if view.layer_check else None,
-    )
-
-
-def comparison_report(comparison: Comparison, outcome: PolicyOutcome | None = None) -> str:
-    """The HTML page of a comparison (with the policy verdict when one was applied)."""
-    matched = bool(comparison.layers)
-    return _ENV.get_template("comparison.html.j2").render(
-        c=comparison,
-        outcome=outcome,
-        chart=comparison_chart(comparison) if matched else None,
-        deltas=delta_chart(comparison) if matched else None,
-        base_chart=None if matched else layer_chart(comparison.base),
-        cand_chart=None if matched else layer_chart(comparison.candidate),
     )
 
 

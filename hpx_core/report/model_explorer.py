@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hpx_core.compare.diff import Comparison
-from hpx_core.compare.view import BundleView
+from hpx_core.results.view import BundleView
 
 HOT_GRADIENT = [
     {"stop": 0, "bgColor": "#ffffff"},
@@ -26,21 +25,4 @@ def bundle_node_data(view: BundleView) -> dict[str, Any]:
     return {
         "results": {str(layer.index): {"value": layer.median} for layer in view.layers},
         "gradient": HOT_GRADIENT,
-    }
-
-
-def delta_node_data(comparison: Comparison) -> dict[str, Any]:
-    """Each matched layer's delta (candidate - base): green got faster, red got slower.
-
-    Keys are the candidate's layer indices, so load it on the candidate's model. Thresholds are
-    upper bounds: values <= -1 green, -1 < value <= 0 white, anything larger red.
-    """
-    worst = max((d.delta for d in comparison.layers), default=0)
-    return {
-        "results": {str(d.candidate.index): {"value": d.delta} for d in comparison.layers},
-        "thresholds": [
-            {"value": -1, "bgColor": "#a5d6a7"},
-            {"value": 0, "bgColor": "#ffffff"},
-            {"value": max(worst, 1), "bgColor": "#ef9a9a"},
-        ],
     }

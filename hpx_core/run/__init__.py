@@ -1,6 +1,5 @@
 """Running firmware: one runner interface (QEMU here, a probe for silicon), one recorder."""
 
-from hpx_core.run.choose import runner_for
 from hpx_core.run.qemu import QemuRunner, RunOutput, qemu_argv, run_on_qemu
 from hpx_core.run.record import RunRecord, judge, run_and_record
 from hpx_core.run.runner import Execution, Runner, StreamStoppedError
@@ -16,5 +15,4 @@ __all__ = [
     "qemu_argv",
     "run_and_record",
     "run_on_qemu",
-    "runner_for",
 ]

@@ -2,7 +2,7 @@
 
 A runner takes a linked ELF and returns the raw wire stream with what it knows about the run;
 judging the stream and writing the bundle is the same for every runner
-(:mod:`hpx_core.run.record`). :func:`hpx_core.run.choose.runner_for` is the one place that
+(:mod:`hpx_core.run.record`). :func:`hpx_core.runners.runner_for` is the one place that
 chooses a runner for a board.
 """
 

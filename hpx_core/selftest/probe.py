@@ -27,7 +27,8 @@ from hpx_core.build import (
 )
 from hpx_core.build.placement import check_elf
 from hpx_core.results import LayerResult, Measurement
-from hpx_core.run import RunRecord, run_and_record, runner_for
+from hpx_core.run import RunRecord, run_and_record
+from hpx_core.runners import runner_for
 from hpx_core.selftest.layers import CalibrationLayer, calibration_layers, selftest_contribution
 from hpx_core.selftest.run import ENGINE
 

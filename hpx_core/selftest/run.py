@@ -21,7 +21,8 @@ from hpx_core.build import (
     render_project,
 )
 from hpx_core.errors import RunError, UsageError
-from hpx_core.run import RunRecord, run_and_record, runner_for
+from hpx_core.run import RunRecord, run_and_record
+from hpx_core.runners import runner_for
 from hpx_core.selftest.layers import calibration_layers, expected_whole, selftest_contribution
 
 ENGINE = "selftest"

@@ -1,6 +1,7 @@
 """Pinned engine sources: pin declarations, the cache, overrides, licenses and version floors."""
 
-from hpx_core.sources.cache import SourceCache, cache_info, cache_root, clean_cache, pin_states
+from hpx_core.cachedir import cache_root
+from hpx_core.sources.cache import SourceCache, cache_info, clean_cache, pin_states
 from hpx_core.sources.licensing import BoardLike, Verdict, check_may_run, may_run
 from hpx_core.sources.materialize import (
     materialize,

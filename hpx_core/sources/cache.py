@@ -14,20 +14,14 @@ from pathlib import Path
 import attrs
 from filelock import FileLock, Timeout
 
+from hpx_core.cachedir import cache_root
 from hpx_core.errors import SourceError
 from hpx_core.log import get_logger
 from hpx_core.sources.checkout import CheckoutState, inspect
 from hpx_core.sources.pins import PinSet, RepoPin
 
 log = get_logger()
-ENV = "HPX_CACHE_DIR"
 LOCK_TIMEOUT_S = 3600.0
-
-
-def cache_root() -> Path:
-    """``$HPX_CACHE_DIR``, or ``~/.cache/helia-profiler``."""
-    value = os.environ.get(ENV)
-    return Path(value).expanduser() if value else Path.home() / ".cache" / "helia-profiler"
 
 
 @attrs.frozen

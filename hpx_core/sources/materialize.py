@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING
 import attrs
 from filelock import Timeout
 
-from hpx_core.contract import Provenance, SourceRepo, SourceSet
 from hpx_core.errors import SourceError
 from hpx_core.log import get_logger
 from hpx_core.sources.cache import SourceCache
@@ -29,6 +28,7 @@ from hpx_core.sources.checkout import inspect
 from hpx_core.sources.licensing import BoardLike, check_may_run
 from hpx_core.sources.memo import remember, remembered
 from hpx_core.sources.pins import PinSet, RepoPin, core_pins
+from hpx_core.sources.records import Provenance, SourceRepo, SourceSet
 
 if TYPE_CHECKING:
     from hpx_core.sources.sync import ProgressFn

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hpx_core.contract import Provenance, SourceRepo
 from hpx_core.errors import SourceError
 from hpx_core.log import get_logger
 from hpx_core.sources.checkout import head_of, inspect, toplevel_of
 from hpx_core.sources.pins import RepoPin
+from hpx_core.sources.records import Provenance, SourceRepo
 from hpx_core.sources.versions import below_floor, source_version
 
 log = get_logger()

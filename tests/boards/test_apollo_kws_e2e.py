@@ -75,7 +75,7 @@ def test_counters_compile_the_first_event_pass_into_the_apollo510_firmware(
     import lief
 
     from hpx_core.boards.counters import pmu_events
-    from hpx_core.boards.support import sdk_root, support_plan
+    from hpx_core.build.support import sdk_root, support_plan
 
     events = ["INST_RETIRED", "MVE_INST_RETIRED", "L1D_CACHE_REFILL", "L1D_CACHE", "STALL"]
     elf = _build_without_probe("apollo510_evb", tmp_path, **{"profiling.counters": events})

@@ -10,7 +10,8 @@ from selftest_bundles import EXTRA_INSTRUCTIONS, bundle
 
 from hpx_core.compare import MatchManifest, Region, compare, load_view
 from hpx_core.errors import ConfigError, ResultsError, RunError
-from hpx_core.run import run_and_record, runner_for
+from hpx_core.run import run_and_record
+from hpx_core.runners import runner_for
 
 pytestmark = pytest.mark.emulated
 

@@ -12,8 +12,8 @@ from selftest_bundles import bundle
 
 from hpx_core.compare import apply_policy, compare, default_policy, load_view
 from hpx_core.compare.junit import write_junit
-from hpx_core.compare.layer_check import first_disagreement, layer_check_line
 from hpx_core.compare.policy import load_policy
+from hpx_core.results.check_view import first_disagreement, layer_check_line
 
 pytestmark = pytest.mark.emulated
 

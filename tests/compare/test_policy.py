@@ -16,8 +16,8 @@ from hpx_core.compare import (
     load_policy,
     load_view,
 )
-from hpx_core.compare.view import BundleView, LayerView
 from hpx_core.errors import ConfigError
+from hpx_core.results.view import BundleView, LayerView
 
 ZERO = """\
 hpx_policy: 1

@@ -20,8 +20,8 @@ from hpx_core.errors import ConfigError, FarmError
 from hpx_core.farm.client import DEFAULT_COORDINATOR, FarmClient, coordinator_address
 from hpx_core.pipeline.doctor import run_doctor
 from hpx_core.plugins import load_registry
-from hpx_core.run import runner_for
 from hpx_core.run.qemu import QemuRunner
+from hpx_core.runners import runner_for
 
 QEMU = get_board("qemu-m55")
 

@@ -28,7 +28,7 @@ from hpx_core.errors import FarmError
 from hpx_core.farm.client import close_clients, farm_client
 from hpx_core.farm.lease import Lease
 from hpx_core.farm.places import PlaceChoice, places_for
-from hpx_core.run import runner_for
+from hpx_core.runners import runner_for
 
 ALICE = {"LG_USERNAME": "alice", "LG_HOSTNAME": "ci-7"}
 QEMU = get_board("qemu-m55")

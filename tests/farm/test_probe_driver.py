@@ -34,7 +34,8 @@ from hpx_core.farm.client import close_clients, farm_client
 from hpx_core.probe.pyocd_api import PyocdApi
 from hpx_core.probe.runner import ProbeSettings
 from hpx_core.results import measure, verify_bundle
-from hpx_core.run import run_and_record, runner_for
+from hpx_core.run import run_and_record
+from hpx_core.runners import runner_for
 from hpx_core.wire import parse_capture
 
 SUPPORT = Path(__file__).resolve().parents[1] / "support"

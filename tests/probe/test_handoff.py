@@ -25,7 +25,7 @@ from hpx_core.run import run_and_record
 from hpx_core.wire import parse_capture
 from hpx_core.wire.encode import encode_record
 
-FAST = ProbeSettings(timeout=10.0, rtt_wait=0.3, heartbeat=0.3, poll=0.0)
+FAST = ProbeSettings(timeout=10.0, rtt_wait=2.0, heartbeat=0.3, poll=0.0)  # a loaded host is slow
 
 
 @pytest.fixture(scope="module")
@@ -69,7 +69,7 @@ def test_faults_that_do_not_end_are_one_capture_error(elf: Path) -> None:
         run_on_probe(BOARD, elf, api=api(desk), settings=FAST)
     assert caught.value.message == (
         "the probe's reads failed (memory transfer fault (SWD fault ACK) while the bootloader "
-        "runs) within 0.3 s of reset")
+        "runs) within 2 s of reset")
     assert "the firmware did not start" in caught.value.hint
     assert desk.target.attached == 0
 

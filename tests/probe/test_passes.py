@@ -17,8 +17,8 @@ from fake_pyocd import Bench, FakeError, FakeProbe, FakeTarget, FakeTargetSuppor
 
 from hpx_core.boards import SiliconSpec, get_board
 from hpx_core.boards.counters import CounterPlan
-from hpx_core.boards.support import support_plan
 from hpx_core.build import HarnessSettings, build_project, get_toolchain, render_project
+from hpx_core.build.support import support_plan
 from hpx_core.compare import load_view
 from hpx_core.errors import ConfigError
 from hpx_core.probe.passes import EventPlan, plan_events, run_extra_passes
@@ -39,7 +39,7 @@ BOARD = attrs.evolve(
             _QEMU.regions_for("data")[0]),
     silicon=SiliconSpec("apollo", "apollo510", "-", "ap510nfa_cbr", "rtt", 4),
 )
-FAST = ProbeSettings(timeout=10.0, rtt_wait=0.3, heartbeat=0.3, poll=0.0)
+FAST = ProbeSettings(timeout=10.0, rtt_wait=2.0, heartbeat=0.3, poll=0.0)  # a loaded host is slow
 NAMES = {0x08: "INST_RETIRED", 0x200: "MVE_INST_RETIRED", 0x03: "L1D_CACHE_REFILL",
          0x04: "L1D_CACHE", 0x24: "STALL"}
 PLAN = EventPlan(CounterPlan([("INST_RETIRED", "MVE_INST_RETIRED", "L1D_CACHE_REFILL",

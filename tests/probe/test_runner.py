@@ -35,7 +35,7 @@ from hpx_core.run.record import ResultParts
 from hpx_core.wire import parse_capture
 from hpx_core.wire.encode import encode_record
 
-FAST = ProbeSettings(timeout=10.0, rtt_wait=0.3, heartbeat=0.3, poll=0.0)
+FAST = ProbeSettings(timeout=10.0, rtt_wait=2.0, heartbeat=0.3, poll=0.0)  # a loaded host is slow
 
 
 def stream_claiming(board: str) -> bytes:
@@ -121,7 +121,7 @@ def test_unknown_target_asks_for_the_pack(elf: Path, tmp_path: Path) -> None:
     assert desk.sessions == [] and desk.target.attached == 0 and not desk.flashed
     pack = tmp_path / "AmbiqMicro.Apollo_DFP.pack"
     pack.write_bytes(b"PK")
-    with_pack = ProbeSettings(timeout=10.0, rtt_wait=0.3, heartbeat=0.3, poll=0.0, packs=[pack])
+    with_pack = ProbeSettings(timeout=10.0, rtt_wait=2.0, heartbeat=0.3, poll=0.0, packs=[pack])
     run_on_probe(BOARD, elf, api=api(desk), settings=with_pack)
     assert desk.sessions[-1].options["pack"] == [str(pack)]
     assert desk.sessions[-1].options["target_override"] == "ap510nfa_cbr"
@@ -144,7 +144,7 @@ def test_rtt_control_block_not_found(elf: Path) -> None:
         run_on_probe(BOARD, elf, api=api(desk), settings=FAST)
     assert "no SEGGER RTT control block found in RAM" in caught.value.message
     assert f"{SRAM.origin:#010x}" in caught.value.message
-    assert "within 0.3 s of reset" in caught.value.message
+    assert "within 2 s of reset" in caught.value.message
     assert desk.flashed and desk.target.resets == 1
     assert [s.closed for s in desk.sessions] == [True, True] and desk.target.attached == 0
 

@@ -17,7 +17,8 @@ from PIL import Image, ImageStat
 from selftest_bundles import bundle
 
 from hpx_core.compare import apply_policy, compare, default_policy, load_view
-from hpx_core.report import bundle_report, comparison_report
+from hpx_core.compare.page import comparison_report
+from hpx_core.report import bundle_report
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = [

@@ -8,7 +8,8 @@ import pytest
 from selftest_bundles import bundle
 
 from hpx_core.compare import apply_policy, compare, default_policy, load_view
-from hpx_core.report import bundle_report, comparison_report
+from hpx_core.compare.page import comparison_report
+from hpx_core.report import bundle_report
 
 pytestmark = pytest.mark.emulated
 

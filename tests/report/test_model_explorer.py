@@ -6,7 +6,8 @@ import pytest
 from selftest_bundles import EXTRA_INSTRUCTIONS, bundle
 
 from hpx_core.compare import compare, load_view
-from hpx_core.report.model_explorer import bundle_node_data, delta_node_data
+from hpx_core.compare.page import delta_node_data
+from hpx_core.report.model_explorer import bundle_node_data
 
 pytestmark = pytest.mark.emulated
 

@@ -11,7 +11,8 @@ from emulated_firmware import FIXTURES, build, require_tools
 
 from hpx_core.contract import FirmwareContribution
 from hpx_core.errors import RunError
-from hpx_core.run import run_and_record, runner_for
+from hpx_core.run import run_and_record
+from hpx_core.runners import runner_for
 
 pytestmark = pytest.mark.emulated
 

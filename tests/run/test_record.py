@@ -12,9 +12,10 @@ from emulated_firmware import fixture_build, selftest_build, selftest_run
 from hpx_core.build import symbol_inventory
 from hpx_core.errors import RunError
 from hpx_core.results import verify_bundle
-from hpx_core.run import run_and_record, runner_for
+from hpx_core.run import run_and_record
 from hpx_core.run.record import judge
 from hpx_core.run.runner import Execution
+from hpx_core.runners import runner_for
 from hpx_core.wire import parse_capture
 
 pytestmark = pytest.mark.emulated

@@ -19,8 +19,9 @@ from hpx_core.boards import get_board
 from hpx_core.build import HarnessSettings, build_project, get_toolchain, render_project
 from hpx_core.contract import LayerReference, ReferenceLayer, ReferenceTensor
 from hpx_core.results.layer_check import check_layers
-from hpx_core.run import run_and_record, runner_for
+from hpx_core.run import run_and_record
 from hpx_core.run.record import ResultParts
+from hpx_core.runners import runner_for
 
 _scratch = Path(tempfile.mkdtemp(prefix="hpx-check-bundles-"))
 atexit.register(shutil.rmtree, _scratch, True)

@@ -19,7 +19,8 @@ import attrs
 
 from hpx_core.boards import Board, get_board
 from hpx_core.build import HarnessSettings, build_info, build_project, get_toolchain, render_project
-from hpx_core.run import run_and_record, runner_for
+from hpx_core.run import run_and_record
+from hpx_core.runners import runner_for
 from hpx_core.selftest.layers import CalibrationLayer, calibration_layers, selftest_contribution
 
 _scratch = Path(tempfile.mkdtemp(prefix="hpx-bundles-"))

@@ -39,7 +39,8 @@ from hpx_core.contract import EngineSelection, ErrorRequest
 from hpx_core.errors import HpxError, ModelError, RunError
 from hpx_core.models import ModelInfo, load_model
 from hpx_core.pipeline import ProfileOutcome
-from hpx_core.run import run_and_record, run_on_qemu, runner_for
+from hpx_core.run import run_and_record, run_on_qemu
+from hpx_core.runners import runner_for
 from hpx_core.wire import Capture, parse_capture
 
 from .conftest import CATALOG, STOCK_151, TIER1

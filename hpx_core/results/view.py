@@ -14,9 +14,9 @@ from typing import Any
 import attrs
 
 from hpx_core.boards import get_board
-from hpx_core.compare.layer_check import LayerCheckView
 from hpx_core.errors import HpxError
 from hpx_core.results import verify_bundle
+from hpx_core.results.check_view import LayerCheckView
 from hpx_core.results.outputs import OutputVerdict, verdict_from_json
 
 
