@@ -62,7 +62,7 @@ def build(
         return
     from hpx_core import api, pipeline
     from hpx_core.pipeline.built import write_build
-    from hpx_core.pipeline.state import need
+    from hpx_core.pipeline.products import need
 
     overrides = collect_overrides(
         engine=engine, backend=backend, board=board, toolchain=toolchain,

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import attrs
+from attrs import AttrsInstance
 
 from hpx_core.boards import Board, get_board
 from hpx_core.config import ConfigDocument, ProfileConfig, load_config
@@ -37,17 +38,18 @@ def overrides(origin: str, **values: Any) -> Overrides:
 
 @attrs.frozen
 class ValidatedConfig:
-    """A profile config checked by the core and by the selected engine."""
+    """A profile config checked by the core and by the selected engine, with its board
+    resolved (once: every later step reads it from here)."""
 
     config: ProfileConfig
     document: ConfigDocument
     engine: EngineEntry
-    engine_config: object
+    engine_config: AttrsInstance
+    board: Board
 
     def engine_values(self) -> dict[str, Any]:
         """The engine's config as plain values (for ``hpx config show`` and the bundle)."""
-        config: Any = self.engine_config
-        return attrs.asdict(config) if attrs.has(type(config)) else {}
+        return attrs.asdict(self.engine_config)
 
 
 def validate_config(
@@ -56,17 +58,22 @@ def validate_config(
     """Load, override and validate a config, including the engine's own section."""
     reg = reg or default_registry()
     config, document = load_config(file, overrides)
-    engine = _select_engine(config, document, reg)
+    try:
+        board = get_board(config.target.board)
+    except HpxError as error:
+        raise document.error("target.board", error.message, error.hint) from None
+    engine = _select_engine(config, document, reg, board)
     config = attrs.evolve(config, engine=attrs.evolve(config.engine, type=engine.descriptor.name))
     config = _with_backend(config, document, engine)
     request = ConfigRequest(config.engine.type, config.engine.backend, DocumentSection(document))
     engine_config = EngineHooks(reg).validate_config(engine.descriptor.name, request)
-    return ValidatedConfig(config, document, engine, engine_config)
+    return ValidatedConfig(config, document, engine, engine_config, board)
 
 
-def _select_engine(config: ProfileConfig, document: ConfigDocument, reg: Registry) -> EngineEntry:
+def _select_engine(config: ProfileConfig, document: ConfigDocument, reg: Registry,
+                   board: Board) -> EngineEntry:
     if not config.engine.type:
-        return _default_engine(config, document, reg)
+        return _default_engine(config, document, reg, board)
     try:
         return reg.engine(config.engine.type)
     except PluginError as error:
@@ -75,8 +82,8 @@ def _select_engine(config: ProfileConfig, document: ConfigDocument, reg: Registr
         ) from None
 
 
-def _default_engine(config: ProfileConfig, document: ConfigDocument,
-                    reg: Registry) -> EngineEntry:
+def _default_engine(config: ProfileConfig, document: ConfigDocument, reg: Registry,
+                    board: Board) -> EngineEntry:
     """The one installed engine that reads the model's format and may run on the board."""
     path = config.model.path
     if path is None:
@@ -88,10 +95,6 @@ def _default_engine(config: ProfileConfig, document: ConfigDocument,
     candidates = [e for e in reg.engines.values()
                   if fmt in e.descriptor.model_formats
                   or (fmt == OTHER_FORMAT and set(e.descriptor.model_formats) - set(CORE_FORMATS))]
-    try:
-        board = get_board(config.target.board)
-    except HpxError as error:
-        raise document.error("target.board", error.message, error.hint) from None
     candidates = [e for e in candidates if _may_run(reg, e, board)]
     what = f"{fmt} models" if fmt != OTHER_FORMAT else f"{path.name}"
     where = f" and may run on {board.name}"

@@ -1,27 +1,51 @@
-"""One profile run: validate the config, then the stages in order (:mod:`.stages`).
+"""One profile run: validate the config, then the stages in order, composed here.
 
 :func:`profile` is the one entry point: the CLI, the Python API, every engine's end-to-end
-tests and the benchmarks go through it. ``until`` stops after a named stage (``"build"`` for a
-build-only run); ``on_stage`` hears each stage's name as it starts, ``on_note`` what the user
-should know on the way (a board farm's place is busy and the run waits for it); ``place``,
-asked as the run stage starts, names the board farm place it runs on instead of
-``target.place`` (the matrix hands each cell the place it took then). :func:`check`
-runs the stages that need no fetch, for ``hpx config validate``. The locks a run takes (its
-work folder's) are held until it returns.
+tests and the benchmarks go through it. Each stage is a function of the run's fixed inputs
+(:class:`~hpx_core.pipeline.context.RunContext`) and of the frozen products of the stages
+before it (:mod:`.products`), and answers its own product; :func:`_run` below is the only
+place that passes them on, so the data flow reads top to bottom. ``until`` stops after a named
+stage (``"kernel verification"`` for a build-only run); ``on_stage`` hears each stage's name
+as it starts, ``on_note`` what the user should know on the way (a board farm's place is busy
+and the run waits for it); ``place``, asked as the run stage starts, names the board farm
+place it runs on instead of ``target.place`` (the matrix hands each cell the place it took
+then). :func:`check` runs the stages that need no fetch, for ``hpx config validate``. The
+locks a run takes (its work folder's) are held until it returns.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from contextlib import ExitStack
 from pathlib import Path
+from typing import TypeVar
+
+import attrs
 
 from hpx_core.config import ConfigDocument
 from hpx_core.config.validate import Overrides, validate_config
 from hpx_core.errors import ConfigError, UsageError
 from hpx_core.log import get_logger
-from hpx_core.pipeline.stages import STAGES, read_model
-from hpx_core.pipeline.state import ProfileOutcome, RunState, StageUnavailableError
+from hpx_core.pipeline.building import build_firmware, verify_kernels
+from hpx_core.pipeline.checks import (
+    analyze_model,
+    check_license,
+    check_target,
+    plan_counters,
+    read_model,
+)
+from hpx_core.pipeline.context import RunContext
+from hpx_core.pipeline.firmware import fetch_sources, generate_firmware
+from hpx_core.pipeline.memory import plan_memory
+from hpx_core.pipeline.products import (
+    MemoryPlan,
+    ProfileOutcome,
+    StageUnavailableError,
+    need,
+)
+from hpx_core.pipeline.running import run_firmware
+from hpx_core.pipeline.workdir import claim_work_folder
 from hpx_core.plugins import Registry, default_registry
 
 __all__ = [
@@ -34,10 +58,13 @@ __all__ = [
     "read_model",
 ]
 
-STAGE_NAMES = tuple(name for name, _ in STAGES)
+STAGE_NAMES = ("config", "model analysis", "license check", "counter plan", "memory plan",
+               "sources", "firmware generation", "build", "kernel verification",
+               "run, capture and results")
 CHECKED_STAGES = STAGE_NAMES[: STAGE_NAMES.index("memory plan") + 1]
 """The stages before the first fetch: what :func:`check` runs."""
 log = get_logger(__name__)
+T = TypeVar("T")
 
 
 def profile(
@@ -58,9 +85,9 @@ def profile(
     if model is not None:
         all_overrides["model.path"] = (str(model), "MODEL argument")
     reg = reg or default_registry()
-    state = RunState(validate_config(config_file, all_overrides, reg), reg, notify=on_note,
+    ctx = RunContext(validate_config(config_file, all_overrides, reg), reg, notify=on_note,
                      place_now=place)
-    return _run(state, until, on_stage)
+    return _run(ctx, until, on_stage)
 
 
 def check(config_file: Path, overrides: Overrides | None = None,
@@ -72,27 +99,83 @@ def check(config_file: Path, overrides: Overrides | None = None,
         raise ConfigError(f"{config_file} sets nothing",
                           "a config names at least its engine or its model (see configs/)")
     reg = reg or default_registry()
-    validated = validate_config(config_file, overrides, reg)
-    return _run(RunState(validated, reg, checking=True), CHECKED_STAGES[-1], None)
+    ctx = RunContext(validate_config(config_file, overrides, reg), reg, checking=True)
+    return _run(ctx, CHECKED_STAGES[-1], None)
 
 
-def _run(state: RunState, until: str | None, on_stage: Callable[[str], None] | None
+class _UntilReachedError(Exception):
+    """The run reached ``until``: nothing more to do."""
+
+
+@attrs.define
+class _Stages:
+    """Runs one named stage at a time: says it starts, times it, stops after ``until``, and
+    keeps what the run made so far (the outcome a stop or an error hands back)."""
+
+    outcome: ProfileOutcome
+    until: str | None
+    on_stage: Callable[[str], None] | None
+
+    def __call__(self, name: str, stage: Callable[[], T]) -> T:
+        if self.on_stage:
+            self.on_stage(name)
+        log.info("stage", name=name)
+        started = time.monotonic()
+        made = stage()
+        self.outcome = attrs.evolve(
+            self.outcome, stages=(*self.outcome.stages, name),
+            seconds={**self.outcome.seconds, name: time.monotonic() - started})
+        return made
+
+    def made(self, **products: object) -> None:
+        """Record products in the outcome; stop when the last stage was ``until``."""
+        self.outcome = attrs.evolve(self.outcome, **products)  # type: ignore[arg-type]
+        if self.outcome.stages and self.outcome.stages[-1] == self.until:
+            raise _UntilReachedError
+
+
+def _run(ctx: RunContext, until: str | None, on_stage: Callable[[str], None] | None
          ) -> ProfileOutcome:
-    done: list[str] = []
-    seconds: dict[str, float] = {}
-    with state.resources:
-        for name, stage in STAGES:
-            if on_stage:
-                on_stage(name)
-            log.info("stage", name=name)
-            started = time.monotonic()
-            try:
-                stage(state)
-            except StageUnavailableError as stopped:
-                stopped.outcome = ProfileOutcome.of(state, tuple(done), seconds)
-                raise
-            seconds[name] = time.monotonic() - started
-            done.append(name)
-            if name == until:
-                break
-    return ProfileOutcome.of(state, tuple(done), seconds)
+    stages = _Stages(ProfileOutcome((), {}, ctx.validated), until, on_stage)
+    with ExitStack() as resources:
+        try:
+            _stages(ctx, stages, resources)
+        except _UntilReachedError:
+            pass
+        except StageUnavailableError as stopped:
+            stopped.outcome = stages.outcome
+            raise
+    return stages.outcome
+
+
+def _stages(ctx: RunContext, run: _Stages, resources: ExitStack) -> None:
+    """The stages in order; each takes what earlier ones made and answers its own product."""
+    run("config", lambda: check_target(ctx))
+    run.made()
+    model = run("model analysis", lambda: analyze_model(ctx))
+    run.made(model=model, unchecked=() if model is not None or not ctx.checking else (
+        "the model (model.path is not set; hpx profile takes MODEL)",))
+    run("license check", lambda: check_license(ctx))
+    run.made()
+    events, unchecked = run("counter plan", lambda: plan_counters(ctx))
+    run.made(unchecked=(*run.outcome.unchecked, *([unchecked] if unchecked else [])))
+    memory = run("memory plan", lambda: plan_memory(ctx, model) if model else MemoryPlan())
+    run.made(layout=memory.layout, unchecked=(*run.outcome.unchecked, *(
+        [] if model else ["the memory plan (it places the model)"])))
+    model, events = need(model, "model"), need(events, "counter plan")
+    sources = run("sources", lambda: fetch_sources(ctx))
+    run.made(sources=sources)
+    work = claim_work_folder(ctx.validated, model, resources)
+    firmware = run("firmware generation",
+                   lambda: generate_firmware(ctx, model, memory, sources, events, work))
+    run.made(contribution=firmware.contribution, model_copy=firmware.model_copy)
+    built = run("build", lambda: build_firmware(
+        ctx, model, firmware, memory, sources,
+        lambda plan: generate_firmware(ctx, model, plan, sources, events, work)))
+    run.made(build=built.build, placement=built.placement, layout=built.memory.layout,
+             contribution=built.firmware.contribution, model_copy=built.firmware.model_copy)
+    findings = run("kernel verification", lambda: verify_kernels(ctx, model, built))
+    run.made(findings=findings)
+    record = run("run, capture and results",
+                 lambda: run_firmware(ctx, model, sources, built, events, findings))
+    run.made(record=record)

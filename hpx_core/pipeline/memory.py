@@ -12,37 +12,32 @@ import math
 
 import attrs
 
-from hpx_core.boards import Board
 from hpx_core.build.builder import RegionOverflowError
 from hpx_core.build.layout import link_overflow, linked_code, plan_layout
 from hpx_core.contract import CodeSize, MemoryRequest
 from hpx_core.errors import ConfigError, HpxError
-from hpx_core.hooks import EngineHooks
 from hpx_core.log import get_logger
 from hpx_core.models import ModelInfo
-from hpx_core.pipeline.state import RunState, need
+from hpx_core.pipeline.context import RunContext
+from hpx_core.pipeline.products import MemoryPlan
 
 log = get_logger(__name__)
 
 
-def memory_stage(state: RunState) -> None:
-    """Ask the engine what it will place (optional hook) and place it on the board."""
-    if state.model is None and state.checking:  # no model to place yet (hpx profile MODEL)
-        state.unchecked.append("the memory plan (it places the model)")
-        return
-    board, model = need(state.board, "board"), need(state.model, "model")
-    check_tensors_fit(state, board, model)
-    section = state.config.model
-    request = MemoryRequest(state.engine, board, model, arena_size=section.arena_size,
+def plan_memory(ctx: RunContext, model: ModelInfo) -> MemoryPlan:
+    """Ask the engine what it will place (an optional hook) and place it on the board."""
+    check_tensors_fit(ctx, model)
+    section = ctx.config.model
+    request = MemoryRequest(ctx.engine, ctx.board, model, arena_size=section.arena_size,
                             location=section.location, arena_location=section.arena_location)
-    needs = EngineHooks(state.registry).plan_memory(state.engine.name, request)
-    state.needs = needs
-    state.layout = plan_layout(board, needs) if needs is not None else None
+    needs = ctx.hooks.plan_memory(ctx.engine.name, request)
+    return MemoryPlan(needs, plan_layout(ctx.board, needs) if needs is not None else None)
 
 
-def check_tensors_fit(state: RunState, board: Board, model: ModelInfo) -> None:
+def check_tensors_fit(ctx: RunContext, model: ModelInfo) -> None:
     """Refuse a model with a tensor larger than the board's largest data memory, before any
     input is made for it (a few hundred bytes of model can name a tensor of gigabytes)."""
+    board = ctx.board
     room = max((r.length for r in board.memory if r.zero is not None), default=0)
     tensors = [(f"{kind} {t.name or i}", t.size_bytes)
                for kind, group in (("input", model.inputs), ("output", model.outputs))
@@ -51,7 +46,7 @@ def check_tensors_fit(state: RunState, board: Board, model: ModelInfo) -> None:
                 for op in model.operators for j, shape in enumerate(op.outputs)]
     for what, size in tensors:
         if size is not None and size > room:
-            raise state.validated.document.error(
+            raise ctx.validated.document.error(
                 "model.path",
                 f"{model.path.name}: {what} takes {size:,} bytes, more than {board.name}'s "
                 f"largest data memory ({room:,} bytes)",
@@ -59,22 +54,23 @@ def check_tensors_fit(state: RunState, board: Board, model: ModelInfo) -> None:
                 "board with more memory")
 
 
-def overflow_sentence(state: RunState, overflow: RegionOverflowError) -> HpxError:
+def overflow_sentence(ctx: RunContext, plan: MemoryPlan,
+                      overflow: RegionOverflowError) -> HpxError:
     """The plan's sentence for the linker's overflow (the bare overflow without a plan)."""
-    if state.layout is None:
+    if plan.layout is None:
         return overflow
-    return link_overflow(need(state.board, "board"), state.layout, overflow.region,
-                         overflow.excess)
+    return link_overflow(ctx.board, plan.layout, overflow.region, overflow.excess)
 
 
-def replan_after_overflow(state: RunState, overflow: RegionOverflowError) -> None:
-    """Place the buffers again, knowing the code's real size, into ``state.layout``.
+def replan_after_overflow(ctx: RunContext, plan: MemoryPlan,
+                          overflow: RegionOverflowError) -> MemoryPlan:
+    """The buffers placed again, knowing the code's real size.
 
     Raises the plan's sentence instead when the overflow is the user's placement, or when no
     other plan fits.
     """
-    board, layout, needs = need(state.board, "board"), state.layout, state.needs
-    error = overflow_sentence(state, overflow)
+    board, layout, needs = ctx.board, plan.layout, plan.needs
+    error = overflow_sentence(ctx, plan, overflow)
     if layout is None or needs is None:
         raise error
     automatic = any(p.region == overflow.region and not p.chosen for p in layout.placements)
@@ -88,5 +84,4 @@ def replan_after_overflow(state: RunState, overflow: RegionOverflowError) -> Non
     if again.placements == layout.placements:
         raise error
     log.info("replan", region=overflow.region, code=code)
-    state.layout = again
-
+    return MemoryPlan(needs, again)

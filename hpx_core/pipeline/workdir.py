@@ -13,37 +13,39 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from contextlib import ExitStack
 from pathlib import Path
 
 from hpx_core.build.cmake_text import unbuildable
 from hpx_core.build.toolchain import DEFAULT_TOOLCHAIN
 from hpx_core.cachedir import cache_root
+from hpx_core.config import ProfileConfig
+from hpx_core.config.validate import ValidatedConfig
 from hpx_core.errors import ConfigError
 from hpx_core.locks import hold
+from hpx_core.models import ModelInfo
 from hpx_core.pipeline.facts import firmware_settings
-from hpx_core.pipeline.state import RunState, need
 
 WORK_FOLDER = "hpx-work"
 KEY_LENGTH = 12
 
 
-def work_key(state: RunState) -> str:
+def work_key(validated: ValidatedConfig, model: ModelInfo) -> str:
     """SHA-256 (hex) over the model's bytes and every setting that shapes the project."""
-    document = {"model": need(state.model, "model").sha256,
-                "config": firmware_settings(state.validated)}
+    document = {"model": model.sha256, "config": firmware_settings(validated)}
     return hashlib.sha256(json.dumps(document, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def work_root(state: RunState) -> Path:
+def work_root(config: ProfileConfig) -> Path:
     """``build.work_dir``, or ``hpx-work`` beside the output folder."""
-    config = state.config
     return config.build.work_dir or config.output.dir.parent / WORK_FOLDER
 
 
-def check_buildable(state: RunState) -> None:
+def check_buildable(validated: ValidatedConfig) -> None:
     """Refuse, before anything is fetched, a work folder or cache CMake cannot build in."""
+    config = validated.config
     for path, field, hint in (
-        (work_root(state).resolve(), "build.work_dir" if state.config.build.work_dir
+        (work_root(config).resolve(), "build.work_dir" if config.build.work_dir
          else "output.dir", "choose another output folder (--output-dir) or build.work_dir"),
         (cache_root().resolve(), None, "set HPX_CACHE_DIR to another folder"),
     ):
@@ -54,19 +56,19 @@ def check_buildable(state: RunState) -> None:
                    f"in (its own compiler checks break)")
         if field is None:
             raise ConfigError(message, hint)
-        raise state.validated.document.error(field, message, hint)
+        raise validated.document.error(field, message, hint)
 
 
-def claim_work_folder(state: RunState) -> Path:
-    """This run's work folder, locked until the run ends (the lock joins ``state.resources``)."""
-    model = need(state.model, "model")
-    engine = state.config.engine
-    board = need(state.board, "board").name
-    toolchain = state.config.target.toolchain
+def claim_work_folder(validated: ValidatedConfig, model: ModelInfo, resources: ExitStack
+                      ) -> Path:
+    """This run's work folder, locked until ``resources`` closes (the run's end)."""
+    config = validated.config
+    engine = config.engine
+    toolchain = config.target.toolchain
     shown = "" if toolchain == DEFAULT_TOOLCHAIN else f"-{toolchain}"  # GCC and LLVM side by side
     stem = re.sub(r"[^A-Za-z0-9._-]+", "_", Path(model.path).stem)  # the key tells them apart
-    name = (f"{stem}-{engine.type}-{engine.backend or 'default'}-{board}"
-            f"{shown}-{work_key(state)[:KEY_LENGTH]}")
-    folder = work_root(state) / name
-    state.resources.enter_context(hold(folder.with_name(f".{name}.lock"), f"work folder {name}"))
+    name = (f"{stem}-{engine.type}-{engine.backend or 'default'}-{validated.board.name}"
+            f"{shown}-{work_key(validated, model)[:KEY_LENGTH]}")
+    folder = work_root(config) / name
+    resources.enter_context(hold(folder.with_name(f".{name}.lock"), f"work folder {name}"))
     return folder

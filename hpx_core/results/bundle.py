@@ -21,7 +21,7 @@ import tempfile
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import attrs
 
@@ -31,9 +31,6 @@ from hpx_core.results.measure import Measurement
 from hpx_core.results.outputs import OutputVerdict
 from hpx_core.results.trace import trace_json
 from hpx_core.results.verify import MANIFEST
-
-if TYPE_CHECKING:  # the layer check's NumPy loads only when a run checks layers
-    from hpx_core.results.layer_check import LayerCheck
 
 Status = Literal["complete", "failed"]
 EMULATED_UNITS = "instructions (emulated)"
@@ -62,8 +59,8 @@ class BundleInputs:
     run: Mapping[str, Any] | None = None
     provenance: Mapping[str, Any] | None = None
     extra: Mapping[str, Any] | None = None
-    files: Mapping[str, bytes] = attrs.field(factory=dict)  # the engine's files, by name
-    layer_check: LayerCheck | None = None
+    files: Mapping[str, bytes] = attrs.field(factory=dict)  # the engine's and passes' files
+    sections: Mapping[str, Any] = attrs.field(factory=dict)  # summary sections of the passes
     logs: Mapping[str, bytes] | None = None  # file name -> the log's bytes (e.g. run.log)
     outputs: OutputVerdict | None = None  # the device's outputs against the host reference
 
@@ -124,8 +121,7 @@ def _summary(inputs: BundleInputs) -> dict[str, Any]:
         summary["caveat"] = EMULATED_CAVEAT
     if inputs.extra:
         summary["extra"] = dict(inputs.extra)
-    if inputs.layer_check is not None:
-        summary["layer_check"] = inputs.layer_check.to_json()
+    summary |= dict(inputs.sections)  # the uncounted passes' own sections (layer_check, ...)
     if inputs.outputs is not None:
         summary["outputs"] = inputs.outputs.to_json()
     return summary
@@ -159,8 +155,6 @@ def dump_json(data: Any) -> bytes:
 
 def _files(inputs: BundleInputs) -> dict[str, bytes]:
     files = {name: data for name, data in inputs.files.items() if _plain_name(name)}
-    if inputs.layer_check is not None:
-        files |= inputs.layer_check.files()
     files["summary.json"] = dump_json(_summary(inputs))
     files["trace.json"] = dump_json(trace_json(inputs.measurement,
                                                f"{inputs.board} {inputs.engine}",

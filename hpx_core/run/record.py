@@ -1,19 +1,25 @@
 """Run a built firmware through a runner, judge its stream, and always leave a result bundle.
 
 The order of judgement: a timeout, then the stream (lost, corrupted, truncated), then the
-board it claims to come from, then a fault or an error the firmware reported, then an exit
-status that disagrees with the stream. Any of these writes a ``failed`` bundle (with whatever
-was captured) before the error is raised. Every runner goes through here.
+board it claims to come from, then a fault or an error the firmware reported, then an emulator
+that failed on its own. Any of these leaves a ``failed`` bundle (with whatever was captured)
+before the error is raised. Every runner goes through here.
+
+The pieces are separate so that a caller composes them and keeps the plugins to itself:
+:class:`Recorder` writes the bundle whatever happens, :func:`judge` returns the checked
+capture (an error the engine's glue reported comes back as :class:`FirmwareReportedError`, for
+the caller to put in the engine's words), and :func:`run_and_record` is the whole sequence for
+a run that needs no engine (the selftest, ``hpx run``).
 """
 
 from __future__ import annotations
 
 import platform
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn, cast
 
 import attrs
 
@@ -40,15 +46,36 @@ COUNTER_ERRORS = {
 
 
 @attrs.frozen
+class PassOutput:
+    """What an uncounted pass adds to the bundle: a section of ``summary.json`` (its name and
+    JSON), files beside it, and the typed result for the caller that shows it."""
+
+    section: str
+    document: Mapping[str, Any]
+    files: Mapping[str, bytes] = attrs.field(factory=dict)
+    value: object = None
+
+
+def _passes(values: Sequence[PassOutput]) -> tuple[PassOutput, ...]:
+    return tuple(values)
+
+
+@attrs.frozen
 class ResultParts:
     """What a run adds to its bundle from the capture: the engine's ``extra`` facts, the files
-    it sent (e.g. an ETDump), the layer check, and its outputs against the host's (outside the
-    tolerance, the run is invalid)."""
+    it sent (e.g. an ETDump), its outputs against the host's (outside the tolerance, the run
+    is invalid) and what the uncounted passes found (the layer check among them)."""
 
     extra: Mapping[str, Any] = attrs.field(factory=dict)
     files: Mapping[str, bytes] = attrs.field(factory=dict)
-    layer_check: LayerCheck | None = None
     outputs: OutputVerdict | None = None
+    passes: tuple[PassOutput, ...] = attrs.field(default=(), converter=_passes)
+
+    @property
+    def layer_check(self) -> LayerCheck | None:
+        """The layer check's result (the pass whose section is ``layer_check`` makes one)."""
+        found = next((p.value for p in self.passes if p.section == "layer_check"), None)
+        return cast("LayerCheck | None", found)
 
 
 @attrs.frozen
@@ -83,11 +110,18 @@ def provenance(identity: Mapping[str, Any] | None = None,
 HOSTILE_HINT = ("hpx gives firmware no host access; run only firmware you trust, and rebuild "
                 "it from its sources with hpx")
 
-Explain = Callable[[Capture, int, str], HpxError | None]
-"""The engine's words for an error its glue reported (code, stage), or None."""
+
+class FirmwareReportedError(RunError):
+    """The firmware sent an ERROR record with a code of the engine's glue (``code`` during
+    ``stage``); the engine's plugin may word it (``hpx_explain_error``)."""
+
+    def __init__(self, code: int, stage: str, capture: Capture) -> None:
+        super().__init__(f"the firmware reported error {code} in stage {stage!r}",
+                         "see the engine's error codes")
+        self.code, self.stage, self.capture = code, stage, capture
 
 
-def _stream_checks(board: Board, elf: Path, capture: Capture, explain: Explain | None) -> None:
+def _stream_checks(board: Board, elf: Path, capture: Capture) -> None:
     claimed = capture.start.text("board")
     if claimed != board.name:
         raise CaptureError(
@@ -105,13 +139,10 @@ def _stream_checks(board: Board, elf: Path, capture: Capture, explain: Explain |
                 f"the counter check at boot failed on {board.name}: {COUNTER_ERRORS[code]}",
                 "hpx does not report counts it cannot trust; check the board and its debug setup",
             )
-        explained = explain(capture, code, stage) if explain is not None else None
-        raise explained or RunError(f"the firmware reported error {code} in stage {stage!r}",
-                                    "see the engine's error codes")
+        raise FirmwareReportedError(code, stage, capture)
 
 
-def judge(board: Board, elf: Path, run: Execution, timeout: float,
-          explain: Explain | None = None) -> Capture:
+def judge(board: Board, elf: Path, run: Execution, timeout: float) -> Capture:
     """The checked capture, or the HpxError that explains why the run failed."""
     if run.timed_out:
         raise RunError(
@@ -124,7 +155,7 @@ def judge(board: Board, elf: Path, run: Execution, timeout: float,
         if run.exit_code:
             raise _emulator_failed(run, f"and an unusable stream ({error.message})") from error
         raise
-    _stream_checks(board, elf, capture, explain)
+    _stream_checks(board, elf, capture)
     if run.exit_code:
         raise _emulator_failed(run, "after the stream's END")
     return capture
@@ -138,6 +169,16 @@ def _emulator_failed(run: Execution, after: str) -> RunError:
                     "check the board setup with `hpx selftest`")
 
 
+def measured(capture: Capture, run: Execution, board: Board,
+             event_names: Mapping[int, str] | None = None, merge_with: Sequence[Measurement] = (),
+             planned_events: Sequence[str] = ()) -> Measurement:
+    """The run's counts, with the runner's issues and the other PMU passes merged in."""
+    measurement = _with_run_issues(measure(capture, board, event_names), run.issues)
+    if merge_with or planned_events:
+        measurement = merge_event_passes(measurement, merge_with, planned_events)
+    return measurement
+
+
 def _with_run_issues(measurement: Measurement, issues: Sequence[str]) -> Measurement:
     """The runner's issues join the stream's; a valid measurement with any is degraded."""
     if not issues:
@@ -146,13 +187,56 @@ def _with_run_issues(measurement: Measurement, issues: Sequence[str]) -> Measure
     return attrs.evolve(measurement, issues=(*measurement.issues, *issues), validity=validity)
 
 
-def _execute(runner: Runner, elf: Path) -> Execution:
-    """``runner.execute``, with Ctrl-C (a runner that keeps no partial stream) as a stop."""
-    try:
-        return runner.execute(elf)
-    except KeyboardInterrupt:
-        raise StreamStoppedError("the run was interrupted", "nothing was captured", b"",
-                                 interrupted=True) from None
+@attrs.frozen
+class Recorder:
+    """Writes one run's bundle under ``results_dir``; ``base`` is what any bundle of the run
+    records (the run's facts, as far as they are known), so a failure still leaves one."""
+
+    results_dir: Path
+    base: BundleInputs
+
+    def execute(self, runner: Runner, elf: Path) -> tuple[Execution, Recorder]:
+        """Run ``elf``; the recorder that knows the stream. A stream that stopped early (a
+        timeout on a board, a lost link, Ctrl-C) leaves a failed bundle with what came."""
+        try:
+            run = runner.execute(elf)
+        except KeyboardInterrupt:
+            run = None
+            error = StreamStoppedError("the run was interrupted", "nothing was captured", b"",
+                                       interrupted=True)
+        except StreamStoppedError as stopped:
+            run, error = None, stopped
+        if run is None:
+            stopped_run = {"runner": runner.board.runner, "stopped": error.message}
+            bundle = write_bundle(self.results_dir, attrs.evolve(
+                self.base, error=error, capture=error.partial, run=stopped_run))
+            failure = RunInterruptedError if error.interrupted else RunError
+            raise failure(error.message, f"{error.hint}; failed bundle: {bundle}") from error
+        identity = provenance(run.identity, self.base.provenance)
+        return run, attrs.evolve(self, base=attrs.evolve(
+            self.base, capture=run.stream, run=dict(run.details), provenance=identity))
+
+    def fail(self, error: HpxError) -> NoReturn:
+        """Write the failed bundle, then raise ``error`` with a hint that names it."""
+        bundle = write_bundle(self.results_dir, attrs.evolve(self.base, error=error))
+        kind = RunError if isinstance(error, RunError) else CaptureError
+        raise kind(error.message, f"{error.hint}; failed bundle: {bundle}") from error
+
+    def complete(self, run: Execution, capture: Capture, measurement: Measurement,
+                 parts: ResultParts | None = None) -> RunRecord:
+        """Write the complete bundle (outputs beyond the tolerance make it invalid)."""
+        parts = parts or ResultParts()
+        measurement = judge_outputs(measurement, parts.outputs)
+        files = dict(parts.files)
+        for found in parts.passes:
+            files |= found.files
+        inputs = attrs.evolve(
+            self.base, status="complete", measurement=measurement,
+            extra={**(self.base.extra or {}), **parts.extra}, files=files,
+            sections={p.section: p.document for p in parts.passes}, outputs=parts.outputs)
+        bundle = write_bundle(self.results_dir, inputs)
+        return RunRecord(run, capture, measurement, bundle, dict(inputs.extra or {}),
+                         parts.layer_check, parts.outputs)
 
 
 def run_and_record(
@@ -167,57 +251,29 @@ def run_and_record(
     build: Mapping[str, Any] | None = None,
     provenance_extra: Mapping[str, Any] | None = None,
     extra: Mapping[str, Any] | None = None,
-    extra_from: Callable[[Capture], ResultParts] | None = None,
-    explain: Explain | None = None,
     event_names: Mapping[int, str] | None = None,
     merge_with: Sequence[Measurement] = (),
     planned_events: Sequence[str] = (),
     logs: Mapping[str, bytes] | None = None,
 ) -> RunRecord:
-    """Run ``elf``, write a bundle under ``results_dir`` and return the record.
-
-    ``extra_from`` derives engine facts (outputs checked against a host reference), files and
-    the layer check from the checked capture; ``explain`` words an error the firmware
-    reported; ``merge_with`` holds the measurements of other PMU event passes, merged by layer
-    identity; ``logs`` (file name -> text) are kept in the bundle. On any failure a ``failed``
-    bundle is written first and the raised error's hint names it.
-    """
+    """Run ``elf``, write a bundle under ``results_dir`` and return the record: the whole
+    sequence for a run without an engine's words (the selftest, ``hpx run``). ``merge_with``
+    holds the measurements of other PMU event passes, merged by layer identity; ``logs`` (file
+    name -> text) are kept in the bundle. On any failure a ``failed`` bundle is written first
+    and the raised error's hint names it."""
     board = runner.board
-    base = BundleInputs(
+    recorder = Recorder(results_dir, BundleInputs(
         status="failed", board=board.name, engine=engine, counter_units=board.counter_units(),
         model_sha256=model_sha256, toolchain=toolchain, config=config, build=build,
         provenance=provenance(None, provenance_extra), extra=extra, logs=logs,
-    )
+    ))
+    run, recorder = recorder.execute(runner, elf)
     try:
-        run = _execute(runner, elf)
-    except StreamStoppedError as error:
-        stopped = {"runner": board.runner, "stopped": error.message}
-        bundle = write_bundle(results_dir, attrs.evolve(base, error=error, capture=error.partial,
-                                                        run=stopped))
-        failure = RunInterruptedError if error.interrupted else RunError
-        raise failure(error.message, f"{error.hint}; failed bundle: {bundle}") from error
-    base = attrs.evolve(base, capture=run.stream, run=dict(run.details),
-                        provenance=provenance(run.identity, provenance_extra))
-    parts = ResultParts()
-    try:
-        capture = judge(board, elf, run, runner.timeout, explain)
-        measurement = _with_run_issues(measure(capture, board, event_names), run.issues)
-        if merge_with or planned_events:
-            measurement = merge_event_passes(measurement, merge_with, planned_events)
-        if extra_from is not None:
-            parts = extra_from(capture)
-            base = attrs.evolve(base, extra={**(extra or {}), **parts.extra},
-                                files=parts.files, layer_check=parts.layer_check,
-                                outputs=parts.outputs)
-            measurement = judge_outputs(measurement, parts.outputs)
+        capture = judge(board, elf, run, runner.timeout)
+        measurement = measured(capture, run, board, event_names, merge_with, planned_events)
     except HpxError as error:
-        bundle = write_bundle(results_dir, attrs.evolve(base, error=error))
-        kind = RunError if isinstance(error, RunError) else CaptureError
-        raise kind(error.message, f"{error.hint}; failed bundle: {bundle}") from error
-    bundle = write_bundle(results_dir, attrs.evolve(base, status="complete",
-                                                    measurement=measurement))
-    return RunRecord(run, capture, measurement, bundle, dict(base.extra or {}), parts.layer_check,
-                     parts.outputs)
+        recorder.fail(error)
+    return recorder.complete(run, capture, measurement)
 
 
 def judge_outputs(measurement: Measurement, outputs: OutputVerdict | None) -> Measurement:

@@ -29,9 +29,9 @@ from hpx_core.errors import CaptureError, RunError
 from hpx_core.probe.probes import NoProbeError
 from hpx_core.probe.pyocd_api import PyocdApi
 from hpx_core.probe.runner import ProbeRunner, ProbeSettings, run_on_probe
-from hpx_core.results import verify_bundle
+from hpx_core.results import BundleInputs, verify_bundle
 from hpx_core.run import run_and_record
-from hpx_core.run.record import ResultParts
+from hpx_core.run.record import Recorder, ResultParts, judge, measured
 from hpx_core.wire import parse_capture
 from hpx_core.wire.encode import encode_record
 
@@ -178,11 +178,14 @@ def test_complete_capture_through_a_small_ring_becomes_a_bundle(elf: Path, tmp_p
     stream = RECORDED
     desk = bench(stream, buffer_size=256, chunk=97)
     assert len(stream) > 7 * 256  # the ring wraps several times
-    record = run_and_record(
-        ProbeRunner(BOARD, FAST, api=api(desk)), elf, tmp_path, engine="selftest",
-        extra={"kernel_checks": []},
-        extra_from=lambda capture: ResultParts({"layer_records": len(capture.of("LAYER"))}),
-    )
+    runner = ProbeRunner(BOARD, FAST, api=api(desk))
+    recorder = Recorder(tmp_path, BundleInputs(
+        status="failed", board=BOARD.name, engine="selftest",
+        counter_units=BOARD.counter_units(), extra={"kernel_checks": []}))
+    run, recorder = recorder.execute(runner, elf)
+    capture = judge(BOARD, elf, run, runner.timeout)
+    record = recorder.complete(run, capture, measured(capture, run, BOARD),
+                               ResultParts({"layer_records": len(capture.of("LAYER"))}))
     assert record.execution.stream == stream
     assert record.execution.details["rtt_control_block"] == f"{CB + 24:#010x}"  # up-channel
     check = verify_bundle(record.bundle)

@@ -18,9 +18,9 @@ from pathlib import Path
 from hpx_core.boards import get_board
 from hpx_core.build import HarnessSettings, build_project, get_toolchain, render_project
 from hpx_core.contract import LayerReference, ReferenceLayer, ReferenceTensor
+from hpx_core.results import BundleInputs
 from hpx_core.results.layer_check import check_layers
-from hpx_core.run import run_and_record
-from hpx_core.run.record import ResultParts
+from hpx_core.run.record import PassOutput, Recorder, ResultParts, judge, measured
 from hpx_core.runners import runner_for
 
 _scratch = Path(tempfile.mkdtemp(prefix="hpx-check-bundles-"))
@@ -53,10 +53,15 @@ def checked_bundle(variant: str = "exact") -> Path:
                              HarnessSettings("check_engine", check_layers="first"))
     built = build_project(project, get_toolchain("arm-none-eabi-gcc"))
     ref = reference(1 if variant == "exact" else 2)
-    record = run_and_record(
-        runner_for(board, timeout=60), built.elf, work / "results", engine="check_engine",
-        config={"board": board.name, "engine": "check_engine"},
-        extra_from=lambda capture: ResultParts(
-            layer_check=check_layers(capture, ref, "first", "check_engine")),
-    )
+    runner = runner_for(board, timeout=60)
+    recorder = Recorder(work / "results", BundleInputs(
+        status="failed", board=board.name, engine="check_engine",
+        counter_units=board.counter_units(),
+        config={"board": board.name, "engine": "check_engine"}))
+    run, recorder = recorder.execute(runner, built.elf)
+    capture = judge(board, built.elf, run, runner.timeout)
+    check = check_layers(capture, ref, "first", "check_engine")
+    layer_check = PassOutput("layer_check", check.to_json(), check.files(), check)
+    record = recorder.complete(run, capture, measured(capture, run, board),
+                               ResultParts(passes=(layer_check,)))
     return record.bundle

@@ -33,15 +33,17 @@ from hpx_executorch.settings import resolve
 from hpx_executorch.verify import verify
 from profiles import BUILD_ONLY, profile_run
 
-from hpx_core.boards import get_board
+from hpx_core.boards import Board, get_board
 from hpx_core.build import HarnessSettings, build_project, get_toolchain, render_project
 from hpx_core.contract import EngineSelection, ErrorRequest
-from hpx_core.errors import HpxError, ModelError, RunError
+from hpx_core.errors import ModelError, RunError
 from hpx_core.models import ModelInfo, load_model
 from hpx_core.pipeline import ProfileOutcome
-from hpx_core.run import run_and_record, run_on_qemu
+from hpx_core.results import BundleInputs
+from hpx_core.run import run_on_qemu
+from hpx_core.run.record import FirmwareReportedError, Recorder, judge
 from hpx_core.runners import runner_for
-from hpx_core.wire import Capture, parse_capture
+from hpx_core.wire import parse_capture
 
 from .conftest import CATALOG, STOCK_151, TIER1
 
@@ -162,13 +164,23 @@ def test_a_151_program_is_refused_before_building() -> None:
     assert "cortex_m::quantized_conv2d.out carries 15 arguments" in caught.value.message
 
 
-def _explain_through_the_hook(model: ModelInfo) -> Any:
-    def explain(capture: Capture, code: int, stage: str) -> HpxError | None:
+def _run_explained_by_the_hook(board: Board, elf: Path, model: ModelInfo,
+                               results: Path) -> None:
+    """Run ``elf``; an error code the glue reports is put in the engine's words, as the
+    pipeline's run stage does (hpx_core.pipeline.running)."""
+    runner = runner_for(board, timeout=120)
+    recorder = Recorder(results, BundleInputs(status="failed", board=board.name,
+                                              engine="executorch",
+                                              counter_units=board.counter_units()))
+    run, recorder = recorder.execute(runner, elf)
+    try:
+        judge(board, elf, run, runner.timeout)
+    except FirmwareReportedError as reported:
         selection = EngineSelection("executorch", "arm", ExecutorchConfig())
-        answer = plugin.hpx_explain_error(ErrorRequest(selection, model, code, stage, capture))
-        return RunError(answer.message, answer.hint) if answer is not None else None
-
-    return explain
+        answer = plugin.hpx_explain_error(ErrorRequest(selection, model, reported.code,
+                                                       reported.stage, reported.capture))
+        assert answer is not None
+        recorder.fail(RunError(answer.message, answer.hint))
 
 
 @needs_qemu
@@ -187,8 +199,7 @@ def test_ns_program_on_an_arm_build_fails_at_method_load_with_a_named_operator()
                              HarnessSettings(engine="executorch", iterations=1, warmup=0))
     result = build_project(project, get_toolchain("arm-none-eabi-gcc"))
     with pytest.raises(RunError) as caught:
-        run_and_record(runner_for(board, timeout=120), result.elf, WORK / "ns-on-arm-results",
-                       engine="executorch", explain=_explain_through_the_hook(ns_program))
+        _run_explained_by_the_hook(board, result.elf, ns_program, WORK / "ns-on-arm-results")
     assert "Method::load() failed: operator missing: cortex_m_ns::" in caught.value.message
     assert "enable ns_ops with backend ns" in caught.value.hint
     assert "failed bundle:" in caught.value.hint

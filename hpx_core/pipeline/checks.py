@@ -1,0 +1,120 @@
+"""The stages before the first fetch: the target, the model, the license, the counters.
+
+A config these pass is refused later only for what needs a fetch, a build or a board;
+``hpx config validate`` runs them (and the memory plan) with nothing fetched or written.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from hpx_core.boards import all_boards
+from hpx_core.build import get_toolchain
+from hpx_core.contract import ModelRequest
+from hpx_core.errors import ConfigError, ModelError, SourceError, UsageError
+from hpx_core.hooks import EngineHooks
+from hpx_core.models import CORE_FORMATS, ModelInfo, detect_format, load_model
+from hpx_core.pipeline.context import RunContext
+from hpx_core.pipeline.workdir import check_buildable
+from hpx_core.plugins import DISABLE_ENV, Registry
+from hpx_core.probe.passes import EventPlan, plan_events
+from hpx_core.runners import runner_for
+from hpx_core.sources import check_may_run
+
+
+def check_target(ctx: RunContext) -> None:
+    """Refuse a toolchain that is not installed, folders CMake cannot build in and a board
+    farm's place that does not answer, before anything is fetched or built."""
+    get_toolchain(ctx.config.target.toolchain)
+    check_buildable(ctx.validated)
+    target = ctx.config.target
+    if target.place is not None:
+        runner_for(ctx.board, place=target.place, farm=ctx.config.farm).check()
+
+
+def read_model(path: Path, registry: Registry, engine: str | None = None) -> ModelInfo:
+    """A ``.tflite``/``.pte`` read by the core, any other format by the engine that reads it
+    (``engine``'s plugin, or the first plugin that answers)."""
+    path = Path(path)
+    if not path.is_file():
+        return load_model(path)  # the core's words for a missing file
+    data = path.read_bytes()
+    try:
+        detect_format(data, path.name)
+    except ModelError as unknown:
+        request = ModelRequest(path, data, hashlib.sha256(data).hexdigest())
+        answer = EngineHooks(registry).read_model(request, engine)
+        if answer is None:
+            raise unclaimed(unknown, registry) from None
+        return answer
+    return load_model(path)
+
+
+def unclaimed(unknown: ModelError, registry: Registry) -> ModelError:
+    """The refusal of a file neither the core nor an installed engine reads, naming what each
+    installed engine reads (and which engines are disabled)."""
+    formats: dict[str, list[str]] = {}
+    for name, entry in sorted(registry.engines.items()):
+        for kind in entry.descriptor.model_formats:
+            formats.setdefault(kind, []).append(name)
+    readers = "; ".join(f"{kind}: {', '.join(names)}" for kind, names in formats.items())
+    disabled = (f"; disabled by {DISABLE_ENV}: {', '.join(p.name for p in registry.disabled)}"
+                if registry.disabled else "")
+    message = unknown.message.replace(" model (", " model, nor one an installed engine reads (")
+    return ModelError(message, f"installed engines read {readers or 'nothing'}{disabled}; "
+                               "check the path, or install the engine for this format")
+
+
+def analyze_model(ctx: RunContext) -> ModelInfo | None:
+    """Read the model and check that the selected engine reads its format; None for a
+    checking run whose config names no model (``hpx profile MODEL -c FILE``)."""
+    path = ctx.config.model.path
+    if path is None:
+        if ctx.checking:
+            return None
+        raise UsageError("no model given", "pass MODEL to hpx profile, or set model.path")
+    document = ctx.validated.document
+    if not Path(path).is_file():
+        raise document.error("model.path", f"model file not found: {path}",
+                             "check the path (one written in a config file is relative to "
+                             "that file)")
+    engine = ctx.validated.engine.descriptor
+    own_format = any(f not in CORE_FORMATS for f in engine.model_formats)
+    model = read_model(path, ctx.registry, engine.name if own_format else None)
+    if model.format not in engine.model_formats:
+        raise document.error(
+            "model.path",
+            f"engine {engine.name!r} reads {', '.join(engine.model_formats)} models, "
+            f"but {path.name} is a {model.format} model",
+            "choose an engine for this model format (hpx plugins lists them)",
+        )
+    return model
+
+
+def check_license(ctx: RunContext) -> None:
+    """Refuse, before anything is fetched, an engine whose license forbids this board."""
+    engine = ctx.engine
+    check_may_run(ctx.registry.catalog, engine.name, engine.backend, ctx.board,
+                  all_boards().values())
+
+
+def plan_counters(ctx: RunContext) -> tuple[EventPlan | None, str | None]:
+    """The counter passes: an emulated board asked for PMU events is refused before any
+    fetch; a PMU board reads its event names from the pinned SDK (a checking run only from
+    the cache, else it says what it could not check)."""
+    board, requested = ctx.board, ctx.config.profiling.counters
+    try:
+        return plan_events(board, requested,
+                           offline=ctx.config.build.offline or ctx.checking), None
+    except SourceError:
+        if not ctx.checking:
+            raise
+        if not (requested and board.silicon is not None):
+            return None, None
+        return None, (f"profiling.counters against {board.name}'s PMU event names: they come "
+                      f"from its SDK, not in the cache (hpx sources fetch --board-family "
+                      f"{board.silicon.family})")
+    except ConfigError as error:
+        raise ctx.validated.document.error("profiling.counters", error.message,
+                                           error.hint) from None

@@ -1,0 +1,79 @@
+"""Uncounted passes: what a run measures besides its timed counts, without moving them.
+
+A pass is one declared step: it may ask the harness for something it compiles in outside the
+counted windows (``harness``), and once the timed run is judged it adds a section (and files)
+to the bundle (``after``). The layer check is the first: the harness runs every layer again
+after the measured passes and sends what each produced, which is judged against the engine's
+host reference. A new pass is a class here and an entry of :data:`PASSES`; nothing is threaded
+through the stages for it.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import attrs
+
+from hpx_core.contract import FirmwareContribution, ResultExtras
+from hpx_core.pipeline.context import RunContext
+from hpx_core.run.record import PassOutput
+from hpx_core.wire import Capture
+
+
+@attrs.frozen
+class PassInputs:
+    """What a pass may read once the timed run is judged."""
+
+    capture: Capture
+    contribution: FirmwareContribution
+    extras: ResultExtras | None  # the engine's answer for the bundle, if any
+
+
+class UncountedPass(Protocol):
+    """One uncounted pass (see the module's docstring)."""
+
+    @property
+    def name(self) -> str: ...
+
+    def wanted(self, ctx: RunContext) -> bool: ...
+
+    def harness(self, ctx: RunContext, contribution: FirmwareContribution) -> str | None: ...
+
+    def after(self, ctx: RunContext, inputs: PassInputs) -> PassOutput: ...
+
+
+@attrs.frozen
+class LayerCheckPass:
+    """``--check-layers``: every layer's outputs against the engine's host reference."""
+
+    name: str = "layer check"
+
+    def wanted(self, ctx: RunContext) -> bool:
+        return ctx.config.profiling.check_layers != "off"
+
+    def harness(self, ctx: RunContext, contribution: FirmwareContribution) -> str | None:
+        """The harness's check mode: it needs the engine's ``hpx_engine_check()`` and host
+        reference, so an engine without one runs no check pass."""
+        return ctx.config.profiling.check_layers if contribution.layer_reference else "off"
+
+    def after(self, ctx: RunContext, inputs: PassInputs) -> PassOutput:
+        from hpx_core.results.layer_check import check_layers  # NumPy: only for a check
+
+        note = inputs.extras.layer_check_note if inputs.extras is not None else None
+        check = check_layers(inputs.capture, inputs.contribution.layer_reference,
+                             ctx.config.profiling.check_layers, ctx.engine.name, note)
+        return PassOutput("layer_check", check.to_json(), check.files(), check)
+
+
+PASSES: tuple[UncountedPass, ...] = (LayerCheckPass(),)
+
+
+def harness_check_mode(ctx: RunContext, contribution: FirmwareContribution) -> str:
+    """The harness's check mode the wanted passes ask for (``off`` when none does)."""
+    modes = [p.harness(ctx, contribution) for p in PASSES if p.wanted(ctx)]
+    return next((m for m in modes if m is not None), "off")
+
+
+def run_passes(ctx: RunContext, inputs: PassInputs) -> tuple[PassOutput, ...]:
+    """What every wanted pass adds to the bundle."""
+    return tuple(p.after(ctx, inputs) for p in PASSES if p.wanted(ctx))

@@ -1,0 +1,138 @@
+"""What each stage of a run makes (frozen), and the outcome a run answers with.
+
+The stages are functions in run order (:mod:`hpx_core.pipeline`), each answering one of these:
+``Checked`` (everything decided before any fetch), the engine's ``SourceSet``, ``Firmware``
+(the engine's glue rendered into a project), ``Built`` (the linked, placed ELF; the memory
+plan it was built with), the kernel findings, and the ``RunRecord`` of the run.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TypeVar
+
+import attrs
+
+from hpx_core.boards import Board
+from hpx_core.build import BuildResult, Project
+from hpx_core.build.placement import PlacementReport
+from hpx_core.config import ProfileConfig
+from hpx_core.config.validate import ValidatedConfig
+from hpx_core.contract import (
+    FirmwareContribution,
+    MemoryLayout,
+    MemoryNeeds,
+    SourceSet,
+    SymbolFinding,
+)
+from hpx_core.errors import HpxError, PluginError
+from hpx_core.models import ModelInfo
+from hpx_core.pipeline.model_copy import ModelCopy
+from hpx_core.probe.passes import EventPlan
+from hpx_core.results import Measurement
+from hpx_core.run.record import RunRecord
+from hpx_core.wire import Capture
+
+T = TypeVar("T")
+
+
+def _strs(values: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    return tuple(values)
+
+
+@attrs.frozen
+class MemoryPlan:
+    """What the engine asked to place and where the plan put it (None: the engine plans
+    nothing, only the linker decides)."""
+
+    needs: MemoryNeeds | None = None
+    layout: MemoryLayout | None = None
+
+
+@attrs.frozen
+class Checked:
+    """Everything decided before the first fetch: the model, the counter passes, the memory
+    plan; what a checking run could not decide without a fetch is in ``unchecked``."""
+
+    model: ModelInfo | None
+    events: EventPlan | None = None
+    memory: MemoryPlan = attrs.field(factory=MemoryPlan)
+    unchecked: tuple[str, ...] = attrs.field(default=(), converter=_strs)
+
+
+@attrs.frozen
+class Firmware:
+    """The engine's glue for the model, rendered with the harness into ``project`` in the
+    run's work folder; ``model_copy`` is the corrected copy the engine was given, if any."""
+
+    contribution: FirmwareContribution
+    project: Project
+    work_folder: Path
+    model_copy: ModelCopy | None = None
+
+
+@attrs.frozen
+class Built:
+    """The linked ELF checked against the plan, the firmware it came from and the plan it was
+    built with (a second plan when the linker measured the code)."""
+
+    build: BuildResult
+    placement: PlacementReport
+    firmware: Firmware
+    memory: MemoryPlan
+
+
+@attrs.frozen
+class ProfileOutcome:
+    """How far a profile run got, what each stage took (seconds), and what it produced."""
+
+    stages: tuple[str, ...]
+    seconds: dict[str, float]
+    validated: ValidatedConfig
+    model: ModelInfo | None = None
+    layout: MemoryLayout | None = None
+    sources: SourceSet | None = None
+    contribution: FirmwareContribution | None = None
+    build: BuildResult | None = None
+    placement: PlacementReport | None = None
+    findings: tuple[SymbolFinding, ...] = ()
+    record: RunRecord | None = None
+    unchecked: tuple[str, ...] = ()
+    model_copy: ModelCopy | None = None
+
+    @property
+    def config(self) -> ProfileConfig:
+        return self.validated.config
+
+    @property
+    def board(self) -> Board:
+        return self.validated.board
+
+    @property
+    def measurement(self) -> Measurement | None:
+        return self.record.measurement if self.record else None
+
+    @property
+    def capture(self) -> Capture | None:
+        return self.record.capture if self.record else None
+
+    @property
+    def bundle(self) -> Path | None:
+        return self.record.bundle if self.record else None
+
+
+class StageUnavailableError(HpxError):
+    """The pipeline reached a stage it cannot perform here (e.g. no probe for a silicon board).
+
+    ``outcome`` is what the run made before it stopped (the checked build, say).
+    """
+
+    exit_code = 3
+    outcome: ProfileOutcome | None = None
+
+
+def need(value: T | None, what: str) -> T:
+    """A product a caller requires (the run got past the stage that makes it)."""
+    if value is None:
+        raise PluginError(f"the run has no {what}", "it stopped before the stage that makes it")
+    return value
