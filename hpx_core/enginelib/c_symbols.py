@@ -1,6 +1,7 @@
 """What C sources define and use, read token by token: the kernel files a program calls into.
 
-A C kernel library such as CMSIS-NN is one function (or a few) per file, called by name. The
+A C kernel library such as CMSIS-NN (or flatcc's runtime) is one function (or a few) per file,
+called by name. The
 files a set of callers needs are those defining a name the callers use, then those defining a
 name those files use, until nothing is added. Names are read after comments, strings and
 preprocessor lines are dropped; every ``#if`` branch counts, so a file used only on another CPU
@@ -55,14 +56,28 @@ def _body_follows(tokens: list[str], at: int) -> bool:
     return False
 
 
+def _opens_scope(tokens: list[str], at: int) -> bool:
+    """The ``{`` at ``at`` opens a namespace or an ``extern "C"`` block: what it holds is at
+    file scope for the linker."""
+    start = at - 1
+    while start >= 0 and tokens[start] not in (";", "{", "}", ")", "="):
+        start -= 1
+    return start + 1 < at and tokens[start + 1] in ("namespace", "extern")
+
+
 def scan(text: str) -> Symbols:
-    """The :class:`Symbols` of one C or C++ source text."""
+    """The :class:`Symbols` of one C or C++ source text (C++ namespaces are file scope)."""
     tokens = _tokens(text)
     defines: set[str] = set()
     uses: set[str] = set()
     braces = parens = 0
+    scopes: list[bool] = []  # each open brace: does it count as a level
     for index, token in enumerate(tokens):
-        braces += {"{": 1, "}": -1}.get(token, 0)
+        if token == "{":
+            scopes.append(not _opens_scope(tokens, index))
+            braces += scopes[-1]
+        elif token == "}" and scopes:
+            braces -= scopes.pop()
         parens += {"(": 1, ")": -1}.get(token, 0)
         if not (token[0].isalpha() or token[0] == "_"):
             continue

@@ -1,8 +1,8 @@
 """The sources that implement the headers a set of files includes, read from the sources.
 
-Engine libraries written in C and C++ (TFLite Micro, heliaRT) keep one convention: what a header
-``x.h`` declares is defined in a source that includes it and is named after it (``x.cc``,
-``x_common.cc``). Following a file's quoted includes, transitively, and taking for each header
+Engine libraries written in C and C++ (TFLite Micro, heliaRT, ExecuTorch) keep one convention:
+what a header ``x.h`` declares is defined in a source that includes it and is named after it
+(``x.cc``, ``x_common.cc``). Following a file's includes, transitively, and taking for each header
 reached the sources that implement it finds the helpers the file needs without compiling
 anything and without a table kept by hand. A helper this misses is an undefined symbol at the
 link, never a silent difference; one it takes needlessly is a unit compiled and never linked.
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import attrs
 
-_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"', re.MULTILINE)
+_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"]+)[>"]', re.MULTILINE)
 
 Descend = Callable[[Path], bool]
 """Whether the closure follows a header's own includes and takes its implementers."""
@@ -33,9 +33,9 @@ def _dirs(value: Iterable[Path]) -> tuple[Path, ...]:
 
 @attrs.frozen
 class IncludeGraph:
-    """Quoted includes resolved as the compiler would: beside the file, then each folder of
-    ``include_dirs``; what is found nowhere (system headers) is left out. Each file is read once
-    per graph."""
+    """Includes resolved as the compiler would: quoted ones beside the file, then in each folder
+    of ``include_dirs``, angle ones in those folders only; what is found nowhere (the C library's
+    headers) is left out. Each file is read once per graph."""
 
     include_dirs: tuple[Path, ...] = attrs.field(converter=_dirs)
     _read: dict[Path, tuple[Path, ...]] = attrs.field(factory=dict, init=False, eq=False)
@@ -44,12 +44,12 @@ class IncludeGraph:
         """The files ``path`` includes directly."""
         found = self._read.get(path)
         if found is None:
-            resolved = (self._resolve(path, name) for name in _names(path))
+            resolved = (self._resolve(path, name, quoted) for quoted, name in _names(path))
             found = self._read[path] = tuple(p for p in resolved if p is not None)
         return found
 
-    def _resolve(self, path: Path, name: str) -> Path | None:
-        for folder in (path.parent, *self.include_dirs):
+    def _resolve(self, path: Path, name: str, quoted: bool) -> Path | None:
+        for folder in ((path.parent,) if quoted else ()) + self.include_dirs:
             candidate = folder / name
             if candidate.is_file():
                 return normal(candidate)
@@ -69,11 +69,13 @@ class IncludeGraph:
         return seen
 
 
-def _names(path: Path) -> list[str]:
+def _names(path: Path) -> list[tuple[bool, str]]:
+    """``(quoted, name)`` of each include of ``path``."""
     try:
-        return _INCLUDE.findall(path.read_text(encoding="utf-8", errors="replace"))
+        text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return []
+    return [(mark == '"', name) for mark, name in _INCLUDE.findall(text)]
 
 
 def normal(path: Path | str) -> Path:

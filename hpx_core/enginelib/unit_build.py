@@ -13,11 +13,13 @@ import shutil
 import subprocess
 import time
 from collections.abc import Mapping, Sequence
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
 from hpx_core.enginelib.cached import (
     CONTENTS,
+    MANIFEST,
     discard,
     file_record,
     folder_contents,
@@ -27,11 +29,13 @@ from hpx_core.enginelib.cached import (
 from hpx_core.enginelib.checking import may_build
 from hpx_core.enginelib.identity import portable, resolved
 from hpx_core.enginelib.unit_tree import (
+    LISTS,
     TargetUnits,
     Unit,
     archiver,
     build_objects,
     configure,
+    configured_in,
     listing_cmake,
     read_listing,
 )
@@ -72,22 +76,25 @@ def extend(folder: Path, recipe: UnitRecipe, select: Select, label: str, jobs: i
            ) -> tuple[dict[str, Any], dict[str, Any]]:
     """The manifest once ``label``'s units and link archives are in ``folder``, and the facts
     of what was compiled for them (empty when nothing was)."""
-    scratch = folder.with_name(f".{folder.name}.tmp-build")
     for stale in folder.parent.glob(f".{folder.name}.tmp-*"):  # a killed run's; we hold the lock
         shutil.rmtree(stale, ignore_errors=True)
     found = intact_manifest(folder, recipe.key)
     if found is None:
         discard(folder)
     manifest = dict(found) if found is not None else _create(folder, recipe)
+    tree = recipe.scratch(folder)
+    held = hold(recipe.tree_lock, f"the build tree {tree.name}") if recipe.tree_lock else None
     try:
-        facts = _extend(folder, scratch, recipe, manifest, select, label, jobs)
+        with held or nullcontext():
+            facts = _extend(folder, _Tree(folder, recipe), manifest, select, label, jobs)
     except BuildError as error:
         kept = folder.with_name(f"{folder.name}.failed.log")
-        if (scratch / LOG).is_file():
-            shutil.copyfile(scratch / LOG, kept)
+        if (tree / LOG).is_file():
+            shutil.copyfile(tree / LOG, kept)
         raise BuildError(error.message, f"full log: {kept}") from error
     finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        if recipe.tree is None:
+            shutil.rmtree(tree, ignore_errors=True)
     return manifest, facts
 
 
@@ -102,13 +109,12 @@ def _create(folder: Path, recipe: UnitRecipe) -> dict[str, Any]:
     return manifest
 
 
-def _extend(folder: Path, scratch: Path, recipe: UnitRecipe, manifest: dict[str, Any],
-            select: Select, label: str, jobs: int) -> dict[str, Any]:
-    tree = _Tree(folder, scratch, recipe)
+def _extend(folder: Path, tree: _Tree, manifest: dict[str, Any], select: Select, label: str,
+            jobs: int) -> dict[str, Any]:
+    recipe = tree.recipe
     if "listing" not in manifest:
         manifest["listing"] = _portable_listing(tree.listing(), recipe.roots)
         manifest["archiver"] = tree.archiver()
-        manifest["collected"] = tree.collected()
     listing = _listing_of(manifest, recipe.roots)
     selections = manifest.setdefault("selections", {})
     if label not in selections:
@@ -123,16 +129,25 @@ def _extend(folder: Path, scratch: Path, recipe: UnitRecipe, manifest: dict[str,
         facts = tree.build([u.object for u in missing], jobs)
         for unit in missing:
             source = portable(unit.source, recipe.roots)
-            objects[source] = _keep(scratch / "build" / unit.object, folder, source)
+            objects[source] = _keep(tree.build_dir / unit.object, folder, source)
+    if "collected" not in manifest:
+        manifest["collected"] = tree.collected()
     links = manifest.setdefault("links", {})
     digest = selection_digest(chosen)
     if digest not in links:
         links[digest] = _link_archives(folder, manifest, listing, chosen, digest, recipe.roots)
-    new = [rel for rel in (*objects.values(), *links[digest].values())
-           if rel not in manifest[CONTENTS]]
-    manifest[CONTENTS] = {**manifest[CONTENTS], **{r: file_record(folder / r) for r in new}}
+    manifest[CONTENTS] = {**manifest[CONTENTS], **_new_records(folder, manifest[CONTENTS])}
     write_manifest(folder, manifest)
     return facts
+
+
+def _new_records(folder: Path, recorded: Mapping[str, Any]) -> dict[str, Any]:
+    """Records of the files of ``folder`` the manifest does not hold yet (what this build
+    added: objects, link archives, collected files)."""
+    found = (p for p in folder.rglob("*") if p.is_file() and not p.is_symlink())
+    added = (p.relative_to(folder).as_posix() for p in found)
+    return {rel: file_record(folder / rel) for rel in added
+            if rel not in recorded and rel != MANIFEST and not Path(rel).name.startswith(".")}
 
 
 def _chosen(listing: tuple[TargetUnits, ...], select: Select, roots: Mapping[str, str]
@@ -147,41 +162,53 @@ def _chosen(listing: tuple[TargetUnits, ...], select: Select, roots: Mapping[str
 
 
 class _Tree:
-    """The scratch tree, configured the first time it is needed."""
+    """The build tree, configured the first time it is needed; a kept tree configured in
+    another folder (a moved cache: CMake trees cannot move) is made again."""
 
-    def __init__(self, folder: Path, scratch: Path, recipe: UnitRecipe) -> None:
-        self.folder, self.scratch, self.recipe = folder, scratch, recipe
+    def __init__(self, folder: Path, recipe: UnitRecipe) -> None:
+        self.folder, self.recipe = folder, recipe
+        self.root = recipe.scratch(folder)
+        self.build_dir = self.root / "build"
         self.configured = False
 
     def _configure(self) -> None:
         if self.configured:
             return
-        project = self.scratch / "project"
+        if not configured_in(self.build_dir):
+            shutil.rmtree(self.root, ignore_errors=True)
+        project = self.root / "project"
         project.mkdir(parents=True, exist_ok=True)
-        text = self.recipe.project(self.scratch, self.folder) + listing_cmake(self.recipe.targets)
-        (project / "CMakeLists.txt").write_text(text, encoding="utf-8")
-        configure(self.recipe.name, project, self.scratch / "build", self.scratch / LOG,
+        if not self._listed():  # a kept tree keeps its project while it lists the targets
+            text = self.recipe.project(self.root, self.folder) + listing_cmake(
+                self.recipe.targets)
+            (project / "CMakeLists.txt").write_text(text, encoding="utf-8")
+            (self.build_dir / "build.ninja").unlink(missing_ok=True)  # configure it again
+        configure(self.recipe.name, project, self.build_dir, self.root / LOG,
                   defines=self.recipe.defines, toolchain=self.recipe.toolchain,
                   cpu_flags=self.recipe.cpu_flags)
         self.configured = True
 
+    def _listed(self) -> bool:
+        return (self.build_dir / "build.ninja").is_file() and all(
+            (self.build_dir / LISTS / f"{t}.txt").is_file() for t in self.recipe.targets)
+
     def listing(self) -> tuple[TargetUnits, ...]:
         self._configure()
-        return read_listing(self.scratch / "build", self.recipe.targets)
+        return read_listing(self.build_dir, self.recipe.targets)
 
     def archiver(self) -> str:
         self._configure()
-        return archiver(self.scratch / "build")
+        return archiver(self.build_dir)
 
     def collected(self) -> Mapping[str, Any]:
         self._configure()
         collect = self.recipe.collect
-        return dict(collect(self.scratch / "build")) if collect is not None else {}
+        return dict(collect(self.build_dir, self.folder)) if collect is not None else {}
 
     def build(self, objects: Sequence[str], jobs: int) -> dict[str, Any]:
         self._configure()
-        done = build_objects(self.recipe.name, self.scratch / "project", self.scratch / "build",
-                             self.scratch / LOG, objects, jobs=jobs,
+        done = build_objects(self.recipe.name, self.root / "project", self.build_dir,
+                             self.root / LOG, objects, jobs=jobs,
                              toolchain=self.recipe.toolchain, cpu_flags=self.recipe.cpu_flags)
         return done.facts()
 
@@ -215,17 +242,18 @@ def _keep(built: Path, folder: Path, source: str) -> str:
 
 def _link_archives(folder: Path, manifest: Mapping[str, Any], listing: Sequence[TargetUnits],
                    chosen: set[str], digest: str, roots: Mapping[str, str]) -> dict[str, str]:
-    """One thin archive per target holding the chosen objects in the target's own order."""
-    links = folder / "links"
-    links.mkdir(exist_ok=True)
+    """One thin archive per target holding the chosen objects in the target's own order,
+    named as the whole library's archive (``lib<target>.a``) in a folder of the selection."""
+    links = folder / "links" / digest[:16]
+    links.mkdir(parents=True, exist_ok=True)
     made: dict[str, str] = {}
     for target in listing:
         members = [manifest["objects"][s] for s in
                    (portable(u.source, roots) for u in target.units) if s in chosen]
         if members:
-            name = f"{target.target}-{digest[:16]}.a"
-            _thin_archive(manifest["archiver"], links, name, [f"../{m}" for m in members])
-            made[target.target] = f"links/{name}"
+            name = f"lib{target.target}.a"
+            _thin_archive(manifest["archiver"], links, name, [f"../../{m}" for m in members])
+            made[target.target] = (links / name).relative_to(folder).as_posix()
     return made
 
 

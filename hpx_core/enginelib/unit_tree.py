@@ -96,6 +96,18 @@ def build_objects(name: str, project: Path, build: Path, log_file: Path,
                          cpu_flags=cpu_flags)
 
 
+def configured_in(build: Path) -> bool:
+    """``build`` holds no tree, or one CMake configured in this very folder (not in a folder
+    it was moved from)."""
+    cache = build / "CMakeCache.txt"
+    if not cache.is_file():
+        return True
+    for line in cache.read_text(encoding="utf-8", errors="replace").splitlines():
+        if line.startswith("CMAKE_CACHEFILE_DIR:INTERNAL="):
+            return Path(line.split("=", 1)[1]) == build
+    return False
+
+
 def archiver(build: Path) -> str:
     """The archiver the configured tree uses (``CMAKE_AR``)."""
     for line in (build / "CMakeCache.txt").read_text(encoding="utf-8").splitlines():

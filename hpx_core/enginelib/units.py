@@ -41,9 +41,11 @@ Project = Callable[[Path, Path], str]
 ``scratch`` folder for the units' folder ``folder``."""
 Select = Callable[[tuple[TargetUnits, ...]], Iterable[str]]
 """The sources of the units a program needs, chosen from the library's listing."""
-Collect = Callable[[Path], Mapping[str, Any]]
-"""What the library's users need from its configured build tree (the folder given), kept in
-the manifest (e.g. the include folders and definitions a target exports, paths portable)."""
+Collect = Callable[[Path, Path], Mapping[str, Any]]
+"""``collect(build, folder)``, once, after the first units were built: what the library's users
+need from its build tree ``build``, kept in the manifest (the include folders and definitions
+a target exports, paths portable); files the build generated that they include may be copied
+into ``folder`` (aside, then renamed)."""
 
 
 def _strs(value: Iterable[str]) -> tuple[str, ...]:
@@ -70,6 +72,13 @@ class UnitRecipe:
     toolchain: Toolchain | None = None
     roots: Mapping[str, str] = attrs.field(factory=dict, converter=_str_map)
     collect: Collect | None = None
+    tree: Path | None = None  # a build tree kept between builds, or a scratch one (None)
+    tree_lock: Path | None = None  # the lock of a kept tree others build in too
+
+    def scratch(self, folder: Path) -> Path:
+        """Where the project is configured and built: the kept tree, or a scratch folder of
+        fixed name beside the units' folder (a compiler cache sees the same commands again)."""
+        return self.tree or folder.with_name(f".{folder.name}.tmp-build")
 
 
 def _paths(value: Iterable[Path]) -> tuple[Path, ...]:

@@ -41,3 +41,16 @@ def test_needed_follows_calls_through_files(tmp_path: Path) -> None:
     assert {p.name for p in needed({"wrap"}, index)} == {"wrapper.c", "conv.c", "kernel.c",
                                                          "tables.c"}
     assert needed({"nothing"}, index) == set()
+
+
+def test_namespaces_and_extern_c_blocks_are_file_scope() -> None:
+    found = scan("""
+namespace et { namespace native::ops {
+Tensor& quantize_out(Ctx& context, const Tensor& in) { return helper(in); }
+}  // namespace native::ops
+}  // namespace et
+extern "C" { int c_entry(void) { return 1; } }
+struct Kernel { int member(int x) { return x; } };
+""")
+    assert found.defines == {"quantize_out", "c_entry"}
+    assert {"helper", "member"} <= found.uses

@@ -50,9 +50,11 @@ def test_a_refused_header_is_neither_followed_nor_implemented(tmp_path: Path) ->
 
 
 def test_includes_resolve_beside_the_file_then_in_the_include_folders(tmp_path: Path) -> None:
-    _tree(tmp_path, {"src/a.cc": '#include "a.h"\n#include "b.h"\n#include "none.h"\n',
-                     "src/a.h": "", "inc/b.h": "", "src/b.h": ""})
+    _tree(tmp_path, {"src/a.cc": ('#include "a.h"\n#include "b.h"\n#include "none.h"\n'
+                                  "#include <c.h>\n#include <stdint.h>\n"),
+                     "src/a.h": "", "inc/b.h": "", "src/b.h": "", "src/c.h": "", "inc/c.h": ""})
     graph = IncludeGraph([tmp_path / "inc"])
-    assert graph.includes(tmp_path / "src/a.cc") == (tmp_path / "src/a.h", tmp_path / "src/b.h")
+    assert graph.includes(tmp_path / "src/a.cc") == (
+        tmp_path / "src/a.h", tmp_path / "src/b.h", tmp_path / "inc/c.h")  # <> not beside
     assert implements(Path("x/conv_common.cc"), Path("y/conv.h"))
     assert not implements(Path("x/concat.cc"), Path("y/conv.h"))
