@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
+import attrs
 from attrs import AttrsInstance
 
 from hpx_core.contract import (
@@ -55,7 +56,7 @@ class EngineHooks:
             raise self._absent(engine, "hpx_validate_config")
         if not isinstance(answer, kind):
             raise self._wrong(engine, "hpx_validate_config", answer, kind)
-        return answer  # type: ignore[return-value]  # a config_class is an attrs class
+        return answer
 
     def read_model(self, request: ModelRequest, engine: str | None = None) -> ModelInfo | None:
         """The engine's reading of a file of its own format (any plugin's without ``engine``)."""
@@ -83,6 +84,9 @@ class EngineHooks:
         answer = self._checked(engine, "hpx_generate_firmware", request, FirmwareContribution)
         if answer is None:
             raise self._absent(engine, "hpx_generate_firmware")
+        if answer.facts is not None and not attrs.has(type(answer.facts)):
+            raise self._wrong(engine, "hpx_generate_firmware's facts", answer.facts,
+                              AttrsInstance)
         return answer
 
     def verify_symbols(self, request: SymbolsRequest) -> list[SymbolFinding]:

@@ -13,12 +13,12 @@ from typing import Any, Literal
 import attrs
 
 from hpx_core.config.checks import at_least, finite_at_least
+from hpx_core.contract import CheckLayers, ToolchainName
 
 MemoryLocation = Literal["code", "flash", "itcm", "tcm", "data", "sram", "psram"]
 """A memory by the use word of its regions in the board's memory map (``hpx boards``)."""
-Toolchain = Literal["arm-none-eabi-gcc", "clang", "atfe", "armclang"]
+Toolchain = ToolchainName
 LayerFormat = Literal["csv", "json"]
-CheckLayers = Literal["off", "first", "all"]
 
 
 @attrs.frozen

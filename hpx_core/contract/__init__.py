@@ -14,9 +14,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Literal, Protocol, TypeAlias, TypeVar
 
 import attrs
+from attrs import AttrsInstance
 
 from hpx_core.contract.engine import EngineDescriptor as EngineDescriptor
 from hpx_core.contract.engine import EngineSelection as EngineSelection
@@ -41,6 +42,16 @@ if TYPE_CHECKING:
 
 Json: TypeAlias = bool | int | float | str | Sequence["Json"] | Mapping[str, "Json"] | None
 """A value that becomes JSON in the result bundle."""
+
+Facts: TypeAlias = AttrsInstance
+"""An engine's own frozen attrs record of what it learned generating firmware (handed back to
+its later hooks, never written to disk)."""
+
+ToolchainName = Literal["arm-none-eabi-gcc", "clang", "atfe", "armclang"]
+"""The toolchains hpx builds with (``target.toolchain``)."""
+
+CheckLayers = Literal["off", "first", "all"]
+"""``profiling.check_layers``: no layer check, the first differing layer in full, or every one."""
 
 
 T = TypeVar("T")
@@ -165,13 +176,13 @@ class FirmwareRequest:
     board: Board
     model: ModelInfo
     sources: SourceSet
-    toolchain: str
+    toolchain: ToolchainName
     jobs: int
     scratch: Path
     log: Path
     arena_size: int | None = None
     layout: MemoryLayout | None = None
-    check_layers: str = "off"
+    check_layers: CheckLayers = "off"
 
 
 @attrs.frozen
@@ -201,7 +212,7 @@ class LibraryUse:
     built: bool
     seconds: float = 0.0
     compiled: int = 0
-    compiler_cache: Mapping[str, Any] | None = None
+    compiler_cache: Mapping[str, Json] | None = None
 
 
 @attrs.frozen
@@ -264,7 +275,7 @@ class FirmwareContribution:
     fingerprint_inputs: Mapping[str, str] = attrs.field(factory=dict)
     buffers: tuple[PlannedBuffer, ...] = attrs.field(default=(), converter=_buffers)
     libraries: tuple[LibraryUse, ...] = attrs.field(default=(), converter=_libraries)
-    facts: object = None
+    facts: Facts | None = None
     layer_reference: LayerReference | None = None
 
 
@@ -282,7 +293,7 @@ class SymbolsRequest:
     elf: Path
     symbols: frozenset[str]
     model: ModelInfo | None = None
-    facts: object = None
+    facts: Facts | None = None
     expect: frozenset[str] = frozenset()
 
 
@@ -308,7 +319,7 @@ class ResultsRequest:
     model: ModelInfo
     sources: SourceSet
     capture: Capture
-    facts: object = None
+    facts: Facts | None = None
 
     def facts_as(self, kind: type[T]) -> T:
         """The ``facts`` the engine put on its contribution, checked to be ``kind``."""

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, TypeVar
 
 import attrs
+from attrs import AttrsInstance
 
 from hpx_core.errors import PluginError
 from hpx_core.models.tflite_fields import check_fields
@@ -50,7 +51,7 @@ class EngineDescriptor:
 
     name: str
     model_formats: tuple[str, ...] = attrs.field(converter=strs)
-    config_class: type[object]
+    config_class: type[AttrsInstance]
     summary: str = ""
     backends: tuple[str, ...] = attrs.field(default=(), converter=strs)
     pins: PinSet | None = None
@@ -64,7 +65,7 @@ class EngineSelection:
 
     name: str
     backend: str | None
-    config: object
+    config: AttrsInstance
 
     def config_as(self, kind: type[T]) -> T:
         """The ``engine.config`` object, checked to be the class the engine declared."""

@@ -8,7 +8,7 @@ identity and config, and each hook imports the machinery it adapts when it is ca
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hpx_core import hookimpl
 from hpx_core.contract import (
@@ -204,3 +204,15 @@ def hpx_match_manifest(request: ManifestRequest) -> MatchManifest | None:
     answer = match_for_bundles(request.document, request.model, request.base_sha256,
                                request.candidate_sha256)
     return parse_match_manifest(answer, "the Tier-1 export manifest")
+
+
+if TYPE_CHECKING:  # mypy checks every hook against the contract (hpx_core.engine_protocol)
+    from hpx_core import engine_protocol as contract
+    from hpx_executorch import plugin as this
+
+    _engine: contract.Engine = this
+    _describesmodels: contract.DescribesModels = this
+    _materializessources: contract.MaterializesSources = this
+    _plansmemory: contract.PlansMemory = this
+    _explainserrors: contract.ExplainsErrors = this
+    _matchesmanifests: contract.MatchesManifests = this

@@ -7,6 +7,8 @@ adapts when it is called.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from hpx_core import hookimpl
 from hpx_core.contract import (
     ConfigRequest,
@@ -109,3 +111,12 @@ def hpx_result_extras(request: ResultsRequest) -> ResultExtras:
     facts = request.facts_as(FamilyFacts)
     return ResultExtras({"backend": request.engine.backend, **family_extra(request.capture, facts)},
                         reference_outputs=reference_outputs(facts.host_outputs, request.model))
+
+
+if TYPE_CHECKING:  # mypy checks every hook against the contract (hpx_core.engine_protocol)
+    from hpx_core import engine_protocol as contract
+    from hpx_heliart import plugin as this
+
+    _engine: contract.Engine = this
+    _materializessources: contract.MaterializesSources = this
+    _plansmemory: contract.PlansMemory = this

@@ -7,6 +7,8 @@ identity and config, and each hook imports the machinery it adapts when it is ca
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from hpx_core import hookimpl
 from hpx_core.contract import (
     ConfigRequest,
@@ -102,3 +104,12 @@ def hpx_result_extras(request: ResultsRequest) -> ResultExtras:
     facts = request.facts_as(FamilyFacts)
     return ResultExtras(family_extra(request.capture, facts),
                         reference_outputs=reference_outputs(facts.host_outputs, request.model))
+
+
+if TYPE_CHECKING:  # mypy checks every hook against the contract (hpx_core.engine_protocol)
+    from hpx_core import engine_protocol as contract
+    from hpx_tflm import plugin as this
+
+    _engine: contract.Engine = this
+    _materializessources: contract.MaterializesSources = this
+    _plansmemory: contract.PlansMemory = this

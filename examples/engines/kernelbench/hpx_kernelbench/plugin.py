@@ -14,6 +14,8 @@ identity, config and format name; each hook imports the machinery it adapts when
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from hpx_core import hookimpl
 from hpx_core.contract import (
     ConfigRequest,
@@ -105,3 +107,12 @@ def hpx_result_extras(request: ResultsRequest) -> ResultExtras:
     facts = request.facts_as(results.KernelbenchFacts)
     return ResultExtras(results.result_extras(request.capture, facts),
                         reference_outputs=(results.reference_output(facts),))
+
+
+if TYPE_CHECKING:  # mypy checks every hook against the contract (hpx_core.engine_protocol)
+    from hpx_core import engine_protocol as contract
+    from hpx_kernelbench import plugin as this
+
+    _engine: contract.Engine = this
+    _readsitsownformat: contract.ReadsItsOwnFormat = this
+    _explainserrors: contract.ExplainsErrors = this
