@@ -119,7 +119,7 @@ def load_registry(
             module = _register(manager, entry)
         except Exception as error:  # a broken plugin must never take hpx down
             failures.append(PluginFailure(info, f"{type(error).__name__}: {error}"))
-            log.warning("plugin skipped", plugin=info.name, reason=str(error))
+            log.debug("plugin skipped", plugin=info.name, reason=str(error))
             continue
         loaded.append((info, module))
     engines, conflicts, described_failures = _collect_engines(manager, loaded)

@@ -14,6 +14,7 @@ import typer
 
 from hpx_core.cli.app import app, console
 from hpx_core.cli.main_commands import (
+    MODEL_HELP,
     BackendOption,
     ConfigOption,
     EngineConfigOption,
@@ -33,7 +34,7 @@ BUILD_ONLY = "kernel verification"
 
 @app.command()
 def build(
-    model: Annotated[Path | None, typer.Argument(help="Model file (.tflite or .pte).")] = None,
+    model: Annotated[Path | None, typer.Argument(help=MODEL_HELP)] = None,
     config: ConfigOption = None,
     engine: EngineOption = None,
     backend: BackendOption = None,

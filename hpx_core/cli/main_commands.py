@@ -19,6 +19,8 @@ if TYPE_CHECKING:  # each command imports what it uses: `hpx --help` stays fast
 
     from hpx_core import api, pipeline
 
+MODEL_HELP = ("Model file, in a format an installed engine reads (hpx plugins lists each "
+              "engine's formats).")
 ConfigOption = Annotated[
     Path | None, typer.Option("--config", "-c", help="Profile config (YAML).", exists=False)
 ]
@@ -33,6 +35,8 @@ WaitOption = Annotated[float | None, typer.Option(
 NoWaitOption = Annotated[bool, typer.Option("--no-wait", help="Fail at once if the place is busy.")]
 SshKeyOption = Annotated[Path | None, typer.Option(
     "--ssh-key", help="Key for places that run QEMU on their exporter host.")]
+OutputDirOption = Annotated[Path, typer.Option(
+    "--output-dir", "--results-dir", help="Where result bundles go (--results-dir: its old name).")]
 EngineConfigOption = Annotated[
     list[str] | None,
     typer.Option("--engine-config", help="engine.config KEY=VALUE (YAML value); repeatable."),
@@ -49,6 +53,7 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def root(
+    ctx: typer.Context,
     version: Annotated[
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Print version.")
     ] = False,
@@ -63,7 +68,11 @@ def root(
     from hpx_core.plugins import default_registry  # not hpx_core.api: all of hpx behind it
 
     configure_logging(json=log_json, verbosity=verbose)
-    default_registry(no_plugins=no_plugins, reload=True)
+    registry = default_registry(no_plugins=no_plugins, reload=True)
+    if ctx.invoked_subcommand != "plugins":  # whose table lists them: said once either way
+        for failure in registry.failures:
+            typer.secho(f"skipped plugin {failure.plugin.name} ({failure.plugin.distribution}): "
+                        f"{failure.reason} (hpx plugins lists the engines)", fg="yellow", err=True)
 
 
 @app.command()
@@ -127,11 +136,19 @@ def collect_overrides(
 
 
 @config_app.command("validate")
-def config_validate(file: Path) -> None:
+def config_validate(
+    file: Annotated[Path | None, typer.Argument(help="Profile config (YAML).")] = None,
+    config: ConfigOption = None,
+) -> None:
     """Check a config file as `hpx profile` would before its first fetch: the engine's own
     section, the board, the model, the license and the counters."""
     from hpx_core import api
 
+    if file is not None and config is not None and file != config:
+        raise UsageError(f"two configs given: {file} and {config}", "pass one of them")
+    file = file or config
+    if file is None:
+        raise UsageError("no config to validate", "pass it: hpx config validate -c hpx.yaml")
     outcome = api.check_config(file, None, api.registry())
     engine = outcome.config.engine
     typer.echo(
@@ -240,7 +257,7 @@ def doctor(
 
 @app.command()
 def profile(
-    model: Annotated[Path | None, typer.Argument(help="Model file (.tflite or .pte).")] = None,
+    model: Annotated[Path | None, typer.Argument(help=MODEL_HELP)] = None,
     config: ConfigOption = None,
     engine: EngineOption = None,
     backend: BackendOption = None,

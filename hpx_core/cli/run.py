@@ -15,7 +15,14 @@ import attrs
 import typer
 
 from hpx_core.cli.app import app, console
-from hpx_core.cli.main_commands import NoWaitOption, PlaceOption, SshKeyOption, WaitOption, note
+from hpx_core.cli.main_commands import (
+    NoWaitOption,
+    OutputDirOption,
+    PlaceOption,
+    SshKeyOption,
+    WaitOption,
+    note,
+)
 from hpx_core.errors import BuildError, UsageError
 
 if TYPE_CHECKING:
@@ -35,7 +42,7 @@ def run(
     work_dir: Annotated[
         Path | None, typer.Option("--work-dir", help=f"A built project ({PROJECT_DIR}).")
     ] = None,
-    results_dir: Annotated[Path, typer.Option("--results-dir")] = Path("hpx-results"),
+    output_dir: OutputDirOption = Path("hpx-results"),
     timeout: Annotated[float, typer.Option("--timeout", help="Seconds.")] = 60.0,
     probe: Annotated[
         str | None, typer.Option("--probe", help="Probe unique ID (silicon boards).")
@@ -68,12 +75,12 @@ def run(
         board = get_board(firmware.board)
         runner = runner_for(board, timeout=timeout, probe=probe, packs=pack or [],
                             place=place, farm=farm, notify=note)
-        print_record(board.name, run_bundle(runner, firmware, results_dir))
+        print_record(board.name, run_bundle(runner, firmware, output_dir))
     else:
         project = load_project(target)
         runner = runner_for(project.board, timeout=timeout, probe=probe, packs=pack or [],
                             place=place, farm=farm, notify=note)
-        print_record(project.board.name, _run_project(project, runner, results_dir))
+        print_record(project.board.name, _run_project(project, runner, output_dir))
 
 
 def run_bundle(runner: Runner, firmware: BuiltFirmware, results_dir: Path) -> RunRecord:

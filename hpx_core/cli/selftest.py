@@ -9,13 +9,14 @@ import typer
 from rich.table import Table
 
 from hpx_core.cli.app import app, console
+from hpx_core.cli.main_commands import OutputDirOption
 
 
 @app.command()
 def selftest(
     board: Annotated[str, typer.Option("--board", help="qemu-m55 or qemu-m4.")] = "qemu-m55",
     work_dir: Annotated[Path, typer.Option("--work-dir")] = Path("hpx-work/selftest"),
-    results_dir: Annotated[Path, typer.Option("--results-dir")] = Path("hpx-results"),
+    output_dir: OutputDirOption = Path("hpx-results"),
     toolchain: Annotated[str, typer.Option("--toolchain")] = "arm-none-eabi-gcc",
     probe: Annotated[
         str | None, typer.Option("--probe", help="Probe unique ID (Apollo boards).")
@@ -31,9 +32,9 @@ def selftest(
     if get_board(board).silicon is not None:
         from hpx_core.cli.probes import silicon_selftest
 
-        silicon_selftest(board, work_dir, results_dir, probe, pack or [])
+        silicon_selftest(board, work_dir, output_dir, probe, pack or [])
         return
-    report = run_selftest(board, work_dir, results_dir, toolchain=toolchain)
+    report = run_selftest(board, work_dir, output_dir, toolchain=toolchain)
     table = Table(
         "layer",
         "loop",

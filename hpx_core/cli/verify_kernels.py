@@ -31,7 +31,7 @@ def verify_kernels_of(elf: Path, engine: str, backend: str | None,
     if not elf.is_file():
         raise UsageError(f"ELF not found: {elf}", "pass the .elf a build produced")
     registry = default_registry()
-    registry.engine(engine)
+    backend = backend_or_default(engine, backend)
     request = SymbolsRequest(engine=engine, backend=backend, elf=elf,
                              symbols=frozenset(symbol_inventory(elf).names()),
                              expect=frozenset(expect))
@@ -55,7 +55,7 @@ def verify_kernels(
     found = verify_kernels_of(elf, engine, backend, expect or [])
     if not found:
         raise UsageError(f"no plugin checks {engine} builds", "see `hpx plugins`")
-    table = Table("check", "result", "detail", title=f"{elf.name} ({engine}, {backend})")
+    table = Table("check", "result", "detail", title=f"{elf.name} ({_built_by(engine, backend)})")
     for finding in found:
         table.add_row(finding.check, "[green]pass[/]" if finding.passed else "[red]FAIL[/]",
                       finding.detail)
@@ -64,3 +64,17 @@ def verify_kernels(
     if failed:
         console.print(f"[red]{len(failed)} of {len(found)} checks failed[/]")
         raise typer.Exit(1)
+
+
+
+def backend_or_default(engine: str, backend: str | None) -> str | None:
+    """The backend a build without ``--backend`` has: the engine's first (None: it has none)."""
+    from hpx_core.plugins import default_registry
+
+    backends = default_registry().engine(engine).descriptor.backends
+    return backend or (backends[0] if backends else None)
+
+
+def _built_by(engine: str, backend: str | None) -> str:
+    chosen = backend_or_default(engine, backend)
+    return engine if chosen is None else f"{engine}, backend {chosen}"

@@ -66,8 +66,9 @@ def _difference(t: Mapping[str, Any]) -> str:
     real = "" if t.get("max_diff") is None else f" ({t['max_diff']:.6g} dequantized)"
     snr = "" if t.get("snr_db") is None else f", SNR {t['snr_db']:.1f} dB"
     where = ",".join(str(i) for i in t.get("position", []))
+    steps = t["max_diff_steps"]
     return (f"{t['mismatched']:,} of {t['count']:,} elements differ, largest by "
-            f"{t['max_diff_steps']} steps{real}{snr}, at [{where}]")
+            f"{steps} step{'' if steps == 1 else 's'}{real}{snr}, at [{where}]")
 
 
 def divergence_text(view: LayerCheckView) -> str | None:

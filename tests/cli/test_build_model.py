@@ -51,8 +51,12 @@ def test_build_then_run_equals_a_profile(capsys: pytest.CaptureFixture[str],
     assert summary["status"] == "built" and summary["identity"]["board"] == "qemu-m55"
     code, out, _ = _hpx(capsys, "results", "verify", str(bundle))
     assert code == 0 and "7 files match the manifest (status built)" in out
+    code, out, err = _hpx(capsys, "verify-kernels", str(bundle / "firmware.elf"),
+                          "--engine", "loops")
+    assert code == 0, err  # no --backend: the engine's default, named as the build had it
+    assert "firmware.elf (loops, backend plain)" in " ".join(out.split())
 
-    code, out, err = _hpx(capsys, "run", str(bundle), "--results-dir", str(tmp_path / "r"))
+    code, out, err = _hpx(capsys, "run", str(bundle), "--output-dir", str(tmp_path / "r"))
     assert code == 0, err
     ran = load_view(_only(tmp_path / "r"))
     code, _, err = _hpx(capsys, "profile", str(KWS), *cell, "--output-dir", str(tmp_path / "p"))
@@ -63,7 +67,7 @@ def test_build_then_run_equals_a_profile(capsys: pytest.CaptureFixture[str],
     assert ran.sizes == profiled.sizes and ran.model_sha256 == profiled.model_sha256
 
     work = Path(summary["work_dir"])  # the work folder the bundle names runs too
-    code, out, err = _hpx(capsys, "run", str(work), "--results-dir", str(tmp_path / "w"))
+    code, out, err = _hpx(capsys, "run", str(work), "--output-dir", str(tmp_path / "w"))
     assert code == 0, err
     assert load_view(_only(tmp_path / "w")).whole_median == profiled.whole_median
 
@@ -80,7 +84,7 @@ def test_a_changed_build_bundle_is_not_run(capsys: pytest.CaptureFixture[str], t
     bundle = _only(tmp_path / "b")
     elf = bundle / "firmware.elf"
     elf.write_bytes(elf.read_bytes() + b"\0")
-    code, _, err = _hpx(capsys, "run", str(bundle), "--results-dir", str(tmp_path / "r"))
+    code, _, err = _hpx(capsys, "run", str(bundle), "--output-dir", str(tmp_path / "r"))
     assert code != 0 and "firmware.elf was modified" in err and "Traceback" not in err
     assert not (tmp_path / "r").exists()
 

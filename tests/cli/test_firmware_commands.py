@@ -78,7 +78,7 @@ def test_build_twice_runs_no_compiler_the_second_time(
     code, out, _ = _run(capsys, "build", "--work-dir", str(work))
     assert code == 0 and "no work to do" in out
     code, out, _ = _run(
-        capsys, "run", "--work-dir", str(work), "--results-dir", str(tmp_path / "r")
+        capsys, "run", "--work-dir", str(work), "--output-dir", str(tmp_path / "r")
     )
     assert code == 0 and "qemu-m4: whole inference" in out and "valid" in out
 
@@ -95,7 +95,7 @@ def test_run_of_faulting_firmware_exits_nonzero_with_pc_and_function(
     render_project(work, get_board("qemu-m55"), glue, HarnessSettings("fault_engine"))
     assert _run(capsys, "build", "--work-dir", str(work))[0] == 0
     code, _, err = _run(
-        capsys, "run", "--work-dir", str(work), "--results-dir", str(tmp_path / "r")
+        capsys, "run", "--work-dir", str(work), "--output-dir", str(tmp_path / "r")
     )
     assert code != 0 and "Traceback" not in err
     assert "HardFault at PC 0x" in err and "in hpx_fixture_crash+0x" in err

@@ -130,3 +130,29 @@ def test_an_unknown_check_layers_value_is_refused_with_its_choices() -> None:
         validate_config(None, overrides("--check-layers", profiling__check_layers="some",
                                         engine__type="tflm"))
     assert "first" in caught.value.message + caught.value.hint
+
+
+def test_validate_takes_the_config_as_profile_does(
+    capsys: pytest.CaptureFixture[str], write_yaml: WriteYaml
+) -> None:
+    path = write_yaml("engine: {type: tflm, backend: cmsis_nn}\n")
+    code, out, _ = _run(capsys, "config", "validate", "-c", str(path))
+    assert code == 0 and "valid (tflm, backend cmsis_nn" in out
+    code, _, err = _run(capsys, "config", "validate")
+    assert code == 2 and "no config to validate" in err and "-c hpx.yaml" in err
+
+
+@pytest.mark.parametrize("command", ["profile", "build", "run", "selftest", "matrix"])
+def test_every_command_that_writes_bundles_takes_output_dir(
+    capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    code, out, _ = _run(capsys, command, "--help")
+    assert code == 0 and "--output-dir" in out
+
+
+def test_the_model_argument_names_no_format(capsys: pytest.CaptureFixture[str],
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "200")  # the help on one line
+    for command in ("profile", "build"):
+        code, out, _ = _run(capsys, command, "--help")
+        assert code == 0 and ".tflite or .pte" not in out and "hpx plugins" in " ".join(out.split())

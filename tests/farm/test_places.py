@@ -245,7 +245,7 @@ def test_a_lost_coordinator_fails_the_run_with_a_failed_bundle(places_lab: Place
     with log.open("wb") as sink:
         proc = subprocess.Popen(
             [str(Path(sys.executable).parent / "hpx"), "run", "--work-dir", str(hang.root),
-             "--results-dir", str(out), "--timeout", "120", "--place", "qemu-1",
+             "--output-dir", str(out), "--timeout", "120", "--place", "qemu-1",
              "--ssh-key", str(places_lab.ssh.client_key)],
             env={**os.environ, "LG_COORDINATOR": places_lab.lab.address, "COLUMNS": "200"},
             stdout=sink, stderr=subprocess.STDOUT)

@@ -37,7 +37,7 @@ def farm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Farm]:
 def test_hpx_run_on_a_place_counts_what_a_local_run_counts(farm: Farm) -> None:
     project, built = selftest_build("qemu-m55")
     out = farm.root / "run-a"
-    done = farm.hpx("run", "--work-dir", str(project.root), "--results-dir", str(out),
+    done = farm.hpx("run", "--work-dir", str(project.root), "--output-dir", str(out),
                     "--place", "qemu-a", "--ssh-key", str(farm.ssh.client_key))
     assert done.returncode == 0, done.stdout + done.stderr
     assert "running on place qemu-a (exporter lab1, host 127.0.0.1)" in done.stdout
@@ -95,7 +95,7 @@ def test_a_place_is_checked_before_anything_is_built(farm: Farm) -> None:
 def test_a_busy_place_is_waited_for_and_then_used(farm: Farm) -> None:
     hang, _ = fixture_build("hang_engine")
     selftest, _ = selftest_build("qemu-m55")
-    holder = farm.start_hpx("holder", "run", "--work-dir", str(hang.root), "--results-dir",
+    holder = farm.start_hpx("holder", "run", "--work-dir", str(hang.root), "--output-dir",
                             str(farm.root / "busy-holder"), "--timeout", "25",
                             "--place", "qemu-a", "--ssh-key", str(farm.ssh.client_key))
     try:
@@ -106,7 +106,7 @@ def test_a_busy_place_is_waited_for_and_then_used(farm: Farm) -> None:
         assert f"error: place qemu-a is busy (held by {farm.holder('qemu-a')})" \
             in refused.stderr
         waiter = farm.start_hpx("waiter", "run", "--work-dir", str(selftest.root),
-                                "--results-dir", str(farm.root / "busy-waiter"), "--place",
+                                "--output-dir", str(farm.root / "busy-waiter"), "--place",
                                 "qemu-a", "--wait", "120", "--ssh-key",
                                 str(farm.ssh.client_key))
         assert holder.wait(60) == 1  # the hanging firmware timed out
@@ -130,7 +130,7 @@ def test_a_busy_place_is_waited_for_and_then_used(farm: Farm) -> None:
 def test_any_place_spreads_runs_over_the_places_one_run_each(farm: Farm) -> None:
     hang, _ = fixture_build("hang_engine")
     selftest, _ = selftest_build("qemu-m55")
-    runs = [farm.start_hpx(f"any-{n}", "run", "--work-dir", str(hang.root), "--results-dir",
+    runs = [farm.start_hpx(f"any-{n}", "run", "--work-dir", str(hang.root), "--output-dir",
                            str(farm.root / f"any-{n}"), "--timeout", "20", "--place", "any",
                            "--ssh-key", str(farm.ssh.client_key)) for n in (1, 2)]
     try:
@@ -150,7 +150,7 @@ def test_any_place_spreads_runs_over_the_places_one_run_each(farm: Farm) -> None
     places = {run_json(bundle_in(farm.root / f"any-{n}"))["place"]["name"]  # type: ignore[index]
               for n in (1, 2)}
     assert places == {"qemu-a", "qemu-b"}
-    tagged = farm.hpx("run", "--work-dir", str(selftest.root), "--results-dir",
+    tagged = farm.hpx("run", "--work-dir", str(selftest.root), "--output-dir",
                       str(farm.root / "tagged"), "--place", "lab=loopback", "--ssh-key",
                       str(farm.ssh.client_key))
     assert tagged.returncode == 0, tagged.stdout + tagged.stderr
@@ -164,7 +164,7 @@ def test_ctrl_c_mid_run_releases_the_place_and_keeps_a_failed_bundle(farm: Farm)
     out = farm.root / "interrupted"
     # a QEMU still ending from an earlier test would be taken for this run's
     farm.until("no QEMU left on the exporter host", lambda: not farm.far_qemus(), timeout=30)
-    proc = farm.start_hpx("interrupted", "run", "--work-dir", str(hang.root), "--results-dir",
+    proc = farm.start_hpx("interrupted", "run", "--work-dir", str(hang.root), "--output-dir",
                           str(out), "--timeout", "120", "--place", "qemu-b", "--ssh-key",
                           str(farm.ssh.client_key))
     try:
@@ -193,7 +193,7 @@ def test_a_killed_exporter_fails_the_run_and_the_place_follows_labgrids_rules(
     out = farm.root / "orphaned"
     # a QEMU still ending from an earlier test would be taken for this run's
     farm.until("no QEMU left on the exporter host", lambda: not farm.far_qemus(), timeout=30)
-    proc = farm.start_hpx("orphaned", "run", "--work-dir", str(hang.root), "--results-dir",
+    proc = farm.start_hpx("orphaned", "run", "--work-dir", str(hang.root), "--output-dir",
                           str(out), "--timeout", "120", "--place", "qemu-b", "--ssh-key",
                           str(farm.ssh.client_key))
     try:
@@ -219,7 +219,7 @@ def test_a_killed_exporter_fails_the_run_and_the_place_follows_labgrids_rules(
     assert farm.holder("qemu-b") is None
     farm.lab.start_exporter("lab2", network_service("qemu-b", farm.ssh.port))
     farm.lab.wait_for_resources("lab2", ["qemu-b"])
-    back = farm.hpx("run", "--work-dir", str(selftest.root), "--results-dir",
+    back = farm.hpx("run", "--work-dir", str(selftest.root), "--output-dir",
                     str(farm.root / "back"), "--place", "qemu-b", "--ssh-key",
                     str(farm.ssh.client_key))
     assert back.returncode == 0, back.stdout + back.stderr

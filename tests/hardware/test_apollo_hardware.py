@@ -53,7 +53,7 @@ def test_selftest_on_the_apollo510_evb(tmp_path: Path) -> None:
             BOARD,
             "--work-dir",
             str(tmp_path / "work"),
-            "--results-dir",
+            "--output-dir",
             str(tmp_path / "results"),
             *probe,
             *_pack(),

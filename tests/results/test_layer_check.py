@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from hpx_core.contract import LayerReference, ReferenceLayer, ReferenceTensor
+from hpx_core.results.check_view import LayerCheckView, divergence_text
 from hpx_core.results.layer_check import check_layers, compare_tensor, tensor_stats
 from hpx_core.wire import parse_capture
 
@@ -52,6 +53,13 @@ def test_the_layer_whose_kernel_differs_is_found_and_compared_in_full() -> None:
     assert device.tolist() == [2 * x + 1 for x in INPUT]
     summary = check.to_json()
     assert summary["first_divergent"] == 1 and summary["exact"] is False
+
+
+def test_the_divergence_sentence_counts_steps_in_good_english() -> None:
+    check = check_layers(CHECK, reference(), "first", "check_engine")
+    text = divergence_text(LayerCheckView.of(check))
+    assert text is not None and "first divergent layer 1 plus_one" in text
+    assert "8 of 8 elements differ, largest by 1 step (0.5 dequantized)" in text
 
 
 def test_a_difference_before_a_layer_marks_it_inherited() -> None:
