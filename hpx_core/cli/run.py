@@ -88,7 +88,8 @@ def run_bundle(runner: Runner, firmware: BuiltFirmware, results_dir: Path) -> Ru
     from hpx_core.run import run_and_record
 
     return run_and_record(
-        runner, firmware.elf, results_dir, engine=firmware.engine,
+        runner, firmware.elf, results_dir, engine=firmware.engine, backend=firmware.backend,
+        engine_libraries=firmware.engine_libraries,
         toolchain=firmware.toolchain, model_sha256=firmware.model_sha256,
         config=firmware.config, build=firmware.build,
         provenance_extra={**firmware.provenance, "build_bundle": str(firmware.path)},

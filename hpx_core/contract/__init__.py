@@ -214,6 +214,11 @@ class LibraryUse:
     compiled: int = 0
     compiler_cache: Mapping[str, Json] | None = None
 
+    @property
+    def label(self) -> str:
+        """How bundles name it: its cache folder's name (``tflm_reference-<key>``)."""
+        return f"{self.name}-{self.key[:20]}"
+
 
 @attrs.frozen
 class ReferenceTensor:

@@ -32,5 +32,7 @@ def write_build(outcome: ProfileOutcome, results_dir: Path, catalog: PinSet,
         kernel_checks=[attrs.asdict(f) for f in outcome.findings],
         config=config_json(outcome.validated),
         provenance=provenance(None, source_provenance(outcome.sources, catalog)), note=note,
+        engine_libraries=tuple(lib.label for lib in need(outcome.contribution,
+                                                         "firmware").libraries),
     )
     return write_build_bundle(results_dir, inputs)

@@ -116,6 +116,8 @@ def _recorder(ctx: RunContext, model: ModelInfo, sources: SourceSet, built: Buil
     copy = {"model_copy": firmware.model_copy.provenance()} if firmware.model_copy else {}
     return Recorder(ctx.config.output.dir, BundleInputs(
         status="failed", board=ctx.board.name, engine=ctx.engine.name,
+        backend=ctx.engine.backend,
+        engine_libraries=tuple(lib.label for lib in firmware.contribution.libraries),
         counter_units=ctx.board.counter_units(), model_sha256=model.sha256,
         toolchain=f"{build.toolchain} {build.toolchain_version}",
         config=config_json(ctx.validated), build=build_info(build),

@@ -44,6 +44,7 @@ class BuildBundleInputs:
     config: Mapping[str, Any]
     provenance: Mapping[str, Any]
     note: str | None = None
+    engine_libraries: tuple[str, ...] = ()
 
 
 def write_build_bundle(results_dir: Path, inputs: BuildBundleInputs) -> Path:
@@ -53,6 +54,7 @@ def write_build_bundle(results_dir: Path, inputs: BuildBundleInputs) -> Path:
         "kind": KIND,
         "status": BUILT,
         "identity": {"board": inputs.board, "engine": inputs.engine, "backend": inputs.backend,
+                     "engine_libraries": list(inputs.engine_libraries),
                      "model_sha256": inputs.model_sha256, "toolchain": inputs.toolchain},
         "elf": ELF,
         "work_dir": str(inputs.work_dir),
@@ -86,6 +88,7 @@ class BuiltFirmware:
     kernel_checks: tuple[Mapping[str, Any], ...]
     config: Mapping[str, Any]
     provenance: Mapping[str, Any]
+    engine_libraries: tuple[str, ...] = ()
 
     @property
     def elf(self) -> Path:
@@ -116,6 +119,7 @@ def read_build_bundle(path: Path) -> BuiltFirmware:
             build=_json(path, "build.json"),
             kernel_checks=tuple(json.loads((path / "kernel_checks.json").read_text("utf-8"))),
             config=_json(path, "config.json"), provenance=_json(path, "provenance.json"),
+            engine_libraries=tuple(str(x) for x in identity.get("engine_libraries") or ()),
         )
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
         raise ResultsError(

@@ -49,6 +49,8 @@ class BundleInputs:
     engine: str
     status: Status
     counter_units: str
+    backend: str | None = None
+    engine_libraries: tuple[str, ...] = ()  # each library's name-key (LibraryUse.label)
     error: HpxError | None = None
     measurement: Measurement | None = None
     capture: bytes | None = None
@@ -102,6 +104,8 @@ def _summary(inputs: BundleInputs) -> dict[str, Any]:
         "identity": {
             "board": inputs.board,
             "engine": inputs.engine,
+            "backend": inputs.backend,
+            "engine_libraries": list(inputs.engine_libraries),
             "model_sha256": inputs.model_sha256,
             "toolchain": inputs.toolchain,
             "counter_units": inputs.counter_units,

@@ -61,7 +61,8 @@ _RESULT_SUMMARY = _record(
     ["schema", "status", "identity", "validity", "issues", "measurement"],
     {"schema": {"const": BUNDLE_SCHEMA}, "status": {"enum": RESULT_STATUSES},
      "identity": _record(["board", "engine"], {
-         "board": _TEXT, "engine": _TEXT, "model_sha256": _NULLABLE_TEXT,
+         "board": _TEXT, "engine": _TEXT, "backend": _NULLABLE_TEXT,
+         "engine_libraries": {"type": "array", "items": _TEXT}, "model_sha256": _NULLABLE_TEXT,
          "toolchain": _NULLABLE_TEXT, "counter_units": _TEXT}),
      "validity": {"enum": ["valid", "degraded", "invalid"]},
      "issues": {"type": "array", "items": _TEXT},
@@ -82,6 +83,7 @@ _BUILD_SUMMARY = _record(
     {"schema": {"const": BUNDLE_SCHEMA}, "status": {"const": "built"}, "kind": {"const": "build"},
      "identity": _record(["board", "engine"], {
          "board": _TEXT, "engine": _TEXT, "backend": _NULLABLE_TEXT,
+         "engine_libraries": {"type": "array", "items": _TEXT},
          "model_sha256": _NULLABLE_TEXT, "toolchain": _NULLABLE_TEXT}),
      "elf": _TEXT, "work_dir": _TEXT, "note": _NULLABLE_TEXT},
 )  # fmt: skip

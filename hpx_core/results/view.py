@@ -95,6 +95,7 @@ class BundleView:
 
 
 def _library(extra: Mapping[str, Any]) -> str | None:
+    """Bundles written before the identity named the libraries: the engine's own word."""
     library = extra.get("engine_library")
     if isinstance(library, Mapping):
         return str(library.get("name") or library.get("key") or "") or None
@@ -102,7 +103,8 @@ def _library(extra: Mapping[str, Any]) -> str | None:
 
 
 def _backend(config: Mapping[str, Any], extra: Mapping[str, Any], engine: str) -> str | None:
-    """The engine backend wherever the writer recorded it (config, or the engine's extra).
+    """Bundles written before the identity named the backend: wherever the writer recorded it
+    (config, or the engine's extra).
 
     Failing those, the engine library's name ``<engine>_<backend>-<key>`` says it.
     """
@@ -158,8 +160,9 @@ def load_view(path: Path) -> BundleView:
         issues=tuple(summary["issues"]),
         board=identity["board"],
         engine=identity["engine"],
-        backend=_backend(documents.get("config.json", {}), extra, identity["engine"]),
-        engine_library=_library(extra),
+        backend=identity.get("backend")
+        or _backend(documents.get("config.json", {}), extra, identity["engine"]),
+        engine_library=", ".join(identity.get("engine_libraries") or ()) or _library(extra),
         toolchain=identity.get("toolchain"),
         model_sha256=identity.get("model_sha256"),
         units=str(measurement.get("units") or identity.get("counter_units", "")),

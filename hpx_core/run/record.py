@@ -245,6 +245,8 @@ def run_and_record(
     results_dir: Path,
     *,
     engine: str,
+    backend: str | None = None,
+    engine_libraries: tuple[str, ...] = (),
     toolchain: str | None = None,
     model_sha256: str | None = None,
     config: Mapping[str, Any] | None = None,
@@ -263,7 +265,8 @@ def run_and_record(
     and the raised error's hint names it."""
     board = runner.board
     recorder = Recorder(results_dir, BundleInputs(
-        status="failed", board=board.name, engine=engine, counter_units=board.counter_units(),
+        status="failed", board=board.name, engine=engine, backend=backend,
+        engine_libraries=engine_libraries, counter_units=board.counter_units(),
         model_sha256=model_sha256, toolchain=toolchain, config=config, build=build,
         provenance=provenance(None, provenance_extra), extra=extra, logs=logs,
     ))

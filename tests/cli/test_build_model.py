@@ -65,6 +65,16 @@ def test_build_then_run_equals_a_profile(capsys: pytest.CaptureFixture[str],
     assert ran.status == "complete" and ran.whole_median == profiled.whole_median
     assert [x.median for x in ran.layers] == [x.median for x in profiled.layers]
     assert ran.sizes == profiled.sizes and ran.model_sha256 == profiled.model_sha256
+    assert ran.backend == profiled.backend == "plain"  # from the identity, for any engine
+    assert ran.engine_library == profiled.engine_library
+    assert (profiled.engine_library or "").startswith("loops_plain-")
+    code, out, err = _hpx(capsys, "profile", str(KWS), *cell, "--backend", "nops",
+                          "--output-dir", str(tmp_path / "n"))
+    assert code == 0, err
+    code, out, err = _hpx(capsys, "compare", str(_only(tmp_path / "p")),
+                          str(_only(tmp_path / "n")))
+    rows = [[cell.strip() for cell in line.split("│")[1:-1]] for line in out.splitlines()]
+    assert ["backend", "plain", "nops"] in rows, out
 
     work = Path(summary["work_dir"])  # the work folder the bundle names runs too
     code, out, err = _hpx(capsys, "run", str(work), "--output-dir", str(tmp_path / "w"))
