@@ -137,7 +137,8 @@ def _buffer(board: Board, image: ElfImage, buffer: PlannedBuffer) -> PlacedBuffe
     if symbol is None:
         raise BuildError(
             f"the {buffer.what} ({buffer.symbol}) is not in the firmware",
-            "the engine glue did not define it; this is an hpx bug",
+            "the engine's glue must define it under that name (extern \"C\" in C++); "
+            "report it to the engine's authors",
         )
     region = _region_of(board, symbol.value, symbol.size)
     allowed = region is not None and any(region.serves(word) for word in buffer.uses)
@@ -146,7 +147,8 @@ def _buffer(board: Board, image: ElfImage, buffer: PlannedBuffer) -> PlacedBuffe
         raise BuildError(
             f"the {buffer.what} ({buffer.symbol}, {symbol.size} bytes at {symbol.value:#010x}) "
             f"is in {place}, planned {buffer.size} bytes in {'/'.join(buffer.uses)} memory",
-            "the linker placed it elsewhere than planned; check the section attributes",
+            "its definition's section decides where it goes: the engine's glue must give it "
+            "MemoryLayout.attribute(<its buffer>); report it to the engine's authors",
         )
     return PlacedBuffer(buffer, symbol.value, symbol.size, region.name)
 

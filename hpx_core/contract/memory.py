@@ -47,6 +47,12 @@ class BufferNeed:
     ``location`` the use word the user gave there (None: the core chooses, by ``prefer``, the
     use words in order of preference; empty: the core's order for the kind). ``resize`` names
     the option that sets its size, for hints.
+
+    ``symbol`` is the C symbol the glue defines for it (with ``MemoryLayout.attribute(name)``
+    on the definition): the core then checks the linked firmware holds it, at least ``size``
+    bytes, in the region the plan chose, and the engine lists it nowhere else. Leave it None
+    only for what has no one symbol (an engine's own planner's tensors; several symbols in
+    one section): list those symbols in ``FirmwareContribution.buffers`` instead.
     """
 
     name: str
@@ -57,6 +63,7 @@ class BufferNeed:
     location: str | None = None
     prefer: tuple[str, ...] = attrs.field(default=(), converter=strs)
     resize: str | None = None
+    symbol: str | None = None
 
 
 @attrs.frozen

@@ -17,6 +17,7 @@ from hpx_core.contract import FirmwareRequest, SourceSet, SourcesRequest
 from hpx_core.models import ModelInfo
 from hpx_core.models.analyses import keep_analysis
 from hpx_core.pipeline.context import RunContext
+from hpx_core.pipeline.memory import with_planned_buffers
 from hpx_core.pipeline.model_copy import model_for_engine
 from hpx_core.pipeline.passes import harness_check_mode
 from hpx_core.pipeline.products import Firmware, MemoryPlan
@@ -54,7 +55,8 @@ def generate_firmware(ctx: RunContext, model: ModelInfo, memory: MemoryPlan,
     )
     request.scratch.mkdir(parents=True, exist_ok=True)
     request.log.unlink(missing_ok=True)
-    contribution = ctx.hooks.generate_firmware(ctx.engine.name, request)
+    contribution = with_planned_buffers(ctx.hooks.generate_firmware(ctx.engine.name, request),
+                                        memory.layout)
     profiling = config.profiling
     settings = HarnessSettings(
         engine=ctx.engine.name, iterations=profiling.iterations, warmup=profiling.warmup,

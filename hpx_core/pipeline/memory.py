@@ -14,8 +14,14 @@ import attrs
 
 from hpx_core.build.builder import RegionOverflowError
 from hpx_core.build.layout import link_overflow, linked_code, plan_layout
-from hpx_core.contract import CodeSize, MemoryRequest
-from hpx_core.errors import ConfigError, HpxError
+from hpx_core.contract import (
+    CodeSize,
+    FirmwareContribution,
+    MemoryLayout,
+    MemoryRequest,
+    PlannedBuffer,
+)
+from hpx_core.errors import ConfigError, HpxError, PluginError
 from hpx_core.log import get_logger
 from hpx_core.models import ModelInfo
 from hpx_core.pipeline.context import RunContext
@@ -32,6 +38,25 @@ def plan_memory(ctx: RunContext, model: ModelInfo) -> MemoryPlan:
                             location=section.location, arena_location=section.arena_location)
     needs = ctx.hooks.plan_memory(ctx.engine.name, request)
     return MemoryPlan(needs, plan_layout(ctx.board, needs) if needs is not None else None)
+
+
+def with_planned_buffers(contribution: FirmwareContribution, layout: MemoryLayout | None
+                         ) -> FirmwareContribution:
+    """The contribution's buffers with every planned buffer that names its symbol, to be
+    checked after the link where the plan put it: one declaration per buffer, the plan's."""
+    if layout is None:
+        return contribution
+    planned = [PlannedBuffer(p.need.what, p.need.symbol, p.need.size, (p.word,))
+               for p in layout.placements if p.need.symbol is not None]
+    twice = {b.symbol for b in planned} & {b.symbol for b in contribution.buffers}
+    if twice:
+        raise PluginError(
+            f"{', '.join(sorted(twice))} is declared twice: by hpx_plan_memory (BufferNeed."
+            "symbol) and in FirmwareContribution.buffers",
+            "leave planned buffers out of FirmwareContribution.buffers: the core checks them "
+            "where the plan put them",
+        )
+    return attrs.evolve(contribution, buffers=(*planned, *contribution.buffers))
 
 
 def check_tensors_fit(ctx: RunContext, model: ModelInfo) -> None:

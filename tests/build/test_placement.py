@@ -15,9 +15,17 @@ from emulated_firmware import selftest_build
 
 from hpx_core.boards import MemoryRegion, get_board
 from hpx_core.build.elfinfo import section_sizes, symbol_inventory
+from hpx_core.build.layout import plan_layout
 from hpx_core.build.placement import ARENA_USES, check_elf, check_plan
-from hpx_core.contract import PlannedBuffer
-from hpx_core.errors import BuildError, ConfigError
+from hpx_core.contract import (
+    BufferNeed,
+    CodeSize,
+    FirmwareContribution,
+    MemoryNeeds,
+    PlannedBuffer,
+)
+from hpx_core.errors import BuildError, ConfigError, PluginError
+from hpx_core.pipeline.memory import with_planned_buffers
 
 QEMU = get_board("qemu-m55")
 
@@ -92,3 +100,25 @@ def test_a_plan_that_cannot_fit_fails_before_the_build() -> None:
         f"the arena ({sram.length + 1} bytes) fits no data/sram/tcm region of apollo510_evb: "
         f"the largest (SHARED_SRAM) has {sram.length} bytes"
     )
+
+
+def test_a_planned_buffer_naming_its_symbol_is_checked_where_the_plan_put_it(elf: Path) -> None:
+    """One declaration per buffer: hpx_plan_memory's. The core adds the check after the link;
+    the same symbol listed again by the engine is refused before anything is compiled."""
+    totals = next(s for s in symbol_inventory(elf).symbols if s.name == "hpx_slot_total")
+    need = BufferNeed("slots", "slot totals", totals.size, writable=True,
+                      option="engine.config.slots_location", symbol="hpx_slot_total")
+    layout = plan_layout(QEMU, MemoryNeeds([need], CodeSize(1024, 1024)))
+    contribution = with_planned_buffers(FirmwareContribution(files={}), layout)
+    assert contribution.buffers == (
+        PlannedBuffer("slot totals", "hpx_slot_total", totals.size, (layout.place("slots").word,)),)
+    assert check_elf(QEMU, elf, contribution.buffers).buffers[0].region == "SRAM"
+    elsewhere = attrs.evolve(layout.placements[0], word="code")
+    moved = with_planned_buffers(FirmwareContribution(files={}),
+                                 attrs.evolve(layout, placements=(elsewhere,)))
+    with pytest.raises(BuildError) as caught:  # the glue left the plan's attribute off
+        check_elf(QEMU, elf, moved.buffers)
+    assert "MemoryLayout.attribute" in (caught.value.hint or "")
+    again = FirmwareContribution(files={}, buffers=contribution.buffers)
+    with pytest.raises(PluginError, match="hpx_slot_total is declared twice"):
+        with_planned_buffers(again, layout)

@@ -18,8 +18,9 @@ from hpx_tflm_family import (
 
 from hpx_core.boards import get_board
 from hpx_core.build.layout import plan_layout
-from hpx_core.contract import CodeSize, EngineSelection, MemoryRequest
+from hpx_core.contract import CodeSize, EngineSelection, FirmwareContribution, MemoryRequest
 from hpx_core.models import load_model
+from hpx_core.pipeline.memory import with_planned_buffers
 
 KWS = Path(__file__).resolve().parents[2] / "examples/models/mlperf_tiny/kws_ref_model.tflite"
 
@@ -89,5 +90,7 @@ def test_the_memory_plan_puts_model_and_arena_where_it_placed_them() -> None:
     assert parse_c_array(array) == KWS.read_bytes()
     assert ('#define HPX_TFLM_ARENA_SECTION __attribute__((section(".hpx_dtcm_bss")))'
             in glue.files["hpx_tflm_config.h"])
-    arena, placed_model = glue.buffers
-    assert (arena.uses, placed_model.uses) == (("tcm",), ("flash",))
+    assert glue.buffers == ()  # planned: declared once, by the plan, checked by the core
+    checked = with_planned_buffers(FirmwareContribution(files={}), layout).buffers
+    assert {(b.symbol, b.uses) for b in checked} == {("hpx_tflm_model", ("flash",)),
+                                                     ("hpx_tflm_arena", ("tcm",))}

@@ -15,7 +15,7 @@ from hpx_core.build.placement import ARENA_USES, WEIGHTS_USES
 from hpx_core.contract import MemoryLayout, PlannedBuffer
 from hpx_core.models import ModelInfo
 from hpx_tflm_family.arena import ArenaPlan
-from hpx_tflm_family.memory import ARENA, MODEL, placement_words
+from hpx_tflm_family.memory import ARENA, ARENA_SYMBOL, MODEL, MODEL_SYMBOL
 from hpx_tflm_family.model_array import c_array
 from hpx_tflm_family.resolver import resolver_source
 
@@ -23,8 +23,6 @@ TEMPLATES = Path(__file__).with_name("templates")
 """The C++ runner and headers every MicroInterpreter engine compiles (package data)."""
 TEMPLATE_FILES = ("hpx_tflm_glue.h", "hpx_tflm_data.h", "hpx_tflm_runner.cc")
 GENERATED_SOURCES = ("hpx_tflm_model.cc", "hpx_tflm_inputs.cc", "hpx_tflm_layers.cc")
-ARENA_SYMBOL = "hpx_tflm_arena"  # defined with C linkage in hpx_tflm_runner.cc
-MODEL_SYMBOL = "hpx_tflm_model"
 
 
 @attrs.frozen
@@ -34,7 +32,7 @@ class FamilyGlue:
     files: Mapping[str, str]
     sources: tuple[str, ...]
     layer_names: tuple[str, ...]
-    buffers: tuple[PlannedBuffer, ...] = ()  # the arena and the model, for placement checks
+    buffers: tuple[PlannedBuffer, ...] = ()  # unplanned arena and model, for placement checks
 
 
 def layer_names(model: ModelInfo) -> tuple[str, ...]:
@@ -106,11 +104,9 @@ def family_glue(
         "hpx_tflm_inputs.cc": _inputs_source(inputs),
         "hpx_tflm_layers.cc": _layers_source(model),
     }
-    buffers = (
-        PlannedBuffer("tensor arena", ARENA_SYMBOL, arena.size,
-                      placement_words(layout, ARENA, ARENA_USES)),
-        PlannedBuffer("model", MODEL_SYMBOL, len(model_data),
-                      placement_words(layout, MODEL, WEIGHTS_USES)),
+    buffers = () if layout is not None else (  # planned: the core checks them
+        PlannedBuffer("tensor arena", ARENA_SYMBOL, arena.size, ARENA_USES),
+        PlannedBuffer("model", MODEL_SYMBOL, len(model_data), WEIGHTS_USES),
     )
     return FamilyGlue(files, ("hpx_tflm_runner.cc", *GENERATED_SOURCES), layer_names(model),
                       buffers)

@@ -7,7 +7,6 @@ from hpx_core.contract import (
     BufferNeed,
     CodeSize,
     FirmwareRequest,
-    MemoryLayout,
     MemoryNeeds,
     MemoryRequest,
 )
@@ -15,6 +14,8 @@ from hpx_tflm_family.arena import ArenaPlan, plan_arena
 
 MODEL = "model"
 ARENA = "arena"
+ARENA_SYMBOL = "hpx_tflm_arena"  # defined with C linkage in hpx_tflm_runner.cc
+MODEL_SYMBOL = "hpx_tflm_model"
 
 
 def family_needs(request: MemoryRequest, code: CodeSize) -> MemoryNeeds:
@@ -23,10 +24,11 @@ def family_needs(request: MemoryRequest, code: CodeSize) -> MemoryNeeds:
     return MemoryNeeds(
         buffers=(
             BufferNeed(MODEL, "model", request.model.size_bytes, writable=False,
-                       option="model.location", location=request.location),
+                       option="model.location", location=request.location,
+                       symbol=MODEL_SYMBOL),
             BufferNeed(ARENA, "tensor arena", arena.size, writable=True,
                        option="model.arena_location", location=request.arena_location,
-                       resize="model.arena_size"),
+                       resize="model.arena_size", symbol=ARENA_SYMBOL),
         ),
         code=code,
     )
@@ -39,8 +41,3 @@ def planned_arena(request: FirmwareRequest) -> ArenaPlan:
     size = request.layout.place(ARENA).need.size
     return ArenaPlan(size, "config" if request.arena_size is not None else "probe")
 
-
-def placement_words(layout: MemoryLayout | None, name: str, default: tuple[str, ...]
-                    ) -> tuple[str, ...]:
-    """The use words the linked buffer must be found in: the planned one, else ``default``."""
-    return (layout.place(name).word,) if layout is not None else default
