@@ -51,6 +51,7 @@ if TYPE_CHECKING:
         SourcesRequest,
         SymbolFinding,
         SymbolsRequest,
+        model_view,
     )
     from hpx_core.errors import ConfigError, HpxError
 
@@ -125,5 +126,6 @@ __all__ = [
     "at_least",
     "auto_or_names",
     "hookimpl",
+    "model_view",
     "names_to_tuple",
 ]

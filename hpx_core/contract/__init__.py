@@ -30,6 +30,7 @@ from hpx_core.contract.memory import MemoryLayout as MemoryLayout
 from hpx_core.contract.memory import MemoryNeeds as MemoryNeeds
 from hpx_core.contract.memory import MemoryRequest as MemoryRequest
 from hpx_core.errors import HpxError
+from hpx_core.models.views import model_view as model_view
 from hpx_core.sources.records import Provenance as Provenance
 from hpx_core.sources.records import SourceRepo as SourceRepo
 from hpx_core.sources.records import SourceSet as SourceSet

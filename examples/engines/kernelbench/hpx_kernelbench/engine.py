@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from hpx_core.build import get_toolchain
-from hpx_core.contract import FirmwareContribution, FirmwareRequest, ModelRequest
+from hpx_core.contract import FirmwareContribution, FirmwareRequest, ModelRequest, model_view
 from hpx_core.enginelib import library_cmake
 from hpx_core.errors import ModelError
 from hpx_core.models import ModelInfo
@@ -33,12 +33,18 @@ def read_benchmark(request: ModelRequest) -> ModelInfo | None:
     if not is_kernelbench_file(request.path):
         return None
     kernels = read_kernels(request.path, request.data)
-    return model_info(kernels, len(request.data), request.sha256)
+    info = model_info(kernels, len(request.data), request.sha256)
+    model_view(info, _read_again, known=kernels)  # later hooks get these, not a second parse
+    return info
 
 
 def kernels_of(model: ModelInfo) -> KernelList:
-    """The kernel calls behind a model the model stage read (the file is read again, and must
-    still be the file that was analyzed)."""
+    """The kernel calls behind a model the model stage read (once per process: read again
+    only in a process that did not read it, and then still the file that was analyzed)."""
+    return model_view(model, _read_again)
+
+
+def _read_again(model: ModelInfo) -> KernelList:
     path = Path(model.path)
     try:
         data = path.read_bytes()
