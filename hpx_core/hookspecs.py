@@ -10,7 +10,8 @@ go to every plugin.
 
 A hook either answers or raises :class:`hpx_core.errors.HpxError` (usually a
 :class:`~hpx_core.errors.ConfigError` or :class:`~hpx_core.errors.SourceError`) whose hint the
-user can act on. ``docs/writing-an-engine.md`` walks through a whole engine.
+user can act on. ``docs/writing-an-engine.md`` walks through a whole engine; every field of every
+request and answer is in ``docs/engine-reference.md`` (a test keeps the two equal).
 """
 
 from __future__ import annotations
