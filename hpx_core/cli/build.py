@@ -19,7 +19,6 @@ from hpx_core.cli.main_commands import (
     ConfigOption,
     EngineConfigOption,
     EngineOption,
-    collect_overrides,
     library_progress,
 )
 from hpx_core.cli.placement import print_placement
@@ -62,18 +61,18 @@ def build(
         _build_project(board, work_dir or PROJECT_DIR, toolchain or "arm-none-eabi-gcc", jobs or 2)
         return
     from hpx_core import api, pipeline
+    from hpx_core.config.command_line import CommandLine, engine_config_values
     from hpx_core.pipeline.built import write_build
     from hpx_core.pipeline.products import need
 
-    overrides = collect_overrides(
-        engine=engine, backend=backend, board=board, toolchain=toolchain,
-        engine_config=engine_config, output__dir=str(output_dir) if output_dir else None,
-        profiling__iterations=iterations, profiling__warmup=warmup, build__offline=offline,
-        build__work_dir=str(work_dir) if work_dir else None, build__jobs=jobs,
+    flags = CommandLine(
+        model=model, engine=engine, backend=backend, board=board, toolchain=toolchain,
+        engine_config=engine_config_values(engine_config), output_dir=output_dir,
+        iterations=iterations, warmup=warmup, offline=offline, work_dir=work_dir, jobs=jobs,
     )
     registry = api.registry()
     with console.status("building") as status, library_progress(status):
-        outcome = pipeline.profile(model, config, overrides, registry, until=BUILD_ONLY,
+        outcome = pipeline.profile(None, config, flags.overrides(), registry, until=BUILD_ONLY,
                                    on_stage=lambda name: status.update(f"[bold]{name}[/]"))
     bundle = write_build(outcome, outcome.config.output.dir, registry.catalog)
     built = need(outcome.build, "build")

@@ -106,33 +106,12 @@ def plugins(
         console.print(f"[yellow]engine {name} is declared by more than one plugin; not usable[/]")
 
 
-def collect_overrides(
-    *,
-    engine: str | None = None,
-    backend: str | None = None,
-    board: str | None = None,
-    toolchain: str | None = None,
-    engine_config: list[str] | None = None,
-    **values: Any,
-) -> api.Overrides:
-    """CLI flags as dotted config overrides, each remembering its flag."""
-    flags = {
-        "engine.type": (engine, "--engine"),
-        "engine.backend": (backend, "--backend"),
-        "target.board": (board, "--board"),
-        "target.toolchain": (toolchain, "--toolchain"),
-    }
-    for dotted, value in values.items():
-        flags[dotted.replace("__", ".")] = (value, "--" + dotted.split("__")[-1].replace("_", "-"))
-    overrides = {path: pair for path, pair in flags.items() if pair[0] is not None}
-    for item in engine_config or []:
-        from ruamel.yaml import YAML  # each value is YAML (only loaded when one is given)
+def collect_overrides(*, engine_config: list[str] | None = None, **flags: Any) -> api.Overrides:
+    """The overrides of a :class:`~hpx_core.config.command_line.CommandLine` made of ``flags``
+    (for commands that collect them by name)."""
+    from hpx_core.config.command_line import CommandLine, engine_config_values
 
-        key, sep, raw = item.partition("=")
-        if not sep or not key:
-            raise UsageError(f"--engine-config {item!r} is not KEY=VALUE", "e.g. ns_ops=true")
-        overrides[f"engine.config.{key}"] = (YAML(typ="safe").load(raw), "--engine-config")
-    return overrides
+    return CommandLine(**flags, engine_config=engine_config_values(engine_config)).overrides()
 
 
 @config_app.command("validate")
@@ -172,15 +151,11 @@ def config_show(
     """Print every resolved value and where it came from."""
     from hpx_core import api
     from hpx_core.config import walk_values
+    from hpx_core.config.command_line import CommandLine, engine_config_values
 
-    overrides = collect_overrides(
-        engine=engine,
-        backend=backend,
-        board=board,
-        toolchain=toolchain,
-        engine_config=engine_config,
-    )
-    validated = api.validate_config(file, overrides)
+    flags = CommandLine(engine=engine, backend=backend, board=board, toolchain=toolchain,
+                        engine_config=engine_config_values(engine_config))
+    validated = api.validate_config(file, flags.overrides())
     values = list(walk_values(validated.config, validated.document))
     engine_values = validated.engine_values()
     rows = [
@@ -293,34 +268,21 @@ def profile(
 ) -> None:
     """Profile a model: config, sources, firmware, build, run, capture, results."""
     from hpx_core import pipeline
+    from hpx_core.config.command_line import CommandLine, counter_names, engine_config_values
     from hpx_core.plugins import default_registry
 
-    overrides = collect_overrides(
-        engine=engine,
-        backend=backend,
-        board=board,
-        toolchain=toolchain,
-        engine_config=engine_config,
-        output__dir=str(output_dir) if output_dir else None,
-        profiling__iterations=iterations,
-        profiling__warmup=warmup,
-        profiling__counters=[c.strip() for c in counters.split(",") if c.strip()]
-        if counters is not None
-        else None,
-        target__probe=probe,
-        target__place=place,
-        farm__wait=wait,
-        farm__ssh_key=str(ssh_key) if ssh_key else None,
-        build__offline=offline,
-        profiling__check_layers=check_layers,
+    flags = CommandLine(
+        model=model, engine=engine, backend=backend, board=board, toolchain=toolchain,
+        engine_config=engine_config_values(engine_config), output_dir=output_dir,
+        iterations=iterations, warmup=warmup, counters=counter_names(counters), probe=probe,
+        place=place, wait=wait, no_wait=no_wait, ssh_key=ssh_key, offline=offline,
+        check_layers=check_layers,
     )
-    if no_wait:
-        overrides = {**overrides, "farm.wait": (0, "--no-wait")}
     with console.status("profiling") as status, library_progress(status):
         outcome = pipeline.profile(
-            model,
+            None,
             config,
-            overrides,
+            flags.overrides(),
             default_registry(),
             on_stage=lambda name: status.update(f"[bold]{name}[/]"),
             on_note=note,
