@@ -29,6 +29,9 @@ from typing import Any
 
 import torch
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tools/export: tier1_models
+from tier1_models import Tier1, Tier1Mean
+
 SEED = 20260819
 CALIBRATION_SAMPLES = 8
 INPUT_DIVISOR = 128.0
@@ -52,30 +55,6 @@ def install_dimname_shim() -> None:
 
 
 _KEEP: list[Any] = []
-
-
-class Tier1(torch.nn.Module):
-    """conv3x3 -> hardswish -> conv3x3 -> leaky_relu(0.1) -> (y - block input) -> relu."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.conv1 = torch.nn.Conv2d(16, 16, kernel_size=3, padding=1)
-        self.conv2 = torch.nn.Conv2d(16, 16, kernel_size=3, padding=1)
-        self.hardswish = torch.nn.Hardswish()
-        self.leaky_relu = torch.nn.LeakyReLU(negative_slope=0.1)
-        self.relu = torch.nn.ReLU()
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        y = self.leaky_relu(self.conv2(self.hardswish(self.conv1(x))))
-        out: torch.Tensor = self.relu(y - x)
-        return out
-
-
-class Tier1Mean(torch.nn.Module):
-    """Global average over H and W with keepdim (1x16x1x1)."""
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return torch.mean(x, dim=(2, 3), keepdim=True)
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import torch
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tools/export: tier1_models
 # Importing the pass manager also registers the cortex_m:: operators (importing
 # executorch.backends.cortex_m.ops.operators first fails on a circular import in 1.5.1).
 from executorch.backends.cortex_m.edge_compile_config import cortex_m_edge_compile_config
@@ -38,6 +39,7 @@ from executorch.exir._serialize._flatbuffer_program import _flatbuffer_to_progra
 from executorch.exir._serialize._program import _get_extended_header
 from executorch.exir.tensor import get_scalar_type
 from numpy.typing import NDArray
+from tier1_models import Tier1, Tier1Mean
 from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
 
 SEED = 20260819
@@ -46,34 +48,6 @@ CALIBRATION_SAMPLES = 8
 INPUT_DIVISOR = 128.0
 RECORD_SCHEMA = "hpx.pte-fixtures/1"
 DEFAULT_OUT = Path(__file__).resolve().parents[3] / "tests" / "fixtures" / "pte"
-
-
-class Tier1(torch.nn.Module):
-    """The tier-1 trunk: conv3x3 -> hardswish -> conv3x3 -> leaky_relu -> sub -> relu.
-
-    The sub is a residual subtraction of the block input: ``relu(leaky_relu(conv2(...)) - x)``.
-    Both convs keep 16 channels and 32x32 (padding 1), so the shapes of the two operands match.
-    """
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.conv1 = torch.nn.Conv2d(16, 16, kernel_size=3, padding=1)
-        self.conv2 = torch.nn.Conv2d(16, 16, kernel_size=3, padding=1)
-        self.hardswish = torch.nn.Hardswish()
-        self.leaky_relu = torch.nn.LeakyReLU(negative_slope=0.1)
-        self.relu = torch.nn.ReLU()
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        y = self.leaky_relu(self.conv2(self.hardswish(self.conv1(x))))
-        out: torch.Tensor = self.relu(y - x)
-        return out
-
-
-class Tier1Mean(torch.nn.Module):
-    """Global average over H and W with keepdim (a 1x16x1x1 result)."""
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return torch.mean(x, dim=(2, 3), keepdim=True)
 
 
 class SingleConv(torch.nn.Module):
