@@ -217,7 +217,7 @@ class LibraryUse:
 
     @property
     def label(self) -> str:
-        """How bundles name it: its cache folder's name (``tflm_reference-<key>``)."""
+        """How bundles name it: its cache folder's name (``<name>-<key>``)."""
         return f"{self.name}-{self.key[:20]}"
 
 
@@ -378,10 +378,10 @@ class ResultExtras:
     """Answer of ``hpx_result_extras``: engine facts for the bundle's ``extra`` section.
 
     ``files`` are written into the bundle beside ``summary.json`` (name -> bytes; plain names,
-    e.g. the ExecuTorch ETDump the firmware sent as FILE records). ``layer_check_note`` is what
+    e.g. a trace file the firmware sent as FILE records). ``layer_check_note`` is what
     the bundle's ``layer_check`` says for a ``--check-layers`` run when the engine has no host
     reference of its own but hands the device's layer outputs to another tool (say, which files
-    ExecuTorch's Inspector reads); None: the core's default sentence. ``reference_outputs``
+    the engine's own inspector reads); None: the core's default sentence. ``reference_outputs``
     are the host's outputs for the device's: the core compares them (``profiling.
     output_tolerance``), and a run whose outputs differ beyond the tolerance is invalid.
     """

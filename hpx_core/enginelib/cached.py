@@ -1,7 +1,6 @@
 """A folder in the engine cache, made once per key: locked, built aside, renamed into place.
 
-Engine libraries (TFLM's from a file list, heliaRT's, ExecuTorch's and ns-cmsis-nn's through
-their own CMake) all live this way: a lock per folder lets two runs wanting the same one build
+Engine libraries (built from a file list, or through their own CMake) all live this way: a lock per folder lets two runs wanting the same one build
 it once (the run that finds the lock taken says it waits, :mod:`hpx_core.locks`, then finds the
 folder made); the build happens in a temporary folder beside the final one and is renamed into
 place only when it succeeded, so an interrupted build never leaves a usable-looking entry; a failed

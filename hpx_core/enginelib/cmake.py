@@ -1,5 +1,5 @@
 """Configure and build one engine library's CMake project: the way every engine's library is
-built (TFLM's file list, heliaRT, ExecuTorch and ns-cmsis-nn through their own CMake).
+built (a file list the engine gives, or the library's own CMake project).
 
 The compiler cache goes in front of every compile when there is one
 (:mod:`hpx_core.build.launcher`); Ninja's status lines feed the progress

@@ -1,6 +1,6 @@
 """The sources that implement the headers a set of files includes, read from the sources.
 
-Engine libraries written in C and C++ (TFLite Micro, heliaRT, ExecuTorch) keep one convention:
+Engine libraries written in C and C++ commonly keep one convention:
 what a header ``x.h`` declares is defined in a source that includes it and is named after it
 (``x.cc``, ``x_common.cc``). Following a file's includes, transitively, and taking for each header
 reached the sources that implement it finds the helpers the file needs without compiling

@@ -44,7 +44,7 @@ class LibrarySpec:
     """Everything that decides the bytes of an engine library.
 
     ``include_dirs`` may name ``@LIB@/...``: folders the ``stage`` callback creates inside the
-    library's own cache folder (TFLM's patched flatbuffers headers live there, never in the
+    library's own cache folder (patched or generated headers live there, never in the
     source cache). ``identity`` holds what the file lists cannot show: engine, backend, pinned
     commits (:func:`hpx_core.enginelib.identity.source_identity`), toolchain version; never a
     board name. ``roots`` names the folders the paths live in

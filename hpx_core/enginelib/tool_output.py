@@ -1,6 +1,6 @@
 """Run an engine's tool in-process with everything it prints captured to a log file.
 
-A compiler that is a Python package (heliaAOT, any converter) is called through its API, in
+A compiler that is a Python package (a model compiler, a converter) is called through its API, in
 hpx's own process. Its logging handlers, rich consoles, ``print`` calls and warnings would write
 to the user's terminal; C code it loads and programs it starts write to file descriptors 1 and 2.
 While :func:`tool_output_to` is active all of that goes to the run's log, and the user sees only

@@ -1,6 +1,6 @@
 """A library's CMake project configured whole, then built one object at a time.
 
-Configuring the project a whole library is built from (TFLM's file list, heliaRT's own CMake)
+Configuring the project a whole library is built from (a file list, or the library's own CMake)
 says which objects each archive target holds, in archive order (``$<TARGET_OBJECTS>``), and which
 source each object is compiled from (``compile_commands.json``). Ninja then builds any of those
 objects alone with exactly the command the whole library's build would run: the units a program

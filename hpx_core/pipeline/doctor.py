@@ -60,7 +60,7 @@ def run_doctor(
     """Check Python, plugins, tools and engine packages; ``required`` follows the config.
 
     ``emulated`` is None when no board was chosen: then QEMU is reported but not required;
-    an engine's Python packages (e.g. helia-aot) are required when that engine is chosen.
+    an engine's Python packages (a model compiler) are required when that engine is chosen.
     The probe software and every attached probe are listed with the way a run would reach
     the part (``board``'s, else every silicon board's) and what that way lacks; ``desk`` is
     what is attached (default: this machine's).
