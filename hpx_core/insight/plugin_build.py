@@ -30,7 +30,7 @@ CFLAGS = ("-O2", "-std=c11", "-shared", "-fPIC", "-fvisibility=hidden", "-Wall",
           "-Werror=implicit-function-declaration")
 INSTALL_CC = "install a C compiler for the host (Debian: apt-get install gcc)"
 INSTALL_QEMU = ("install a QEMU whose TCG plugins load (Debian 12's qemu-system-arm 7.2 does; "
-                "plugin API version 1, QEMU 4.2 to 8.x)")
+                "hpx's plugin is written against plugin API version 1)")
 
 
 def _source_bytes() -> dict[str, bytes]:

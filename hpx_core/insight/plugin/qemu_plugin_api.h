@@ -1,6 +1,6 @@
 /*
  * The part of QEMU's TCG plugin API (docs/devel/tcg-plugins.rst, include/qemu/qemu-plugin.h,
- * plugin API version 1: QEMU 4.2 to 8.x) that hpx's instruction-profile plugin uses, declared
+ * plugin API version 1, as QEMU 7.2 has it) that hpx's instruction-profile plugin uses, declared
  * here because distributions ship QEMU's plugin loader without its header. Only names,
  * types and values the documented interface fixes are declared; QEMU resolves the functions
  * when it loads the plugin.
