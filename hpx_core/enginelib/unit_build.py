@@ -53,7 +53,7 @@ from hpx_core.locks import hold
 from hpx_core.log import get_logger
 
 log = get_logger()
-LOG = "build.log"
+LOG = "units.log"  # the units build's log in its tree (a kept tree has its own build.log)
 
 
 def ensure_units(recipe: UnitRecipe, select: Select, label: str, *, root: Path | None = None,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import attrs
 
@@ -26,7 +26,9 @@ class ExecutorchConfig:
     always win over the sidecar. A ``*_location`` is a use word of the board's memory map
     (``data``, ``tcm``, ``sram``, ...; unset: hpx chooses, the data memory when it fits).
     ``etdump`` writes ExecuTorch's ETDump (events and timings) into the bundle;
-    ``--check-layers`` always writes it, with every layer's outputs.
+    ``--check-layers`` always writes it, with every layer's outputs. ``kernels`` is what of the
+    runtime's core is compiled: ``model`` (default) the units a program can link, ``all`` every
+    unit of its targets.
     """
 
     source_path: Path | None = None
@@ -44,3 +46,4 @@ class ExecutorchConfig:
     io_location: MemoryLocation | None = None
     etdump: bool = False
     etdump_buffer_size: int | None = attrs.field(default=None, validator=at_least(132 * 1024))
+    kernels: Literal["model", "all"] = "model"

@@ -113,11 +113,12 @@ def runtime_options(settings: Settings, board: Board) -> RuntimeOptions:
 
 
 def executorch_runtime(sources: SourceSet, settings: Settings, board: Board,
-                       jobs: int = 2, toolchain: Toolchain | None = None) -> RuntimeLibrary:
+                       jobs: int = 2, toolchain: Toolchain | None = None,
+                       kernels: str = "model") -> RuntimeLibrary:
     """The runtime for this provider/kernels/CPU/toolchain/pins, built once into the cache (the
-    portable operators once per operator set)."""
+    portable operators once per operator set; ``kernels='all'``: every unit of the core)."""
     return ensure_runtime(sources, runtime_options(settings, board), jobs=jobs,
-                          toolchain=toolchain)
+                          toolchain=toolchain, kernels=kernels)
 
 
 def executorch_glue(model: ModelInfo, prepared: Prepared, runtime: RuntimeLibrary,

@@ -3,16 +3,19 @@ once per pins and flags, the portable operators once per operator set.
 
 The core (runtime, data loader, the provider's kernels and the Cortex-M operators) depends on
 the provider, the ns-ops switch, the CPU flags, the toolchain and the source pins: every program
-shares it. The portable operators a program registers (``portable_kernels`` with only the
-selected ``op_*.cpp`` files, ``executorch_selected_kernels`` with their registration) are a small
-library of their own, keyed by the core's inputs plus the operator set; a program with another
-set compiles only those files, in the build tree kept beside the core (:mod:`.seed`). Each folder
-is made in a temporary folder renamed into place under a file lock; archives, the generated
-headers the glue needs and a manifest are kept.
+shares it. It is kept as units, and only those a program can link are compiled
+(:mod:`.core_units`; ``kernels: all`` builds every unit, one archive per target). The portable
+operators a program registers (``portable_kernels`` with only the selected ``op_*.cpp`` files,
+``executorch_selected_kernels`` with their registration) are a small library of their own, keyed
+by the core's inputs plus the operator set; a program with another set compiles only those
+files, in the build tree kept beside the core (:mod:`.seed`). Each folder is made in a temporary
+folder renamed into place under a file lock; archives, the generated headers the glue needs and
+a manifest are kept.
 """
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -24,8 +27,10 @@ from hpx_core.build import Toolchain
 from hpx_core.contract import LibraryUse, SourceSet
 from hpx_core.enginelib import (
     CachedFolder,
+    UnitLibrary,
     cached_folder,
     cmake_quote,
+    ensure_units,
     identity_key,
     source_identity,
     source_roots,
@@ -36,7 +41,8 @@ from hpx_core.enginelib.identity import DEBUG_ROOT
 from hpx_core.errors import BuildError
 from hpx_core.log import get_logger
 from hpx_core.sources import cache_root
-from hpx_executorch.runtime_cmake import RuntimeOptions
+from hpx_executorch.core_units import core_recipe, needed_sources
+from hpx_executorch.runtime_cmake import PORTABLE_TARGETS, RuntimeOptions
 from hpx_executorch.seed import (
     build_in_seed,
     copy_archives,
@@ -58,7 +64,6 @@ COMMON_FLAGS = ("-ffunction-sections", "-fdata-sections", "-fno-unwind-tables",
 # Registration happens in static constructors: these archives are linked whole.
 WHOLE_ARCHIVES = ("executorch", "cortex_m_ops_lib", "executorch_selected_kernels",
                   "cortex_m_ns_ops_lib")
-PORTABLE_TARGETS = ("executorch_selected_kernels", "portable_kernels")
 OPS_BUILD_TARGETS = (*PORTABLE_TARGETS, "kernels_util_all_deps")
 # Helpers the targets need, in their own archives, copied beside both the core and the
 # operators: the portable kernels' utilities, which the Cortex-M kernels of the core use too
@@ -113,10 +118,6 @@ def runtime_key(sources: SourceSet, options: RuntimeOptions,
     return identity_key(doc, source_roots(sources))
 
 
-def _core_targets(options: RuntimeOptions) -> list[str]:
-    return [t for t in options.targets() if t not in PORTABLE_TARGETS]
-
-
 def _take(build: Path, names: list[str], into: Path, log_file: Path) -> list[str]:
     """Copy the archives ``names`` (all must exist) and the helpers found into ``into``."""
     copied = copy_archives(build, names, into)
@@ -133,10 +134,22 @@ def include_dirs(sources: SourceSet, folder: Path) -> tuple[Path, ...]:
             et / "third-party/flatbuffers/include")
 
 
+@attrs.frozen
+class Part:
+    """One part of the runtime: how the bundle names it, its key, its archives by name, where
+    the glue finds its generated headers, and what getting it took."""
+
+    use: LibraryUse
+    archives: Mapping[str, Path]
+    folder: Path
+
+
 def ensure_runtime(sources: SourceSet, options: RuntimeOptions, *, root: Path | None = None,
-                   jobs: int = 2, toolchain: Toolchain | None = None) -> RuntimeLibrary:
-    """The runtime for ``options``: its core and its portable operators, each from the cache or
-    built now (``jobs`` parallel compiles) with ``toolchain`` (default arm-none-eabi-gcc)."""
+                   jobs: int = 2, toolchain: Toolchain | None = None,
+                   kernels: str = "model") -> RuntimeLibrary:
+    """The runtime for ``options``: its core (``kernels='all'``: every unit of it, else the
+    units a program can link) and its portable operators, each from the cache or built now
+    (``jobs`` parallel compiles) with ``toolchain`` (default arm-none-eabi-gcc)."""
     cache = root or cache_root()
     name = f"executorch_{options.provider}"
     core_key = runtime_key(sources, core_options(options), toolchain)
@@ -157,35 +170,58 @@ def ensure_runtime(sources: SourceSet, options: RuntimeOptions, *, root: Path | 
             return {"options": attrs.asdict(options), "archives": archives, **done.facts()}
         return build
 
-    core_names = [f"lib{t}.a" for t in _core_targets(options)]
-    core = cached_folder(name, core_key, make((), core_names), root=cache)
-    parts = [(f"executorch runtime ({options.provider})", core_key, core)]
+    label = f"executorch runtime ({options.provider})"
+    if kernels == "all":
+        core_names = [f"lib{t}.a" for t in options.core_targets()]
+        parts = [_whole(label, core_key, cached_folder(name, core_key, make((), core_names),
+                                                       root=cache))]
+    else:
+        parts = [_units(label, ensure_units(
+            core_recipe(sources, core_options(options), seed, flags, core_key, toolchain),
+            lambda listing: needed_sources(listing, sources, options.portable_ops),
+            "portable operators: " + ",".join(options.portable_ops), root=cache, jobs=jobs))]
     if options.portable_ops:
         ops_key = runtime_key(sources, options, toolchain)
         ops_names = [f"lib{t}.a" for t in PORTABLE_TARGETS]
-        ops = cached_folder(f"{name}_ops", ops_key, make(OPS_BUILD_TARGETS, ops_names),
-                            root=cache)
-        parts.append((f"executorch portable operators ({len(options.portable_ops)})", ops_key,
-                      ops))
-    log.info("executorch runtime", key=parts[-1][1][:12],
-             built=[p[2].built for p in parts], seconds=[round(p[2].seconds, 1) for p in parts])
+        built = OPS_BUILD_TARGETS if kernels == "all" else PORTABLE_TARGETS
+        ops = cached_folder(f"{name}_ops", ops_key, make(built, ops_names), root=cache)
+        parts.append(_whole(f"executorch portable operators ({len(options.portable_ops)})",
+                            ops_key, ops, only=None if kernels == "all" else ops_names))
+    log.info("executorch runtime", built=[p.use.built for p in parts],
+             seconds=[round(p.use.seconds, 1) for p in parts])
     return RuntimeLibrary(
-        key=parts[-1][1], folder=core.folder,
-        archives=_link_order(options, [p[2] for p in parts]),
-        include_dirs=include_dirs(sources, core.folder),
-        built=any(p[2].built for p in parts), seconds=sum(p[2].seconds for p in parts),
-        parts=[_use(label, key, done) for label, key, done in parts])
+        key=_key(parts), folder=parts[0].folder, archives=_link_order(options, parts),
+        include_dirs=include_dirs(sources, parts[0].folder),
+        built=any(p.use.built for p in parts), seconds=sum(p.use.seconds for p in parts),
+        parts=[p.use for p in parts])
 
 
-def _link_order(options: RuntimeOptions, folders: list[CachedFolder]) -> list[Path]:
-    """The archives of every part in the order of one whole build: targets, then helpers."""
-    where = {n: f.folder / "lib" / n for f in folders for n in f.manifest["archives"]}
+def _whole(label: str, key: str, done: CachedFolder, only: list[str] | None = None) -> Part:
+    """A part built as archives; ``only`` these of them (the units give the helpers)."""
+    facts = done.manifest if done.built else {}
+    use = LibraryUse(label, key, done.built, done.seconds, facts.get("compiled", 0),
+                     facts.get("compiler_cache"))
+    names = [n for n in done.manifest["archives"] if only is None or n in only]
+    return Part(use, {n: done.folder / "lib" / n for n in names}, done.folder)
+
+
+def _units(label: str, units: UnitLibrary) -> Part:
+    use = units.use()
+    return Part(attrs.evolve(use, name=f"{label[:-1]}, {use.name.split('(')[-1]}"),
+                {a.name: a for a in units.archives}, units.folder)
+
+
+def _key(parts: list[Part]) -> str:
+    """One key over every part's (the core's alone when there is no other)."""
+    if len(parts) == 1:
+        return parts[0].use.key
+    return hashlib.sha256(":".join(p.use.key for p in parts).encode()).hexdigest()
+
+
+def _link_order(options: RuntimeOptions, parts: list[Part]) -> list[Path]:
+    """The archives of every part in the order of one whole build: targets, then helpers (a
+    later part's archive of a name replaces an earlier one's)."""
+    where = {n: path for part in parts for n, path in part.archives.items()}
     targets = [f"lib{t}.a" for t in options.targets()]
     helpers = sorted(n for n in where if n not in targets)
     return [where[n] for n in [*targets, *helpers] if n in where]
-
-
-def _use(label: str, key: str, done: CachedFolder) -> LibraryUse:
-    facts = done.manifest if done.built else {}
-    return LibraryUse(label, key, done.built, done.seconds, facts.get("compiled", 0),
-                      facts.get("compiler_cache"))

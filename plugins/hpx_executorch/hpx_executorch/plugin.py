@@ -43,7 +43,7 @@ def hpx_engines() -> list[EngineDescriptor]:
             model_formats=("pte",),
             config_class=ExecutorchConfig,
             library_options=("source_path", "portable_ops", "ns_ops", "cmsis_nn_path",
-                             "cmsis_nn_ref", "etdump"),
+                             "cmsis_nn_ref", "etdump", "kernels"),
             summary="ExecuTorch Cortex-M; provider arm (any board) or ns (Ambiq CPUs only)",
             backends=BACKENDS,
             pins=PINS,
@@ -102,7 +102,7 @@ def hpx_generate_firmware(request: FirmwareRequest) -> FirmwareContribution:
     prepared = prepare(request.model, config, request.engine.backend, request.board,
                        request.sources, request.check_layers)
     runtime = executorch_runtime(request.sources, prepared.settings, request.board,
-                                 jobs=request.jobs, toolchain=toolchain)
+                                 jobs=request.jobs, toolchain=toolchain, kernels=config.kernels)
     return executorch_glue(request.model, prepared, runtime, request.board, request.layout)
 
 

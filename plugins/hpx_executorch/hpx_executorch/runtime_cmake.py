@@ -30,6 +30,10 @@ def _strs(value: Iterable[str]) -> tuple[str, ...]:
     return tuple(str(v) for v in value)
 
 
+PORTABLE_TARGETS = ("executorch_selected_kernels", "portable_kernels")
+"""The portable operators' targets: one library per operator set."""
+
+
 @attrs.frozen
 class RuntimeOptions:
     """What decides the runtime library besides the sources: provider, kernels, CPU flags."""
@@ -49,18 +53,26 @@ class RuntimeOptions:
             names += ["cortex_m_ns_kernels", "cortex_m_ns_ops_lib"]
         return names
 
+    def core_targets(self) -> list[str]:
+        """The targets every program links, whatever its portable operators."""
+        return [t for t in self.targets() if t not in PORTABLE_TARGETS]
 
 
-def third_party_redirects(flatcc_copy: Path) -> str:
-    """CMake that skips an absent ``third-party/json`` and builds flatcc from ``flatcc_copy``.
+
+def third_party_redirects(flatcc_copy: Path, system_flatc: Path | None = None) -> str:
+    """CMake that skips an absent ``third-party/json``, builds flatcc from ``flatcc_copy`` and,
+    given ``system_flatc`` (the pinned flatbuffers' version, :mod:`hpx_executorch.host_tools`),
+    installs that one as the host ``flatc`` instead of compiling it.
 
     CMake keeps only one previous definition of a command (``_name``), so ``add_subdirectory``
     is wrapped once for both cases.
     """
+    flatc = cmake_quote(system_flatc) if system_flatc else '""'
     return f"""\
 # hpx: skip only ExecuTorch's third-party/json when that host-only submodule is absent, and
 # build flatcc (which puts its outputs into its own source folder) from a copy.
 set(HPX_FLATCC_COPY {cmake_quote(flatcc_copy)})
+set(HPX_SYSTEM_FLATC {flatc})
 function(add_subdirectory source)
   if(NOT CMAKE_CURRENT_SOURCE_DIR MATCHES "/third-party$")
     _add_subdirectory(${{ARGV}})
@@ -76,6 +88,15 @@ endfunction()
 include(ExternalProject)  # include_guard(GLOBAL): ExecuTorch's own include keeps this wrapper
 function(ExternalProject_Add name)
   set(_hpx_args ${{ARGN}})
+  if(name STREQUAL "flatbuffers_ep" AND HPX_SYSTEM_FLATC)
+    _ExternalProject_Add(flatbuffers_ep
+      PREFIX "${{CMAKE_CURRENT_BINARY_DIR}}/flatc_ep"
+      SOURCE_DIR "${{CMAKE_CURRENT_BINARY_DIR}}/flatc_ep/system"
+      DOWNLOAD_COMMAND "" CONFIGURE_COMMAND "" BUILD_COMMAND ""
+      INSTALL_COMMAND "${{CMAKE_COMMAND}}" -E copy "${{HPX_SYSTEM_FLATC}}" "<INSTALL_DIR>/bin/flatc"
+      BUILD_BYPRODUCTS "<INSTALL_DIR>/bin/flatc")
+    return()
+  endif()
   if(name STREQUAL "flatcc_ep")
     list(FIND _hpx_args SOURCE_DIR _hpx_at)
     math(EXPR _hpx_at "${{_hpx_at}} + 1")
@@ -85,6 +106,12 @@ function(ExternalProject_Add name)
   _ExternalProject_Add(${{name}} ${{_hpx_args}})
 endfunction()
 """
+
+
+# A static library's objects and custom commands (the Cortex-M operators' generated
+# registration) would otherwise wait for every library it links to be archived: building the
+# units a program needs would build all of them. Only the build order changes.
+OPTIMIZED_DEPENDENCIES = "set(CMAKE_OPTIMIZE_DEPENDENCIES ON)"
 
 
 # ExecuTorch builds flatccrt position-independent (for host shared libraries); in firmware that
@@ -167,6 +194,7 @@ def runtime_cmakelists(
     ns_root: Path | None,
     flatcc_copy: Path,
     extra_flags: Sequence[str] = (),
+    system_flatc: Path | None = None,
 ) -> str:
     """The top-level CMakeLists.txt for one runtime configuration (flatcc from its copy)."""
     flags = cmake_quote(shell_join((*options.cpu_flags, *extra_flags)))
@@ -175,7 +203,8 @@ def runtime_cmakelists(
         "cmake_minimum_required(VERSION 3.24)",
         "project(hpx_executorch_runtime LANGUAGES C CXX ASM)",
         "set(CMAKE_CXX_STANDARD 17)",
-        third_party_redirects(flatcc_copy),
+        OPTIMIZED_DEPENDENCIES,
+        third_party_redirects(flatcc_copy, system_flatc),
     ]
     for name in ("core", "cmsis_core", "soc_hal", "board_flags"):
         lines.append(f"add_library(hpx_nsx_{name} INTERFACE)")

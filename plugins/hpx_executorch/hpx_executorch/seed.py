@@ -23,6 +23,7 @@ from filelock import FileLock
 from hpx_core.build import Toolchain
 from hpx_core.contract import SourceSet
 from hpx_core.enginelib import LibraryBuild, cmake_library
+from hpx_executorch.host_tools import matching_flatc
 from hpx_executorch.runtime_cmake import RuntimeOptions, arm_module_stub, runtime_cmakelists
 
 LOG = "build.log"
@@ -70,6 +71,18 @@ def _flatcc_copy(seed: Path, sources: SourceSet) -> Path:
     return flatcc
 
 
+def seed_project(seed: Path, sources: SourceSet, options: RuntimeOptions,
+                 flags: Sequence[str]) -> str:
+    """The seed's top-level CMakeLists for ``options``, with what it needs staged in the seed
+    (the arm provider's module stand-in, flatcc's copy)."""
+    arm = _stage_arm_module(seed, sources) if options.provider == "arm" else None
+    ns = sources.path_of("ns-cmsis-nn") if options.provider == "ns" else None
+    return runtime_cmakelists(sources.path_of("nsx-executorch"), sources.path_of("CMSIS_6"),
+                              options, arm_module=arm, ns_root=ns,
+                              flatcc_copy=_flatcc_copy(seed, sources), extra_flags=flags,
+                              system_flatc=matching_flatc(sources))
+
+
 def build_in_seed(seed: Path, sources: SourceSet, options: RuntimeOptions,
                   flags: Sequence[str], targets: Sequence[str], jobs: int,
                   toolchain: Toolchain | None = None) -> LibraryBuild:
@@ -79,11 +92,7 @@ def build_in_seed(seed: Path, sources: SourceSet, options: RuntimeOptions,
     if not _configured_here(build):
         shutil.rmtree(seed, ignore_errors=True)
     project.mkdir(parents=True, exist_ok=True)
-    arm = _stage_arm_module(seed, sources) if options.provider == "arm" else None
-    ns = sources.path_of("ns-cmsis-nn") if options.provider == "ns" else None
-    text = runtime_cmakelists(sources.path_of("nsx-executorch"), sources.path_of("CMSIS_6"),
-                              options, arm_module=arm, ns_root=ns,
-                              flatcc_copy=_flatcc_copy(seed, sources), extra_flags=flags)
+    text = seed_project(seed, sources, options, flags)
     lists = project / "CMakeLists.txt"
     if not lists.is_file() or lists.read_text(encoding="utf-8") != text:
         lists.write_text(text, encoding="utf-8")  # unchanged text: Ninja reconfigures nothing

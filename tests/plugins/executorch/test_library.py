@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from hpx_executorch.library import _link_order, core_options, runtime_key
+from hpx_executorch.library import _link_order, _whole, core_options, runtime_key
 from hpx_executorch.runtime_cmake import RuntimeOptions
 
 from hpx_core.contract import SourceRepo, SourceSet
@@ -44,7 +44,7 @@ def test_parts_link_in_the_order_of_one_whole_build(tmp_path: Path) -> None:
     ops = CachedFolder(tmp_path / "ops", {"archives": [
         "libexecutorch_selected_kernels.a", "libportable_kernels.a",
         "libkernels_util_all_deps.a"]}, built=True, seconds=1.0)
-    order = _link_order(options, [core, ops])
+    order = _link_order(options, [_whole("core", "k1", core), _whole("ops", "k2", ops)])
     assert [p.name for p in order] == [
         "libexecutorch_core.a", "libexecutorch.a", "libextension_data_loader.a",
         "libcortex_m_kernels.a", "libcortex_m_ops_lib.a", "libcmsis-nn.a", "libetdump.a",
@@ -52,3 +52,19 @@ def test_parts_link_in_the_order_of_one_whole_build(tmp_path: Path) -> None:
         "libkernels_util_all_deps.a"]
     assert order[8].parent == tmp_path / "ops" / "lib"
     assert order[0].parent == tmp_path / "core" / "lib"
+
+
+def test_with_the_core_as_units_the_helpers_come_from_the_units(tmp_path: Path) -> None:
+    options = RuntimeOptions("arm", False, ("aten::sub.out",), M55)
+    units = CachedFolder(tmp_path / "units", {"archives": [
+        "libexecutorch_core.a", "libexecutorch.a", "libkernels_util_all_deps.a"]},
+        built=False, seconds=0.0)
+    ops = CachedFolder(tmp_path / "ops", {"archives": [
+        "libexecutorch_selected_kernels.a", "libportable_kernels.a",
+        "libkernels_util_all_deps.a"]}, built=False, seconds=0.0)
+    parts = [_whole("core", "k1", units),
+             _whole("ops", "k2", ops, only=["libexecutorch_selected_kernels.a",
+                                             "libportable_kernels.a"])]
+    order = _link_order(options, parts)
+    assert [p.name for p in order][-1] == "libkernels_util_all_deps.a"
+    assert order[-1].parent == tmp_path / "units" / "lib"
