@@ -1,6 +1,8 @@
 /*
  * Per-layer accumulation behind hpx_layer_begin/hpx_layer_end. A slot records only when it is
  * enabled, so the same code path runs whatever the mode (the calibrated cost stays valid).
+ * A disabled slot's path hands the layer to the memory pass while that runs (hpx_memory.h):
+ * never taken between a counted pair's reads, so no count sees it.
  * With a backend that has event counters (HPX_MAX_EVENTS > 0) each slot also accumulates every
  * event, read outside the main counter's window: before its start, after its end.
  */
@@ -8,6 +10,7 @@
 
 #include "hpx_counter_backend.h"
 #include "hpx_layers.h"
+#include "hpx_memory.h"
 
 #define HPX_SLOTS (HPX_MAX_LAYERS + 1)
 
@@ -46,6 +49,9 @@ void hpx_layer_begin(uint32_t index) {
         return;
     }
     if (!hpx_slot_enabled[index]) {
+        if (hpx_memory_active) {
+            hpx_memory_layer_begin(index);
+        }
         return;
     }
     hpx_slot_open[index] = 1u;
@@ -62,6 +68,9 @@ void hpx_layer_end(uint32_t index) {
         return;
     }
     if (!hpx_slot_enabled[index]) {
+        if (hpx_memory_active) {
+            hpx_memory_layer_end(index);
+        }
         return;
     }
     hpx_slot_total[index] += hpx_counter_span(slot_start[index], now); /* after the read */

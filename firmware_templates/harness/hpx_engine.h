@@ -6,6 +6,8 @@
  *   hpx_engine_describe()                   once; call hpx_report_layer() for every layer
  *   hpx_engine_prepare_input(iteration)     before every inference, never timed
  *   hpx_engine_invoke(mode)                 one inference
+ *   hpx_engine_memory(moment)               optional (weak): the uncounted memory pass asks
+ *                                           for the engine's arena figures (hpx_memory.h)
  *   hpx_engine_check()                      with HPX_CHECK_LAYERS: the uncounted layer check
  *   hpx_engine_finish()                     once at the end; report outputs and metrics
  *
@@ -15,8 +17,11 @@
  * Firmware built with HPX_CHECK_LAYERS (--check-layers) calls hpx_engine_check() once, after
  * every counted pass and never timed: one inference in which the engine calls
  * hpx_check_layer() (hpx_check.h) after each layer with its outputs. It is a function of its
- * own so that the counted hpx_engine_invoke() stays instruction for instruction the same. In HPX_MODE_WHOLE the harness times the whole call; the engine should detach
- * its per-layer hooks (calls made anyway are ignored, but their cost lands in the count).
+ * own so that the counted hpx_engine_invoke() stays instruction for instruction the same.
+ * The memory pass (HPX_MEMORY_PASS) calls hpx_engine_invoke(HPX_MODE_LAYERS) once more with
+ * every slot disabled: the engine needs nothing new for its stack to be measured.
+ * In HPX_MODE_WHOLE the harness times the whole call; the engine should detach its per-layer
+ * hooks (calls made anyway are ignored, but their cost lands in the count).
  * Every function returns 0 on success or an engine-defined non-zero error code, which the
  * harness reports in an ERROR record.
  */
@@ -28,6 +33,7 @@
 
 #include "hpx_check.h"
 #include "hpx_counter.h"
+#include "hpx_memory.h"
 
 #ifdef __cplusplus
 extern "C" {

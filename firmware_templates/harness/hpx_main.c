@@ -2,8 +2,8 @@
  * The harness flow, the same for every engine:
  *   start record -> counter start -> calibration of an empty begin/end pair -> engine init
  *   -> layer names -> warm-up -> uninstrumented whole-inference passes -> per-layer passes
- *   -> [layer check: one uncounted inference, HPX_CHECK_LAYERS] -> engine finish (outputs,
- *   metrics, files) -> end record.
+ *   -> [memory: one uncounted inference, HPX_MEMORY_PASS] -> [layer check: one uncounted
+ *   inference, HPX_CHECK_LAYERS] -> engine finish (outputs, metrics, files) -> end record.
  * Counts go out raw (counter units); the host subtracts the calibrated pair and converts units.
  */
 #include <stdint.h>
@@ -13,6 +13,7 @@
 #include "hpx_counter_backend.h"
 #include "hpx_harness.h"
 #include "hpx_layers.h"
+#include "hpx_memory.h"
 #include "hpx_platform.h"
 #include "hpx_wire.h"
 
@@ -213,8 +214,11 @@ int main(void) {
     hpx_wire_u64("whole", sent_whole);
     hpx_wire_u64("layer_records", sent_layers);
     hpx_wire_end();
-    /* Called in every build (it returns at once without HPX_CHECK_LAYERS), so main() is the
-     * same code with and without the check and nothing counted before it can move. */
+    /* Called in every build (they return at once without HPX_MEMORY_PASS, HPX_CHECK_LAYERS),
+     * so main() is the same code with and without them and nothing counted before can move. */
+    if ((rc = hpx_memory_pass()) != 0) {
+        return fail("memory", rc, HPX_EXIT_ENGINE_ERROR);
+    }
     if ((rc = hpx_check_pass()) != 0) {
         return fail("check", rc, HPX_EXIT_ENGINE_ERROR);
     }

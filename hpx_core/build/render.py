@@ -24,7 +24,7 @@ from hpx_core.contract import FirmwareContribution, PlannedBuffer
 from hpx_core.errors import BuildError
 
 HARNESS_SOURCES = ("hpx_main.c", "hpx_counter.c", "hpx_wire.c", "hpx_fault.c", "hpx_check.c",
-                   "hpx_measure.S")
+                   "hpx_memory.c", "hpx_measure.S")
 CHECK_DUMP_LIMIT = 1024 * 1024
 """Bytes of tensors ``--check-layers=all`` sends in full at most (differing layers, in order)."""
 BOARD_COMMON_SOURCES = ("startup.c", "cmsdk_uart.c", "reset_exit.c")
@@ -46,6 +46,7 @@ class HarnessSettings:
     pmu_events: tuple[str, ...] = attrs.field(default=(), converter=_event_names)
     check_layers: str = "off"  # profiling.check_layers: off, first or all
     check_dump_limit: int = CHECK_DUMP_LIMIT
+    memory: bool = False  # the uncounted memory pass (stack, arena, heap in use)
 
     def __attrs_post_init__(self) -> None:
         bad_check = self.check_layers not in ("off", "first", "all")

@@ -73,6 +73,10 @@ class ProfilingSection:
     """The largest difference accepted between the device's outputs and the host reference's,
     in each tensor's own units (quantization steps for integer outputs). Unset: integer outputs
     must match exactly, float outputs within 1e-5 + 1e-3 x |host| (hpx_core.results.outputs)."""
+    memory: bool = True
+    """Measure the stack, the engine's arenas and the heap in use, per layer, in one uncounted
+    inference after the measured ones (the bundle's ``memory`` section); ``false`` leaves the
+    pass out of the firmware."""
 
 
 @attrs.frozen

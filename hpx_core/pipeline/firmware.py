@@ -19,7 +19,7 @@ from hpx_core.models.analyses import keep_analysis
 from hpx_core.pipeline.context import RunContext
 from hpx_core.pipeline.memory import with_planned_buffers
 from hpx_core.pipeline.model_copy import model_for_engine
-from hpx_core.pipeline.passes import harness_check_mode
+from hpx_core.pipeline.passes import harness_settings
 from hpx_core.pipeline.products import Firmware, MemoryPlan
 from hpx_core.probe.passes import EventPlan
 from hpx_core.sources import materialize
@@ -58,11 +58,10 @@ def generate_firmware(ctx: RunContext, model: ModelInfo, memory: MemoryPlan,
     contribution = with_planned_buffers(ctx.hooks.generate_firmware(ctx.engine.name, request),
                                         memory.layout)
     profiling = config.profiling
-    settings = HarnessSettings(
+    settings = harness_settings(ctx, contribution, HarnessSettings(
         engine=ctx.engine.name, iterations=profiling.iterations, warmup=profiling.warmup,
         pmu_events=events.counters.passes[0],
-        check_layers=harness_check_mode(ctx, contribution),
-    )
+    ))
     check_plan(ctx.board, contribution.buffers)  # before compiling
     project = render_project(work, ctx.board, contribution, settings)
     return Firmware(contribution, project, work, model_copy)

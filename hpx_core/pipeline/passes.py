@@ -1,11 +1,12 @@
 """Uncounted passes: what a run measures besides its timed counts, without moving them.
 
 A pass is one declared step: it may ask the harness for something it compiles in outside the
-counted windows (``harness``), and once the timed run is judged it adds a section (and files)
-to the bundle (``after``). The layer check is the first: the harness runs every layer again
-after the measured passes and sends what each produced, which is judged against the engine's
-host reference. A new pass is a class here and an entry of :data:`PASSES`; nothing is threaded
-through the stages for it.
+counted windows (``harness``: the settings with its own switched on), and once the timed run is
+judged it adds a section (and files) to the bundle (``after``). The layer check: the harness
+runs every layer again after the measured passes and sends what each produced, which is judged
+against the engine's host reference. The memory pass: one more inference in which the harness
+measures the stack per layer and the engine its arenas. A new pass is a class here and an entry
+of :data:`PASSES`; nothing is threaded through the stages for it.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Protocol
 
 import attrs
 
+from hpx_core.build import HarnessSettings
 from hpx_core.contract import FirmwareContribution, ResultExtras
 from hpx_core.pipeline.context import RunContext
 from hpx_core.run.record import PassOutput
@@ -37,7 +39,8 @@ class UncountedPass(Protocol):
 
     def wanted(self, ctx: RunContext) -> bool: ...
 
-    def harness(self, ctx: RunContext, contribution: FirmwareContribution) -> str | None: ...
+    def harness(self, ctx: RunContext, contribution: FirmwareContribution,
+                settings: HarnessSettings) -> HarnessSettings: ...
 
     def after(self, ctx: RunContext, inputs: PassInputs) -> PassOutput: ...
 
@@ -51,10 +54,12 @@ class LayerCheckPass:
     def wanted(self, ctx: RunContext) -> bool:
         return ctx.config.profiling.check_layers != "off"
 
-    def harness(self, ctx: RunContext, contribution: FirmwareContribution) -> str | None:
+    def harness(self, ctx: RunContext, contribution: FirmwareContribution,
+                settings: HarnessSettings) -> HarnessSettings:
         """The harness's check mode: it needs the engine's ``hpx_engine_check()`` and host
         reference, so an engine without one runs no check pass."""
-        return ctx.config.profiling.check_layers if contribution.layer_reference else "off"
+        mode = ctx.config.profiling.check_layers if contribution.layer_reference else "off"
+        return attrs.evolve(settings, check_layers=mode)
 
     def after(self, ctx: RunContext, inputs: PassInputs) -> PassOutput:
         from hpx_core.results.layer_check import check_layers  # NumPy: only for a check
@@ -65,13 +70,39 @@ class LayerCheckPass:
         return PassOutput("layer_check", check.to_json(), check.files(), check)
 
 
-PASSES: tuple[UncountedPass, ...] = (LayerCheckPass(),)
+@attrs.frozen
+class MemoryPass:
+    """``profiling.memory`` (default on): the stack, the engine's arenas and the heap in use,
+    per layer and whole. Every engine gets the stack; arenas are what its glue reports."""
+
+    name: str = "memory"
+
+    def wanted(self, ctx: RunContext) -> bool:
+        return ctx.config.profiling.memory
+
+    def harness(self, ctx: RunContext, contribution: FirmwareContribution,
+                settings: HarnessSettings) -> HarnessSettings:
+        return attrs.evolve(settings, memory=True)
+
+    def after(self, ctx: RunContext, inputs: PassInputs) -> PassOutput:
+        from hpx_core.results.memory import SECTION, memory_use
+
+        use = memory_use(inputs.capture)
+        document = use.to_json() if use is not None else {
+            "note": "the firmware sent no memory records"}
+        return PassOutput(SECTION, document, {}, use)
 
 
-def harness_check_mode(ctx: RunContext, contribution: FirmwareContribution) -> str:
-    """The harness's check mode the wanted passes ask for (``off`` when none does)."""
-    modes = [p.harness(ctx, contribution) for p in PASSES if p.wanted(ctx)]
-    return next((m for m in modes if m is not None), "off")
+PASSES: tuple[UncountedPass, ...] = (MemoryPass(), LayerCheckPass())
+
+
+def harness_settings(ctx: RunContext, contribution: FirmwareContribution,
+                     settings: HarnessSettings) -> HarnessSettings:
+    """``settings`` with what every wanted pass compiles in."""
+    for found in PASSES:
+        if found.wanted(ctx):
+            settings = found.harness(ctx, contribution, settings)
+    return settings
 
 
 def run_passes(ctx: RunContext, inputs: PassInputs) -> tuple[PassOutput, ...]:

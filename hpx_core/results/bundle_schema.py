@@ -56,6 +56,22 @@ _MEASUREMENT = _record(
     ["object", "null"],
 )  # fmt: skip
 _NULLABLE_TEXT = {"type": ["string", "null"]}
+_NULLABLE_INT = {"type": ["integer", "null"]}
+_BOOL = {"type": "boolean"}
+_MEMORY = _record(
+    [],
+    {"note": _TEXT,
+     "stack": _record(["size", "used", "base"], {"size": _INT, "used": _INT, "base": _INT,
+                                                 "engine": _INT, "at_limit": _BOOL}),
+     "buffers": {"type": "array", "items": _record(["name"], {
+         "name": _TEXT, "configured": _NULLABLE_INT, "planned": _NULLABLE_INT,
+         "used": _NULLABLE_INT})},
+     "heap": _record([], {"linked": _BOOL, "used": _NULLABLE_INT, "inference": _NULLABLE_INT}),
+     "facts": {"type": "object", "additionalProperties": _INT},
+     "layers": {"type": "array", "items": _record(["index", "stack"], {
+         "index": _INT, "name": _TEXT, "op": _TEXT, "stack": _INT, "stack_at_most": _BOOL,
+         "uses": {"type": "object", "additionalProperties": _INT}})}},
+)  # fmt: skip
 
 _RESULT_SUMMARY = _record(
     ["schema", "status", "identity", "validity", "issues", "measurement"],
@@ -68,7 +84,7 @@ _RESULT_SUMMARY = _record(
      "issues": {"type": "array", "items": _TEXT},
      "error": _record(["type", "message"], {"type": _TEXT, "message": _TEXT, "hint": _TEXT},
                       ["object", "null"]),
-     "measurement": _MEASUREMENT, "caveat": _TEXT, "extra": _OBJECT,
+     "measurement": _MEASUREMENT, "caveat": _TEXT, "extra": _OBJECT, "memory": _MEMORY,
      "outputs": _record(["reference", "exact", "passed", "tensors"], {
          "reference": _TEXT, "exact": {"type": "boolean"}, "passed": {"type": "boolean"},
          "tolerance": {"type": ["number", "null"]},

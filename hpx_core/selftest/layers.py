@@ -4,6 +4,11 @@ their code alone.
 Every layer runs ``movw r3, #lo; movt r3, #hi`` (2 instructions), then ``n`` iterations of its
 body plus ``subs r3, r3, #1; bne`` (2 more per iteration). So a layer executes exactly
 ``2 + n * (len(body) + 2)`` instructions, whatever the compiler or board.
+
+The ``stack`` layer also has a known stack depth: it lowers the stack pointer by
+:data:`STACK_LAYER_BYTES` and writes a word there (the loop counter, never the memory pass's
+paint), below ``hpx_engine_invoke``'s own two saved registers. The memory pass must find it
+exactly :data:`STACK_LAYER_DEPTH` bytes below where the harness called the engine.
 """
 
 from __future__ import annotations
@@ -15,6 +20,9 @@ from hpx_core.boards import Board
 from hpx_core.build.templates import templates_root
 from hpx_core.contract import FirmwareContribution
 
+STACK_LAYER_BYTES = 2048
+STACK_LAYER_DEPTH = STACK_LAYER_BYTES + 8  # hpx_engine_invoke's push {r4, lr}, then the layer's
+
 # Loop bodies by kind; each line is one instruction.
 BODIES: dict[str, tuple[str, ...]] = {
     "subs_bne": (),
@@ -22,6 +30,8 @@ BODIES: dict[str, tuple[str, ...]] = {
     "ldr_str": ("ldr r2, [sp]", "str r2, [sp]"),
     "fpu": ("vadd.f32 s0, s0, s1",),
     "mve": ("vadd.i32 q0, q0, q1",),
+    "stack": (f"sub sp, sp, #{STACK_LAYER_BYTES}", "str r3, [sp]",
+              f"add sp, sp, #{STACK_LAYER_BYTES}"),
 }
 # Instructions hpx_engine_invoke adds around the loops in whole mode (push, cmp, beq, movs,
 # pop), and hpx_measure_whole adds around the invoke beyond the calibrated pair (movs, bl, mov).
@@ -47,7 +57,8 @@ class CalibrationLayer:
 
 
 def calibration_layers(board: Board) -> tuple[CalibrationLayer, ...]:
-    """The workload for ``board``: short and long loops, memory, FPU and (M55) MVE bodies.
+    """The workload for ``board``: short and long loops, memory, FPU and (M55) MVE bodies, and a
+    layer of known stack depth.
 
     The long layer spans more than 2**24 SysTick ticks, so it crosses counter wraps.
     """
@@ -57,6 +68,7 @@ def calibration_layers(board: Board) -> tuple[CalibrationLayer, ...]:
         CalibrationLayer("nops", "nop4", 25_000),
         CalibrationLayer("memory", "ldr_str", 50_000),
         CalibrationLayer("float", "fpu", 100_000),
+        CalibrationLayer("stack", "stack", 4),
     ]
     if "mve" in board.features:
         layers.append(CalibrationLayer("vector", "mve", 100_000))

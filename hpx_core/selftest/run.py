@@ -21,9 +21,16 @@ from hpx_core.build import (
     render_project,
 )
 from hpx_core.errors import RunError, UsageError
+from hpx_core.results.memory import memory_use
 from hpx_core.run import RunRecord, run_and_record
 from hpx_core.runners import runner_for
-from hpx_core.selftest.layers import calibration_layers, expected_whole, selftest_contribution
+from hpx_core.selftest.layers import (
+    STACK_LAYER_DEPTH,
+    calibration_layers,
+    expected_whole,
+    selftest_contribution,
+)
+from hpx_core.wire import Capture
 
 ENGINE = "selftest"
 
@@ -68,6 +75,17 @@ class SelftestReport:
         return all(c.passed for c in self.checks) and self.runs_identical and self.output_ok
 
 
+def stack_check(capture: Capture) -> SelftestCheck:
+    """The memory pass's depth of the ``stack`` layer against its known depth below where the
+    harness called the engine (bytes below the stack's top, as the pass reports)."""
+    use = memory_use(capture)
+    if use is None:
+        return SelftestCheck("stack depth", "memory pass", STACK_LAYER_DEPTH, ())
+    found = [layer.stack for layer in use.layers if layer.name == "stack"]
+    return SelftestCheck("stack depth", "memory pass", use.stack.base + STACK_LAYER_DEPTH,
+                         tuple(found))
+
+
 def run_selftest(
     board_name: str,
     work_dir: Path,
@@ -87,7 +105,7 @@ def run_selftest(
             f"choose one of: {emulated}",
         )
     chain = get_toolchain(toolchain)
-    settings = HarnessSettings(ENGINE, iterations=iterations, warmup=1)
+    settings = HarnessSettings(ENGINE, iterations=iterations, warmup=1, memory=True)
     glue = selftest_contribution(board, gnu_as=chain.family == "gcc")
     project = render_project(work_dir / board.name, board, glue, settings)
     built = build_project(project, chain)
@@ -116,7 +134,8 @@ def run_selftest(
     checks.append(
         SelftestCheck("whole inference", "uninstrumented", expected_whole(layers), first.whole)
     )
-    prepared = settings.warmup + 2 * settings.iterations
+    checks.append(stack_check(records[0].capture))
+    prepared = settings.warmup + 2 * settings.iterations + 1  # and the memory pass's
     output = records[0].capture.outputs().get(0, b"")
     return SelftestReport(
         board=board.name,

@@ -174,6 +174,47 @@ RECORDS: dict[str, RecordSpec] = {
             ),
         ),
         RecordSpec(
+            "MEMLAYER",
+            "one layer in the uncounted memory pass: its stack depth",
+            (
+                _f("idx", "int", "layer index", _INDEX),
+                _f("stack", "int", "bytes below the stack's top at the layer's deepest point",
+                   _COUNT),
+                _f("floor", "int", "the depth the harness's own frames hide (at most)", _COUNT),
+            ),
+        ),
+        RecordSpec(
+            "MEMUSE",
+            "an engine's memory figure for one layer in the memory pass (after its MEMLAYER)",
+            (
+                _f("idx", "int", "layer index", _INDEX),
+                _f("name", "text", "what it measures (arena, temp, ...)", (1, 64)),
+                _f("bytes", "int", "bytes in use"),
+            ),
+        ),
+        RecordSpec(
+            "MEMFACT",
+            "an engine's or the harness's whole-model memory figure in the memory pass",
+            (
+                _f("name", "text", "what it measures (arena.size, heap, ...)", (1, 64)),
+                _f("bytes", "int", "bytes"),
+            ),
+        ),
+        RecordSpec(
+            "MEMEND",
+            "after the memory pass: the whole stack figures and what it sent",
+            (
+                _f("stack", "int", "bytes below the stack's top at the inference's deepest point",
+                   _COUNT),
+                _f("base", "int", "bytes below the stack's top where the harness calls the engine",
+                   _COUNT),
+                _f("size", "int", "bytes of the stack", _COUNT),
+                _f("layers", "int", "MEMLAYER records sent", _COUNT),
+                _f("uses", "int", "MEMUSE records sent", _COUNT),
+                _f("facts", "int", "MEMFACT records sent", _COUNT),
+            ),
+        ),
+        RecordSpec(
             "LAYERSUM",
             "one output tensor of one layer in the uncounted check pass (--check-layers)",
             (

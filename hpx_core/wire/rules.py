@@ -15,7 +15,7 @@ from hpx_core.wire.capture import Capture, Record
 from hpx_core.wire.errors import StreamError
 from hpx_core.wire.protocol import VERSION
 
-_INDEXED = ("LAYERINFO", "LAYER", "LAYEREV")
+_INDEXED = ("LAYERINFO", "LAYER", "LAYEREV", "MEMLAYER", "MEMUSE")
 _ITERATED = ("WHOLE", "LAYER", "LAYEREV")
 
 
@@ -33,6 +33,7 @@ class StreamRules:
             "SUMMARY": self._check_summary,
             "OUTPUT": self._check_output,
             "CHECKEND": self._check_checkend,
+            "MEMEND": self._check_memend,
             "END": self._check_end,
         }
 
@@ -125,6 +126,18 @@ class StreamRules:
                 raise StreamError(
                     "lost", f"CHECKEND says {record.number(key)} {kind} records were sent, "
                     f"{self._counts[kind]} arrived", offset)
+
+    def _check_memend(self, record: Record, offset: int) -> None:
+        for kind, key in (("MEMLAYER", "layers"), ("MEMUSE", "uses"), ("MEMFACT", "facts")):
+            if self._counts[kind] != record.number(key):
+                raise StreamError(
+                    "lost", f"MEMEND says {record.number(key)} {kind} records were sent, "
+                    f"{self._counts[kind]} arrived", offset)
+        base, stack, size = (record.number(k) for k in ("base", "stack", "size"))
+        if not base <= stack <= size:
+            raise StreamError(
+                "malformed", f"MEMEND.stack {stack} is not between MEMEND.base {base} and the "
+                f"stack's size {size}", offset)
 
     def _check_end(self, record: Record, offset: int) -> None:
         status = record.number("status")

@@ -106,7 +106,7 @@ def test_two_passes_are_flashed_and_merged_into_one_bundle(tmp_path: Path) -> No
     record = run_and_record(runner, first.elf, tmp_path / "results", engine="selftest",
                             event_names=NAMES, merge_with=others)
     layers = json.loads((record.bundle / "summary.json").read_text())["measurement"]["layers"]
-    assert len(layers) == 7
+    assert len(layers) == 8
     for layer in layers:
         assert layer["events"] == {name: counted(layer["index"], number)
                                    for number, name in NAMES.items()}

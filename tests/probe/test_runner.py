@@ -198,7 +198,7 @@ def test_complete_capture_through_a_small_ring_becomes_a_bundle(elf: Path, tmp_p
     assert summary["extra"] == {"kernel_checks": [],
                                 "layer_records": len(parse_capture(stream).of("LAYER"))}
     names = [layer.name for layer in record.measurement.layers]
-    assert names == ["tiny", "short", "nops", "memory", "float", "vector", "long"]
+    assert names == ["tiny", "short", "nops", "memory", "float", "stack", "vector", "long"]
     assert record.measurement.units == "instructions"  # the stream's own units, as sent
     run = json.loads((record.bundle / "run.json").read_text())
     assert run["probe"]["unique_id"] == "00123456780"

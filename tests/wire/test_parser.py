@@ -28,7 +28,8 @@ def test_complete_stream_parses_and_keeps_raw_bytes() -> None:
     iterations = capture.start.number("iterations")
     assert len(capture.of("WHOLE")) == iterations
     assert len(capture.of("LAYER")) == iterations * len(capture.layer_names())
-    assert capture.outputs() == {0: (1 + 2 * iterations).to_bytes(4, "little")}
+    prepared = 1 + 2 * iterations + 1  # warm-up, both passes, the memory pass
+    assert capture.outputs() == {0: prepared.to_bytes(4, "little")}
 
 
 def test_records_reencode_to_the_firmware_bytes() -> None:
@@ -88,14 +89,14 @@ def test_repeated_record_is_loss() -> None:
 
 
 def test_changed_digit_fails_the_checksum() -> None:
-    line = LINES[12]
-    assert line.startswith(b"@HPX 12 LAYER ")
+    line = LINES[13]
+    assert line.startswith(b"@HPX 13 LAYER ")
     digit = line.index(b"raw=") + 4
     changed = line[:digit] + bytes([(line[digit] - 48 + 1) % 10 + 48]) + line[digit + 1 :]
     with pytest.raises(StreamError) as caught:
-        parse_capture(b"".join([*LINES[:12], changed, *LINES[13:]]))
+        parse_capture(b"".join([*LINES[:13], changed, *LINES[14:]]))
     assert caught.value.problem == "corrupted"
-    assert caught.value.offset == sum(len(x) for x in LINES[:12])
+    assert caught.value.offset == sum(len(x) for x in LINES[:13])
 
 
 def test_record_glued_into_text_is_corruption() -> None:

@@ -116,3 +116,20 @@ def test_a_negative_engine_error_code_is_read() -> None:
 def test_what_the_parser_admits_measures_without_dividing_by_zero() -> None:
     measurement = measure(parse_capture(STREAM), get_board("qemu-m55"))
     assert measurement.validity == "valid" and measurement.calibration > 0
+
+
+def test_a_memory_pass_that_lost_a_layer_record_is_refused() -> None:
+    with pytest.raises(StreamError) as caught:
+        parse_capture(replaced("MEMEND", {"layers": 9}))
+    assert caught.value.problem == "lost" and "MEMLAYER" in caught.value.message
+
+
+def test_a_deepest_point_above_where_the_engine_was_called_is_refused() -> None:
+    end = next(r for r in RECORDS if r.type == "MEMEND")
+    error = refused(replaced("MEMEND", {"base": end.number("stack") + 4}))
+    assert "MEMEND.stack" in error.message
+
+
+def test_a_memory_layer_past_the_promised_slots_is_refused() -> None:
+    error = refused(replaced("MEMLAYER", {"idx": 240}))
+    assert "MEMLAYER.idx" in error.message

@@ -77,6 +77,11 @@ void Reset_Handler(void) {
     hpx_platform_exit(main());
 }
 
+void hpx_platform_stack(uintptr_t *low, uintptr_t *top) {
+    *low = (uintptr_t)hpx_stack;
+    *top = (uintptr_t)&hpx_stack[sizeof(hpx_stack) / sizeof(hpx_stack[0])];
+}
+
 #define HPX_VECTORS (16 + HPX_IRQ_COUNT)
 
 __attribute__((section(".isr_vector"), used)) const uintptr_t hpx_vectors[HPX_VECTORS] = {

@@ -14,5 +14,8 @@ void hpx_platform_init(void);
 void hpx_platform_putc(char c);
 void hpx_platform_timed(int timed);
 void hpx_platform_exit(int code) __attribute__((noreturn));
+/* The main stack's bounds: its lowest address and its top (the initial stack pointer). The
+ * memory pass paints what is free of it. */
+void hpx_platform_stack(uintptr_t *low, uintptr_t *top);
 
 #endif

@@ -9,7 +9,7 @@
 #include "board.h"
 #include "hpx_platform.h"
 
-extern uint32_t __StackTop;
+extern uint32_t __StackTop, __StackLimit;
 extern uint32_t __data_load__, __data_start__, __data_end__;
 extern uint32_t __bss_start__, __bss_end__;
 
@@ -36,6 +36,11 @@ void Reset_Handler(void) {
     memset(&__bss_start__, 0, (size_t)((char *)&__bss_end__ - (char *)&__bss_start__));
     __libc_init_array();
     hpx_platform_exit(main());
+}
+
+void hpx_platform_stack(uintptr_t *low, uintptr_t *top) {
+    *low = (uintptr_t)&__StackLimit;
+    *top = (uintptr_t)&__StackTop;
 }
 
 typedef void (*hpx_vector_t)(void);

@@ -1,0 +1,152 @@
+"""What the memory pass measured: the stack, the engine's arenas and the heap, per layer and whole.
+
+The firmware's memory pass (firmware_templates/harness/hpx_memory.h) ran one uncounted
+inference and sent, per layer, the stack's deepest point (MEMLAYER) and the engine's figures
+(MEMUSE), then whole-model figures (MEMFACT) and the whole stack (MEMEND). Depths are bytes
+below the stack's top: what the firmware needs, the frames of ``main()`` and the harness
+included (``base``: where the harness called the engine). A layer that stayed shallower than
+the harness's own layer hooks reads as their depth and is marked ``stack_at_most``.
+
+The engine's names follow one convention, which is what lets the host read any engine's
+buffers alike: ``<buffer>`` is bytes in use (per layer: up to that layer; whole: the most),
+``<buffer>.size`` the bytes configured and ``<buffer>.planned`` what the engine's own planner
+said it needs; other dotted names are detail kept as sent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import attrs
+
+from hpx_core.wire import Capture
+
+HEAP = "heap"
+HEAP_INFERENCE = "heap.inference"
+SECTION = "memory"
+
+
+def _ints(values: Mapping[str, int]) -> dict[str, int]:
+    return dict(values)
+
+
+@attrs.frozen
+class LayerMemory:
+    """One layer's memory: its stack depth and the engine's figures for it."""
+
+    index: int
+    name: str
+    op: str
+    stack: int
+    stack_at_most: bool  # the layer stayed within the harness's hooks: its depth is at most this
+    uses: Mapping[str, int] = attrs.field(factory=dict, converter=_ints)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"index": self.index, "name": self.name, "op": self.op, "stack": self.stack,
+                "stack_at_most": self.stack_at_most, "uses": dict(self.uses)}
+
+
+@attrs.frozen
+class StackUse:
+    """The whole inference's stack: its size, its deepest point, where the engine was called."""
+
+    size: int
+    used: int
+    base: int
+
+    @property
+    def engine(self) -> int:
+        """Bytes the inference took below where the harness called the engine."""
+        return self.used - self.base
+
+    @property
+    def at_limit(self) -> bool:
+        """The deepest point is the stack's last word: it may have overflowed."""
+        return self.used >= self.size
+
+    def to_json(self) -> dict[str, Any]:
+        return {"size": self.size, "used": self.used, "base": self.base,
+                "engine": self.engine, "at_limit": self.at_limit}
+
+
+@attrs.frozen
+class BufferUse:
+    """One of the engine's buffers: configured, planned by the engine, used (measured)."""
+
+    name: str
+    configured: int | None
+    planned: int | None
+    used: int | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "configured": self.configured, "planned": self.planned,
+                "used": self.used}
+
+
+@attrs.frozen
+class MemoryUse:
+    """The memory pass's result, as the bundle's ``memory`` section records it."""
+
+    stack: StackUse
+    layers: tuple[LayerMemory, ...]
+    facts: Mapping[str, int] = attrs.field(factory=dict, converter=_ints)
+
+    @property
+    def buffers(self) -> tuple[BufferUse, ...]:
+        """The engine's buffers, by the naming convention (see the module)."""
+        names = sorted({k.split(".", 1)[0] for k in self.facts} - {HEAP}
+                       | {k for layer in self.layers for k in layer.uses})
+        return tuple(BufferUse(n, self.facts.get(f"{n}.size"), self.facts.get(f"{n}.planned"),
+                               self._used(n)) for n in names)
+
+    def _used(self, name: str) -> int | None:
+        if name in self.facts:
+            return self.facts[name]
+        per_layer = [layer.uses[name] for layer in self.layers if name in layer.uses]
+        return max(per_layer) if per_layer else None
+
+    @property
+    def heap(self) -> int | None:
+        """Heap bytes taken since start-up (None: nothing linked an allocator)."""
+        return self.facts.get(HEAP)
+
+    @property
+    def heap_in_inference(self) -> int | None:
+        """Heap bytes the inference itself took: anything but 0 is worth knowing."""
+        return self.facts.get(HEAP_INFERENCE)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "stack": self.stack.to_json(),
+            "buffers": [b.to_json() for b in self.buffers],
+            "heap": {"linked": self.heap_in_inference is not None, "used": self.heap,
+                     "inference": self.heap_in_inference},
+            "facts": dict(self.facts),
+            "layers": [layer.to_json() for layer in self.layers],
+        }
+
+
+def memory_use(capture: Capture) -> MemoryUse | None:
+    """The memory pass's records judged into one result; None when the firmware ran none."""
+    end = capture.first("MEMEND")
+    if end is None:
+        return None
+    names = capture.layer_names()
+    deepest: dict[int, tuple[int, bool]] = {}
+    for record in capture.of("MEMLAYER"):
+        index, stack, floor = (record.number(k) for k in ("idx", "stack", "floor"))
+        if index not in deepest or stack > deepest[index][0]:
+            deepest[index] = (stack, stack <= floor)
+    uses: dict[int, dict[str, int]] = {}
+    for record in capture.of("MEMUSE"):
+        layer = uses.setdefault(record.number("idx"), {})
+        name = record.text("name")
+        layer[name] = max(layer.get(name, 0), record.number("bytes"))
+    layers = tuple(
+        LayerMemory(i, *names.get(i, (f"layer {i}", "")), stack=deepest[i][0],
+                    stack_at_most=deepest[i][1], uses=uses.get(i, {}))
+        for i in sorted(deepest))
+    facts = {r.text("name"): r.number("bytes") for r in capture.of("MEMFACT")}
+    whole = StackUse(end.number("size"), end.number("stack"), end.number("base"))
+    return MemoryUse(whole, layers, facts)
