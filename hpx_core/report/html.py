@@ -16,6 +16,7 @@ import jinja2
 from hpx_core.atomic import write_atomic
 from hpx_core.report.charts import layer_chart
 from hpx_core.results.check_view import divergence_text
+from hpx_core.results.profile_views import estimate_html, html_section
 from hpx_core.results.view import BundleView
 
 _ENV = jinja2.Environment(
@@ -72,6 +73,8 @@ def bundle_report(view: BundleView) -> str:
         total=view.layer_sum or 0,
         check=view.layer_check,
         divergence=divergence_text(view.layer_check) if view.layer_check else None,
+        profile=html_section(view.instruction_profile) if view.instruction_profile else None,
+        estimate=estimate_html(view.cycle_estimate) if view.cycle_estimate else None,
     )
 
 

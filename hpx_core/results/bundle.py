@@ -29,6 +29,7 @@ from hpx_core.errors import HpxError
 from hpx_core.results.bundle_schema import BUNDLE_SCHEMA
 from hpx_core.results.measure import Measurement
 from hpx_core.results.outputs import OutputVerdict
+from hpx_core.results.profile_schemas import PROFILE_FILE
 from hpx_core.results.trace import trace_json
 from hpx_core.results.verify import MANIFEST
 
@@ -157,12 +158,22 @@ def dump_json(data: Any) -> bytes:
     return (json.dumps(data, indent=2, sort_keys=True, default=str) + "\n").encode()
 
 
+def _trace(inputs: BundleInputs) -> dict[str, Any]:
+    """The run's trace; with an instruction profile, its top functions nested in the layers."""
+    trace = trace_json(inputs.measurement, f"{inputs.board} {inputs.engine}",
+                       inputs.counter_units)
+    profile = inputs.files.get(PROFILE_FILE)
+    if profile is not None:
+        from hpx_core.results.profile_views import function_slices
+
+        trace["traceEvents"] += function_slices(json.loads(profile), trace["traceEvents"])
+    return trace
+
+
 def _files(inputs: BundleInputs) -> dict[str, bytes]:
     files = {name: data for name, data in inputs.files.items() if _plain_name(name)}
     files["summary.json"] = dump_json(_summary(inputs))
-    files["trace.json"] = dump_json(trace_json(inputs.measurement,
-                                               f"{inputs.board} {inputs.engine}",
-                                               inputs.counter_units))
+    files["trace.json"] = dump_json(_trace(inputs))
     if inputs.measurement:
         files["layers.csv"] = _layers_csv(inputs.measurement).encode()
     if inputs.capture is not None:

@@ -18,6 +18,7 @@ from hpx_core.errors import HpxError
 from hpx_core.results import verify_bundle
 from hpx_core.results.check_view import LayerCheckView
 from hpx_core.results.outputs import OutputVerdict, verdict_from_json
+from hpx_core.results.profile_schemas import ESTIMATE_FILE, PROFILE_FILE
 
 
 def _ints(values: Any) -> tuple[int, ...]:
@@ -66,6 +67,8 @@ class BundleView:
     error: str | None = None
     layer_check: LayerCheckView | None = None  # --check-layers: every layer against the host
     outputs: OutputVerdict | None = None  # the device's outputs against the host reference
+    instruction_profile: Mapping[str, Any] | None = None  # instruction_profile.json, if any
+    cycle_estimate: Mapping[str, Any] | None = None  # cycle_estimate.json, if any
 
     @property
     def layer_sum(self) -> int | None:
@@ -176,4 +179,6 @@ def load_view(path: Path) -> BundleView:
         layer_check=LayerCheckView.from_json(summary["layer_check"])
         if summary.get("layer_check") else None,
         outputs=verdict_from_json(summary.get("outputs")),
+        instruction_profile=documents.get(PROFILE_FILE),
+        cycle_estimate=documents.get(ESTIMATE_FILE),
     )

@@ -90,3 +90,25 @@ def class_deltas(base: Mapping[str, Any], candidate: Mapping[str, Any]
                 changes[name] = {"base": before, "candidate": after, "delta": after - before}
         out.append({"index": layer["index"], "name": layer["name"], "classes": changes})
     return out
+
+
+def estimate_html(document: Mapping[str, Any]) -> str:
+    """The cycle estimate per layer and whole, under its own name: never a measured count."""
+    rows = "".join(
+        f"<tr><td class=\"n\">{s['index']}</td><td>{html.escape(str(s['name']))}</td>"
+        f"<td>{html.escape(str(s['op']))}</td><td class=\"n\">{s['instructions']:,}</td>"
+        f"<td class=\"n\">{s['estimated_cycles']:,.0f}</td>"
+        f"<td class=\"n\">{s['estimated_ms']:.4f}</td></tr>"
+        for s in [*document["layers"], document["whole"]])
+    calibration = document.get("calibration")
+    how = f"calibrated with {html.escape(str(calibration))}" if calibration else "uncalibrated"
+    unmodelled = "".join(f"<li>{html.escape(str(u))}</li>" for u in document["unmodelled"])
+    board, source = (html.escape(str(document[k])) for k in ("board", "source_board"))
+    return (f'<section class="cycle-estimate"><h2>Estimated cycles on {board} (from {source}'
+            f", model {html.escape(str(document['model']))}, {how})</h2>"
+            "<p>An estimate from the instruction profile, not a measurement: compare it with "
+            "measured cycles only knowingly.</p>"
+            "<table><thead><tr><th>#</th><th>layer</th><th>op</th><th>instructions</th>"
+            f"<th>estimated cycles</th><th>estimated ms</th></tr></thead><tbody>{rows}</tbody>"
+            f"</table><p>Not modelled:</p><ul>{unmodelled}</ul></section>")
+
