@@ -261,6 +261,15 @@ def profile(
             "one, up to 1 MiB; off).",
         ),
     ] = None,
+    instruction_profile: Annotated[bool | None, typer.Option(
+        "--instruction-profile", help="Also profile each layer's instructions by class, memory "
+        "traffic and hottest code (emulated boards; an uncounted pass).")] = None,
+    estimate_for: Annotated[str | None, typer.Option(
+        "--estimate-for", help="Estimate cycles on this Apollo board from the instruction "
+        "profile (apollo510_evb, apollo330mP_evb from qemu-m55; apollo4p_evb from qemu-m4).")
+    ] = None,
+    calibration: Annotated[Path | None, typer.Option(
+        "--calibration", help="A calibration hpx calibrate wrote, for --estimate-for.")] = None,
     place: PlaceOption = None,
     wait: WaitOption = None,
     no_wait: NoWaitOption = False,
@@ -276,7 +285,8 @@ def profile(
         engine_config=engine_config_values(engine_config), output_dir=output_dir,
         iterations=iterations, warmup=warmup, counters=counter_names(counters), probe=probe,
         place=place, wait=wait, no_wait=no_wait, ssh_key=ssh_key, offline=offline,
-        check_layers=check_layers,
+        check_layers=check_layers, instruction_profile=instruction_profile,
+        estimate_for=estimate_for, calibration=calibration,
     )
     with console.status("profiling") as status, library_progress(status):
         outcome = pipeline.profile(
@@ -314,6 +324,17 @@ def note(message: str) -> None:
     console.print(f"[yellow]{message}[/]", highlight=False)
 
 
+def _estimate_of(outcome: pipeline.ProfileOutcome) -> dict[str, Any] | None:
+    """The run's cycle estimate (``--estimate-for``), read from its bundle."""
+    from hpx_core.results.profile_schemas import ESTIMATE_FILE
+
+    path = outcome.bundle / ESTIMATE_FILE if outcome.bundle else None
+    if path is None or not path.is_file():
+        return None
+    found: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return found
+
+
 def _print_profile(outcome: pipeline.ProfileOutcome) -> None:
     measurement = outcome.measurement
     if measurement is None:
@@ -322,13 +343,19 @@ def _print_profile(outcome: pipeline.ProfileOutcome) -> None:
     events = list(dict.fromkeys(e for layer in measurement.layers for e in layer.events))
     check = outcome.record.layer_check if outcome.record else None
     verdicts = {v.index: v.status for v in check.layers} if check else {}
+    estimate = _estimate_of(outcome)
+    estimated = {s["index"]: s["estimated_cycles"] for s in estimate["layers"]} if estimate else {}
     table = Table("layer", "op", measurement.units, "share", *events,
-                  *(("vs host",) if check else ()), title=str(outcome.config.model.path))
+                  *(("vs host",) if check else ()),
+                  *((f"est. cycles {estimate['board']}",) if estimate else ()),
+                  title=str(outcome.config.model.path))
     for layer in measurement.layers:
         counted = [f"{layer.events[e]:,}" if e in layer.events else "-" for e in events]
         status = [_styled(verdicts.get(layer.index, "not checked"))] if check else []
+        cycles = [f"{estimated[layer.index]:,.0f}" if layer.index in estimated else "-"
+                  ] if estimate else []
         table.add_row(layer.name, layer.op, f"{layer.median:,}", f"{layer.median / total:.1%}",
-                      *counted, *status)
+                      *counted, *status, *cycles)
     console.print(table)
     if check is not None:
         from hpx_core.results.check_view import layer_check_line  # NumPy: only with a check
@@ -338,6 +365,12 @@ def _print_profile(outcome: pipeline.ProfileOutcome) -> None:
         f"whole inference (uninstrumented): {measurement.whole_median:,} {measurement.units}; "
         f"per-layer sum {measurement.layer_sum:,}"
     )
+    if estimate is not None:
+        whole = estimate["whole"]
+        console.print(f"estimated on {estimate['board']}: {whole['estimated_cycles']:,.0f} "
+                      f"cycles, {whole['estimated_ms']:.3f} ms at {estimate['clock_hz']:,} Hz "
+                      "(an estimate from the instruction profile, not a measurement)",
+                      markup=False, highlight=False)
     outputs = outcome.record.outputs if outcome.record else None
     if outputs is not None:
         console.print(outputs.sentence(), style=None if outputs.passed else "bold red",

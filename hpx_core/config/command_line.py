@@ -30,6 +30,9 @@ SETS: dict[str, tuple[str, str]] = {
     "warmup": ("profiling.warmup", "--warmup"),
     "counters": ("profiling.counters", "--counters"),
     "check_layers": ("profiling.check_layers", "--check-layers"),
+    "instruction_profile": ("profiling.instruction_profile", "--instruction-profile"),
+    "estimate_for": ("profiling.estimate_for", "--estimate-for"),
+    "calibration": ("profiling.calibration", "--calibration"),
     "wait": ("farm.wait", "--wait"),
     "ssh_key": ("farm.ssh_key", "--ssh-key"),
     "offline": ("build.offline", "--offline"),
@@ -54,6 +57,9 @@ class CommandLine:
     warmup: int | None = None
     counters: tuple[str, ...] | None = None
     check_layers: str | None = None
+    instruction_profile: bool | None = None
+    estimate_for: str | None = None
+    calibration: Path | None = None
     wait: float | None = None
     ssh_key: Path | None = None
     offline: bool | None = None

@@ -69,6 +69,14 @@ class ProfilingSection:
     check_layers: CheckLayers = "off"
     """Compare every layer's outputs with the host in an uncounted pass after the measured
     ones: ``first`` sends the first differing layer in full, ``all`` every one (1 MiB cap)."""
+    instruction_profile: bool = False
+    """Run the firmware once more under QEMU with hpx's instruction plugin (emulated boards):
+    each layer's instructions by class, memory traffic per region and its hottest code."""
+    estimate_for: str | None = None
+    """A silicon board whose cycles to estimate from the instruction profile (implies it):
+    ``apollo510_evb`` or ``apollo330mP_evb`` from qemu-m55, ``apollo4p_evb`` from qemu-m4."""
+    calibration: Path | None = None
+    """A calibration ``hpx calibrate`` wrote: the estimate's per-class costs for the board."""
     output_tolerance: float | None = attrs.field(default=None, validator=finite_at_least(0))
     """The largest difference accepted between the device's outputs and the host reference's,
     in each tensor's own units (quantization steps for integer outputs). Unset: integer outputs

@@ -16,6 +16,7 @@ from hpx_core.errors import ConfigError, ModelError, SourceError, UsageError
 from hpx_core.hooks import EngineHooks
 from hpx_core.models import CORE_FORMATS, ModelInfo, detect_format, load_model
 from hpx_core.pipeline.context import RunContext
+from hpx_core.pipeline.insight_pass import check_insight
 from hpx_core.pipeline.workdir import check_buildable
 from hpx_core.plugins import DISABLE_ENV, Registry
 from hpx_core.probe.passes import EventPlan, plan_events
@@ -28,6 +29,7 @@ def check_target(ctx: RunContext) -> None:
     farm's place that does not answer, before anything is fetched or built."""
     get_toolchain(ctx.config.target.toolchain)
     check_buildable(ctx.validated)
+    check_insight(ctx)
     target = ctx.config.target
     if target.place is not None:
         runner_for(ctx.board, place=target.place, farm=ctx.config.farm).check()

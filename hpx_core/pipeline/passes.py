@@ -16,19 +16,11 @@ from typing import Protocol
 import attrs
 
 from hpx_core.build import HarnessSettings
-from hpx_core.contract import FirmwareContribution, ResultExtras
+from hpx_core.contract import FirmwareContribution
 from hpx_core.pipeline.context import RunContext
+from hpx_core.pipeline.insight_pass import InstructionProfilePass
+from hpx_core.pipeline.products import PassInputs
 from hpx_core.run.record import PassOutput
-from hpx_core.wire import Capture
-
-
-@attrs.frozen
-class PassInputs:
-    """What a pass may read once the timed run is judged."""
-
-    capture: Capture
-    contribution: FirmwareContribution
-    extras: ResultExtras | None  # the engine's answer for the bundle, if any
 
 
 class UncountedPass(Protocol):
@@ -87,13 +79,14 @@ class MemoryPass:
     def after(self, ctx: RunContext, inputs: PassInputs) -> PassOutput:
         from hpx_core.results.memory import SECTION, memory_use
 
-        use = memory_use(inputs.capture)
+        known = inputs.extras.memory if inputs.extras is not None else None
+        use = memory_use(inputs.capture, known)
         document = use.to_json() if use is not None else {
             "note": "the firmware sent no memory records"}
         return PassOutput(SECTION, document, {}, use)
 
 
-PASSES: tuple[UncountedPass, ...] = (MemoryPass(), LayerCheckPass())
+PASSES: tuple[UncountedPass, ...] = (MemoryPass(), LayerCheckPass(), InstructionProfilePass())
 
 
 def harness_settings(ctx: RunContext, contribution: FirmwareContribution,

@@ -22,6 +22,7 @@ from hpx_core.contract import (
     FirmwareContribution,
     MemoryLayout,
     MemoryNeeds,
+    ResultExtras,
     SourceSet,
     SymbolFinding,
 )
@@ -136,3 +137,14 @@ def need(value: T | None, what: str) -> T:
     if value is None:
         raise PluginError(f"the run has no {what}", "it stopped before the stage that makes it")
     return value
+
+
+@attrs.frozen
+class PassInputs:
+    """What an uncounted pass may read once the timed run is judged."""
+
+    capture: Capture
+    contribution: FirmwareContribution
+    extras: ResultExtras | None  # the engine's answer for the bundle, if any
+    built: Built
+    model: ModelInfo

@@ -19,8 +19,8 @@ from hpx_core.models import ModelInfo
 from hpx_core.pipeline.context import RunContext
 from hpx_core.pipeline.facts import config_json, source_provenance
 from hpx_core.pipeline.firmware import RUN_LOG
-from hpx_core.pipeline.passes import PassInputs, run_passes
-from hpx_core.pipeline.products import Built, StageUnavailableError
+from hpx_core.pipeline.passes import run_passes
+from hpx_core.pipeline.products import Built, PassInputs, StageUnavailableError
 from hpx_core.probe.passes import EventPlan, run_extra_passes
 from hpx_core.probe.probes import NoProbeError
 from hpx_core.results import BundleInputs, Measurement
@@ -93,7 +93,7 @@ def _parts(ctx: RunContext, model: ModelInfo, sources: SourceSet, built: Built,
     request = ResultsRequest(engine=ctx.engine, board=ctx.board, model=model, sources=sources,
                              capture=capture, facts=contribution.facts)
     answer = ctx.hooks.result_extras(ctx.engine.name, request)
-    passes = run_passes(ctx, PassInputs(capture, contribution, answer))
+    passes = run_passes(ctx, PassInputs(capture, contribution, answer, built, model))
     if answer is None:
         return ResultParts(passes=passes)
     outputs = check_outputs(capture.outputs(), answer.reference_outputs,

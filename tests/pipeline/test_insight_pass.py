@@ -1,0 +1,123 @@
+"""The instruction-profile pass in a profile run: asked for, it leaves its files, sections and
+views in the bundle without moving a count; what it cannot do is refused before any fetch.
+
+The loops test engine keeps this in the default session (the real toolchain, QEMU and hpx's
+QEMU plugin; no engine sources).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from emulated_firmware import require_tools
+
+from hpx_core import pipeline
+from hpx_core.cli import main
+from hpx_core.config.command_line import CommandLine
+from hpx_core.errors import UsageError
+from hpx_core.report.html import bundle_report
+from hpx_core.results import verify_bundle
+from hpx_core.results.trace import LAYERS_TID
+from hpx_core.results.view import load_view
+
+pytestmark = [pytest.mark.emulated, pytest.mark.usefixtures("loops_installed")]
+KWS = (Path(__file__).resolve().parents[2] / "examples" / "models" / "mlperf_tiny" /
+       "kws_ref_model.tflite")
+
+
+def _profile(out: Path, **flags: object) -> pipeline.ProfileOutcome:
+    line = CommandLine(model=KWS, engine="loops", board="qemu-m55", iterations=2,
+                       output_dir=out, **flags)  # type: ignore[arg-type]
+    return pipeline.profile(None, None, line.overrides())
+
+
+@pytest.fixture(scope="module")
+def profiled(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    require_tools()
+    root = tmp_path_factory.mktemp("insight")
+    with pytest.MonkeyPatch.context() as patch:
+        from loops_engine import loops_paths
+
+        for folder in loops_paths(root / "site"):
+            patch.syspath_prepend(str(folder))
+        plain = _profile(root / "plain")
+        estimated = _profile(root / "estimated", estimate_for="apollo510_evb")
+    assert plain.bundle is not None and estimated.bundle is not None
+    return plain.bundle, estimated.bundle
+
+
+def test_the_pass_writes_its_files_and_moves_no_count(profiled: tuple[Path, Path]) -> None:
+    plain, estimated = (load_view(b) for b in profiled)
+    assert plain.instruction_profile is None and plain.cycle_estimate is None
+    assert {"instruction_profile.json", "cycle_estimate.json"} <= set(
+        verify_bundle(estimated.path).files)
+    assert estimated.whole_median == plain.whole_median
+    assert [x.samples for x in estimated.layers] == [x.samples for x in plain.layers]
+    summary = json.loads((estimated.path / "summary.json").read_text())
+    assert summary["instruction_profile"]["matches_counts"] is True
+    assert summary["instruction_profile"]["estimate_for"] == "apollo510_evb"
+
+
+def test_each_layer_has_its_profile_and_its_estimate(profiled: tuple[Path, Path]) -> None:
+    view = load_view(profiled[1])
+    assert view.instruction_profile is not None and view.cycle_estimate is not None
+    per_pass = {layer["index"]: layer for layer in view.instruction_profile["layers"]}
+    for layer in view.layers:
+        assert set(per_pass[layer.index]["instructions"]) == {layer.median}
+    estimated = {s["index"]: s for s in view.cycle_estimate["layers"]}
+    assert set(estimated) == {layer.index for layer in view.layers}
+    assert all(s["estimated_cycles"] > 0 for s in estimated.values())
+    assert view.cycle_estimate["metric"] == "estimated_cycles"
+
+
+def test_the_page_and_the_trace_show_the_profile(profiled: tuple[Path, Path]) -> None:
+    view = load_view(profiled[1])
+    page = bundle_report(view)
+    assert 'class="instruction-profile"' in page and 'class="cycle-estimate"' in page
+    assert "Estimated cycles on apollo510_evb" in page and "not a measurement" in page
+    trace = json.loads((view.path / "trace.json").read_text())["traceEvents"]
+    layers = [e for e in trace if e.get("tid") == LAYERS_TID and e.get("ph") == "X"]
+    functions = [e for e in trace if e.get("cat") == "function"]
+    assert layers and functions
+    assert {f["args"]["layer"] for f in functions} <= {e["args"]["index"] for e in layers}
+
+
+def test_the_console_and_compare_show_the_estimate_apart(
+        profiled: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["compare", str(profiled[0]), str(profiled[1])])
+    out = capsys.readouterr().out
+    assert code == 0 and "estimated cycles" not in out  # the base has none: nothing to show
+    code = main(["compare", str(profiled[1]), str(profiled[1])])
+    out = capsys.readouterr().out
+    assert code == 0 and "estimated cycles (not measured)" in out
+
+
+@pytest.mark.parametrize(("flags", "words"), [
+    ({"board": "apollo510_evb", "instruction_profile": True}, "run on the emulated boards"),
+    ({"estimate_for": "apollo4p_evb"}, "qemu-m55 has a cortex-m55, apollo4p_evb a cortex-m4"),
+    ({"estimate_for": "qemu-m4"}, "qemu-m4 is an emulated board"),
+    ({"instruction_profile": True, "calibration": Path("cal.json")}, "none is asked for"),
+])
+def test_what_the_pass_cannot_do_is_refused_before_any_fetch(
+        flags: dict[str, object], words: str, tmp_path: Path) -> None:
+    stages: list[str] = []
+    line = CommandLine(**{"model": KWS, "engine": "loops", "board": "qemu-m55",
+                          "output_dir": tmp_path, **flags})  # type: ignore[arg-type]
+    with pytest.raises(UsageError) as refused:
+        pipeline.profile(None, None, line.overrides(), on_stage=stages.append)
+    assert words in refused.value.message
+    assert stages == ["config"]
+
+
+def test_hpx_profile_prints_the_estimate_beside_the_counts(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    require_tools()
+    code = main(["profile", str(KWS), "--engine", "loops", "--board", "qemu-m55",
+                 "--iterations", "1", "--estimate-for", "apollo510_evb",
+                 "--output-dir", str(tmp_path)])
+    out = " ".join(capsys.readouterr().out.split())
+    assert code == 0
+    assert "est. cycles apollo510_evb" in out
+    assert "estimated on apollo510_evb:" in out and "not a measurement" in out
