@@ -125,3 +125,20 @@ def test_matrix_report_renders(tmp_path: Path) -> None:
     console, variance = _load(page, tmp_path)
     assert console == []
     assert variance > 100
+
+
+@pytest.mark.usefixtures("loops_installed")
+def test_a_bundle_with_an_instruction_profile_and_an_estimate_renders(tmp_path: Path) -> None:
+    from hpx_core import pipeline
+    from hpx_core.config.command_line import CommandLine
+
+    model = Path(__file__).resolve().parents[2] / "examples/models/mlperf_tiny/ad01_int8.tflite"
+    line = CommandLine(model=model, engine="loops", board="qemu-m55", iterations=1,
+                       estimate_for="apollo510_evb", output_dir=tmp_path / "out")
+    outcome = pipeline.profile(None, None, line.overrides())
+    assert outcome.bundle is not None
+    html = bundle_report(load_view(outcome.bundle))
+    assert 'class="instruction-profile"' in html and 'class="cycle-estimate"' in html
+    console, variance = _load(_write(tmp_path, "profiled.html", html), tmp_path)
+    assert console == []
+    assert variance > 100
