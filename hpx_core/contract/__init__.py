@@ -26,6 +26,7 @@ from hpx_core.contract.engine import strs as _strs
 from hpx_core.contract.memory import BufferNeed as BufferNeed
 from hpx_core.contract.memory import BufferPlacement as BufferPlacement
 from hpx_core.contract.memory import CodeSize as CodeSize
+from hpx_core.contract.memory import MemoryFigures as MemoryFigures
 from hpx_core.contract.memory import MemoryLayout as MemoryLayout
 from hpx_core.contract.memory import MemoryNeeds as MemoryNeeds
 from hpx_core.contract.memory import MemoryRequest as MemoryRequest
@@ -384,12 +385,15 @@ class ResultExtras:
     the engine's own inspector reads); None: the core's default sentence. ``reference_outputs``
     are the host's outputs for the device's: the core compares them (``profiling.
     output_tolerance``), and a run whose outputs differ beyond the tolerance is invalid.
+    ``memory``: what the engine knows of its memory without the device (its compiler's static
+    arenas), joined to what the memory pass measured.
     """
 
     values: Mapping[str, Json] = attrs.field(factory=dict)
     files: Mapping[str, bytes] = attrs.field(factory=dict)
     layer_check_note: str | None = None
     reference_outputs: tuple[ReferenceOutput, ...] = attrs.field(default=(), converter=_outputs)
+    memory: MemoryFigures | None = None
 
 
 @attrs.frozen

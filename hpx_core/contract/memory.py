@@ -1,9 +1,10 @@
 """The memory plan's records: what an engine's glue needs placed (``hpx_plan_memory``) and the
-core's answer, the layout every buffer goes to (``FirmwareRequest.layout``)."""
+core's answer, the layout every buffer goes to (``FirmwareRequest.layout``); and the memory an
+engine knows on the host for the bundle (``MemoryFigures``)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 import attrs
@@ -122,3 +123,29 @@ class MemoryLayout:
         """The section attribute for ``name``; empty when it is not planned."""
         names = {p.need.name for p in self.placements}
         return self.place(name).attribute if name in names else ""
+
+
+def _layer_figures(value: Mapping[int, Mapping[str, int]]) -> dict[int, dict[str, int]]:
+    return {int(k): {str(n): int(b) for n, b in v.items()} for k, v in value.items()}
+
+
+def _figures(value: Mapping[str, int]) -> dict[str, int]:
+    return {str(k): int(v) for k, v in value.items()}
+
+
+@attrs.frozen
+class MemoryFigures:
+    """Memory an engine knows without the device (``ResultExtras.memory``): an ahead-of-time
+    compiler's static arenas, a planner's sizes, a buffer its glue does not watch.
+
+    Named as the memory pass names what the device measures (docs/firmware-harness.md):
+    ``<buffer>`` bytes in use, ``<buffer>.size`` configured, ``<buffer>.planned`` what the
+    engine's planner needs; ``layers`` maps a layer index to the same names for that layer.
+    They join the bundle's ``memory`` section; where the device sent the same name, the
+    device's figure stands.
+    """
+
+    whole: Mapping[str, int] = attrs.field(factory=dict, converter=_figures)
+    layers: Mapping[int, Mapping[str, int]] = attrs.field(factory=dict,
+                                                          converter=_layer_figures)
+

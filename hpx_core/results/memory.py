@@ -10,7 +10,9 @@ the harness's own layer hooks reads as their depth and is marked ``stack_at_most
 The engine's names follow one convention, which is what lets the host read any engine's
 buffers alike: ``<buffer>`` is bytes in use (per layer: up to that layer; whole: the most),
 ``<buffer>.size`` the bytes configured and ``<buffer>.planned`` what the engine's own planner
-said it needs; other dotted names are detail kept as sent.
+said it needs; other dotted names are detail kept as sent. An engine may add figures it knows
+on the host (``ResultExtras.memory``: a compiler's static arenas); the device's stand where
+both name one.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Any
 
 import attrs
 
+from hpx_core.contract import MemoryFigures
 from hpx_core.wire import Capture
 
 HEAP = "heap"
@@ -127,26 +130,43 @@ class MemoryUse:
         }
 
 
-def memory_use(capture: Capture) -> MemoryUse | None:
-    """The memory pass's records judged into one result; None when the firmware ran none."""
+def memory_use(capture: Capture, engine: MemoryFigures | None = None) -> MemoryUse | None:
+    """The memory pass's records judged into one result, with the engine's own figures;
+    None when the firmware ran no memory pass."""
     end = capture.first("MEMEND")
     if end is None:
         return None
+    known = engine or MemoryFigures()
+    deepest = _deepest(capture)
+    sent = _layer_uses(capture)
     names = capture.layer_names()
+    layers = tuple(
+        LayerMemory(i, *names.get(i, (f"layer {i}", "")), stack=deepest[i][0],
+                    stack_at_most=deepest[i][1],
+                    uses={**known.layers.get(i, {}), **sent.get(i, {})})
+        for i in sorted(deepest))
+    facts = {**known.whole, **{r.text("name"): r.number("bytes") for r in capture.of("MEMFACT")}}
+    whole = StackUse(end.number("size"), end.number("stack"), end.number("base"))
+    return MemoryUse(whole, layers, facts)
+
+
+def _deepest(capture: Capture) -> dict[int, tuple[int, bool]]:
+    """Each layer's deepest stack point (a layer entered again: its deepest entry) and whether
+    it is only an upper bound (no deeper than the harness's hooks)."""
     deepest: dict[int, tuple[int, bool]] = {}
     for record in capture.of("MEMLAYER"):
         index, stack, floor = (record.number(k) for k in ("idx", "stack", "floor"))
         if index not in deepest or stack > deepest[index][0]:
             deepest[index] = (stack, stack <= floor)
+    return deepest
+
+
+def _layer_uses(capture: Capture) -> dict[int, dict[str, int]]:
+    """The engine's figures per layer as the device sent them (the most, for a layer entered
+    again)."""
     uses: dict[int, dict[str, int]] = {}
     for record in capture.of("MEMUSE"):
         layer = uses.setdefault(record.number("idx"), {})
         name = record.text("name")
         layer[name] = max(layer.get(name, 0), record.number("bytes"))
-    layers = tuple(
-        LayerMemory(i, *names.get(i, (f"layer {i}", "")), stack=deepest[i][0],
-                    stack_at_most=deepest[i][1], uses=uses.get(i, {}))
-        for i in sorted(deepest))
-    facts = {r.text("name"): r.number("bytes") for r in capture.of("MEMFACT")}
-    whole = StackUse(end.number("size"), end.number("stack"), end.number("base"))
-    return MemoryUse(whole, layers, facts)
+    return uses

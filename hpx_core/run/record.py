@@ -26,6 +26,8 @@ import attrs
 from hpx_core.boards import Board
 from hpx_core.errors import CaptureError, HpxError, RunError
 from hpx_core.results import BundleInputs, Measurement, measure, merge_event_passes, write_bundle
+from hpx_core.results.memory import SECTION as MEMORY_SECTION
+from hpx_core.results.memory import MemoryUse
 from hpx_core.results.outputs import OutputVerdict
 from hpx_core.run.fault import describe_fault
 from hpx_core.run.runner import Execution, RunInterruptedError, Runner, StreamStoppedError
@@ -77,6 +79,12 @@ class ResultParts:
         found = next((p.value for p in self.passes if p.section == "layer_check"), None)
         return cast("LayerCheck | None", found)
 
+    @property
+    def memory(self) -> MemoryUse | None:
+        """What the memory pass measured (the pass whose section is ``memory`` makes one)."""
+        found = next((p.value for p in self.passes if p.section == MEMORY_SECTION), None)
+        return cast("MemoryUse | None", found)
+
 
 @attrs.frozen
 class RunRecord:
@@ -89,6 +97,7 @@ class RunRecord:
     extra: Mapping[str, Any] = attrs.field(factory=dict)  # the bundle's ``extra`` section
     layer_check: LayerCheck | None = None
     outputs: OutputVerdict | None = None  # against the host reference, when the engine has one
+    memory: MemoryUse | None = None  # the memory pass: stack, arenas, heap
 
 
 def provenance(identity: Mapping[str, Any] | None = None,
@@ -236,7 +245,7 @@ class Recorder:
             sections={p.section: p.document for p in parts.passes}, outputs=parts.outputs)
         bundle = write_bundle(self.results_dir, inputs)
         return RunRecord(run, capture, measurement, bundle, dict(inputs.extra or {}),
-                         parts.layer_check, parts.outputs)
+                         parts.layer_check, parts.outputs, parts.memory)
 
 
 def run_and_record(

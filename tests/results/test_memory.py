@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hpx_core.contract import MemoryFigures
 from hpx_core.results.memory import memory_use
 from hpx_core.selftest.layers import STACK_LAYER_DEPTH
 from hpx_core.wire import encode_record, parse_capture
 
-STREAM = (Path(__file__).resolve().parents[1] / "fixtures" / "wire" /
-          "selftest-qemu-m55.bin").read_bytes()
+WIRE = Path(__file__).resolve().parents[1] / "fixtures" / "wire"
+STREAM = (WIRE / "selftest-qemu-m55.bin").read_bytes()
+KWS = (WIRE / "memory-kws-qemu-m55.bin").read_bytes()
 
 
 def test_the_stack_layer_is_measured_at_its_known_depth() -> None:
@@ -45,3 +47,29 @@ def test_a_firmware_without_the_pass_has_no_memory_result() -> None:
     kept = [r for r in parse_capture(STREAM).records if not r.type.startswith("MEM")]
     stream = b"".join(encode_record(seq, r.type, r.fields) for seq, r in enumerate(kept))
     assert memory_use(parse_capture(stream)) is None
+
+
+def test_an_engines_own_figures_join_and_the_device_wins_where_both_name_one() -> None:
+    capture = parse_capture(KWS)
+    known = MemoryFigures({"arena.planned": 1, "scratch.planned": 4096}, {0: {"scratch": 1024}})
+    use = memory_use(capture, known)
+    assert use is not None
+    sent = {r.text("name"): r.number("bytes") for r in capture.of("MEMFACT")}
+    assert use.facts["arena.planned"] == sent["arena.planned"] != 1
+    assert use.facts["scratch.planned"] == 4096
+    assert use.layers[0].uses["scratch"] == 1024 and "arena" in use.layers[0].uses
+    assert "scratch" in {b.name for b in use.buffers}
+
+
+def test_the_tflm_arena_is_its_persistent_part_plus_the_heads_high_water() -> None:
+    use = memory_use(parse_capture(KWS))
+    assert use is not None
+    facts = use.facts
+    assert facts["arena.planned"] == facts["arena.persistent"] + facts["arena.head"]
+    per_layer = [layer.uses["arena"] for layer in use.layers]
+    assert per_layer == sorted(per_layer)  # a high-water mark never falls
+    assert facts["arena.persistent"] < per_layer[0] <= per_layer[-1] == facts["arena"]
+    (arena,) = use.buffers
+    assert (arena.configured, arena.planned, arena.used) == (
+        facts["arena.size"], facts["arena.planned"], facts["arena"])
+    assert use.heap == 0 and use.heap_in_inference == 0  # malloc is linked, never called

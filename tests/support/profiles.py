@@ -36,16 +36,17 @@ def llvm_e2e_marks() -> list[pytest.MarkDecorator]:
 def profile_run(model: Path, engine: str, board: str, work: Path, *, backend: str | None = None,
                 iterations: int = 3, until: str | None = None, toolchain: str | None = None,
                 check_layers: str = "off", arena_size: int | None = None,
-                **engine_config: Any) -> ProfileOutcome:
+                memory: bool = True, **engine_config: Any) -> ProfileOutcome:
     """``hpx profile MODEL --engine ENGINE --board BOARD --output-dir WORK/results`` (and
     ``--toolchain``) with ``engine.config`` values from keyword arguments (``--check-layers``
-    from ``check_layers``, ``model.arena_size`` from ``arena_size``)."""
+    from ``check_layers``, ``model.arena_size`` from ``arena_size``, ``profiling.memory`` from
+    ``memory``)."""
     settings = overrides("test", engine__type=engine, engine__backend=backend,
                          target__board=board, target__toolchain=toolchain,
                          output__dir=str(work / "results"),
                          profiling__iterations=iterations, profiling__warmup=1,
                          profiling__check_layers=check_layers, model__arena_size=arena_size,
-                         engine__config=engine_config)
+                         profiling__memory=memory, engine__config=engine_config)
     return profile(model, None, settings, until=until)
 
 

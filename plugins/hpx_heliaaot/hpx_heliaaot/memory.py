@@ -9,9 +9,17 @@ checked against that region before anything is fetched.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from hpx_core.contract import BufferNeed, CodeSize, MemoryLayout, MemoryNeeds, MemoryRequest
+from hpx_core.contract import (
+    BufferNeed,
+    CodeSize,
+    MemoryFigures,
+    MemoryLayout,
+    MemoryNeeds,
+    MemoryRequest,
+)
 from hpx_core.errors import ConfigError
 
 # hpx use words and the heliaAOT memory type of the same memory on an Apollo SoC.
@@ -59,3 +67,16 @@ def tensor_rules(layout: MemoryLayout | None) -> list[dict[str, Any]]:
         rules += [{"type": kind, "attributes": {"memory": MEMORY_TYPES[placed[ARENA].word]}}
                   for kind in ("persistent", "scratch")]
     return rules
+
+
+def static_arenas(plan: Mapping[str, Any]) -> MemoryFigures:
+    """The compiler's static arenas for the bundle's memory section (the device runs no
+    allocator to ask): per role, the bytes its planner laid out, which is what the generated
+    code reserves (``.planned``), over every memory the role's arenas sit in. The plan's
+    ``total_size`` is the memory's room, not the arena, so it is left out."""
+    whole: dict[str, int] = {}
+    for role in ("scratch", "persistent"):
+        arenas = plan.get("arenas", {}).get(role, {}).values()
+        if arenas:
+            whole[f"{role}.planned"] = sum(int(a["used"]) for a in arenas)
+    return MemoryFigures(whole)

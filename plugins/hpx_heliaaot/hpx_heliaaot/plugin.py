@@ -101,16 +101,19 @@ def hpx_verify_symbols(request: SymbolsRequest) -> list[SymbolFinding]:
 
 @hookimpl
 def hpx_result_extras(request: ResultsRequest) -> ResultExtras:
-    """The compiler's operator manifest and memory plan, and the host's outputs."""
+    """The compiler's operator manifest and memory plan (its static arenas for the memory
+    section), and the host's outputs."""
     from hpx_tflm_family import reference_outputs
 
     from hpx_heliaaot.engine import AotFacts
+    from hpx_heliaaot.memory import static_arenas
 
     facts = request.facts_as(AotFacts)
     return ResultExtras({
         "helia_aot": facts.helia_aot, "platform": facts.platform, "input": facts.input,
         "operators": [dict(op) for op in facts.operators], "memory_plan": dict(facts.memory_plan),
-    }, reference_outputs=reference_outputs(facts.host_outputs, request.model))
+    }, reference_outputs=reference_outputs(facts.host_outputs, request.model),
+        memory=static_arenas(facts.memory_plan))
 
 
 if TYPE_CHECKING:  # mypy checks every hook against the contract (hpx_core.engine_protocol)

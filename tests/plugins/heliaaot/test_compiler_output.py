@@ -73,3 +73,14 @@ def test_any_other_failure_is_its_first_line_and_the_log(tmp_path: Path) -> None
                     tmp_path / "run.log")
     assert error.message == "heliaAOT 0.18.0 cannot compile m.tflite: planner overflow"
     assert error.hint == f"heliaAOT's full output is in {tmp_path / 'run.log'}, with the traceback"
+
+
+def test_the_static_arenas_reach_the_memory_section_as_the_compiler_planned_them(
+        tmp_path: Path) -> None:
+    from hpx_heliaaot.memory import static_arenas
+
+    module = compile_into(KWS, tmp_path)
+    figures = static_arenas(module.memory_plan)
+    scratch = module.memory_plan["arenas"]["scratch"]
+    assert figures.whole["scratch.planned"] == sum(a["used"] for a in scratch.values()) > 0
+    assert not figures.layers
