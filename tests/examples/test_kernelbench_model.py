@@ -83,6 +83,12 @@ def test_a_malformed_file_names_its_line_and_a_fix(tmp_path: Path, text: str, wh
     assert caught.value.hint
 
 
+def test_another_engines_yaml_is_not_claimed() -> None:
+    data = b"layers:\n  - dense: 4\n"
+    sha = hashlib.sha256(data).hexdigest()
+    assert read_benchmark(ModelRequest(Path("other.yaml"), data, sha)) is None
+
+
 @pytest.mark.parametrize(("data", "words"), [
     (b"- just\n- a list\n", "top level must be a mapping"),
     (b"\xff\xfe", "not UTF-8"),

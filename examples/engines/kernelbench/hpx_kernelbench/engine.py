@@ -30,7 +30,7 @@ from hpx_kernelbench.results import KernelbenchFacts
 
 def read_benchmark(request: ModelRequest) -> ModelInfo | None:
     """The model stage: a kernelbench YAML file as hpx's model analysis, None if not ours."""
-    if not is_kernelbench_file(request.path):
+    if not is_kernelbench_file(request.path, request.data):
         return None
     kernels = read_kernels(request.path, request.data)
     info = model_info(kernels, len(request.data), request.sha256)

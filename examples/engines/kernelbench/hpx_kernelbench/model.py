@@ -57,9 +57,13 @@ KEYS = {
 _NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 
 
-def is_kernelbench_file(path: Path) -> bool:
-    """Files this engine answers for: YAML by their name (their content is checked later)."""
-    return path.suffix.lower() in SUFFIXES
+_MARKER = re.compile(rb"^kernelbench[ \t]*:", re.MULTILINE)
+
+
+def is_kernelbench_file(path: Path, data: bytes) -> bool:
+    """Files this engine answers for: YAML by their name with a top-level ``kernelbench:`` key
+    (the rest is checked later), so another engine's YAML stays the other engine's."""
+    return path.suffix.lower() in SUFFIXES and _MARKER.search(data) is not None
 
 
 class _Reader:

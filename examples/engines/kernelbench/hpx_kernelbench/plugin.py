@@ -62,7 +62,7 @@ def hpx_validate_config(request: ConfigRequest) -> config.KernelbenchConfig:
 def hpx_read_model(request: ModelRequest) -> ModelInfo | None:
     from hpx_kernelbench.model import is_kernelbench_file
 
-    if not is_kernelbench_file(request.path):
+    if not is_kernelbench_file(request.path, request.data):
         return None  # asked of every plugin: another engine's file loads nothing of this one
     from hpx_kernelbench import engine
 
