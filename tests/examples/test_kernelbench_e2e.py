@@ -101,3 +101,23 @@ def test_same_cpu_boards_share_a_library_and_a_moved_cache_compiles_none(
     reused = again.contribution.libraries[0]
     assert not reused.built and reused.compiled == 0 and reused.key == built.key
     assert all(moved in repo.path.parents for repo in again.sources.repos)
+
+
+@pytest.mark.emulated
+@pytest.mark.skipif(shutil.which("qemu-system-arm") is None, reason="needs qemu-system-arm")
+def test_each_kernel_call_has_its_stack_and_buffers_and_counts_do_not_move(
+        tmp_path: Path) -> None:
+    on = profile_run(KERNELS, "kernelbench", "qemu-m55", tmp_path / "on", backend="cmsis_nn",
+                     seed=5)
+    off = profile_run(KERNELS, "kernelbench", "qemu-m55", tmp_path / "off", backend="cmsis_nn",
+                      seed=5, memory=False)
+    assert on.record is not None and on.measurement is not None
+    use = on.record.memory
+    assert use is not None
+    assert [x.index for x in use.layers] == [x.index for x in on.measurement.layers]
+    assert all({"activations", "scratch"} <= set(x.uses) for x in use.layers)
+    buffers = {b.name: b for b in use.buffers}
+    assert buffers["scratch"].used == buffers["scratch"].planned  # what the library asked for
+    assert buffers["activations"].used == buffers["activations"].configured
+    assert off.measurement is not None and on.measurement.whole == off.measurement.whole
+    assert [x.counts for x in on.measurement.layers] == [x.counts for x in off.measurement.layers]

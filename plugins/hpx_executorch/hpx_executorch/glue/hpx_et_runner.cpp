@@ -11,6 +11,11 @@
  * and runs it once from hpx_engine_finish(), after every counted pass, when hpx_et_etdump_mode
  * says so. It is linked into every build and its memory is never zeroed at start-up, so the
  * firmware is the same code at the same addresses with or without it.
+ * The memory pass (hpx_memory.h) watches the planned arena up to what the program planned (the
+ * inputs are copied after it is painted, and every planned tensor is written before it is
+ * read), reports the method allocator's bytes for the two methods, and each operator's
+ * temporary allocations: the temporary allocator holds them until the instruction ends, after
+ * the tracer's end event.
  */
 #include <new>
 #include <string.h>
@@ -135,6 +140,8 @@ LayerTracer g_tracer;
 rt::Method* g_whole = nullptr;
 rt::Method* g_layers = nullptr;
 rt::MemoryAllocator* g_method_alloc = nullptr;
+size_t g_method_used = 0;  /* the method allocator's bytes once both methods are loaded */
+size_t g_planned_used = 0; /* the program's planned arena */
 const char* g_method_name = nullptr;
 Error g_last = Error::Ok;
 
@@ -205,6 +212,7 @@ extern "C" int hpx_engine_init(void) {
     planned = static_cast<size_t>(*meta->memory_planned_buffer_size(0));
   }
   hpx_report_metric("planned_arena_required", planned);
+  g_planned_used = planned;
   if (planned > sizeof(g_planned)) {
     return stage_error(HPX_ET_STAGE_MEMORY_PLAN, Error::MemoryAllocationFailed);
   }
@@ -229,7 +237,8 @@ extern "C" int hpx_engine_init(void) {
   hpx_report_metric("planned_arena_size", sizeof(g_planned));
   hpx_report_metric("method_arena_size", sizeof(g_method_arena));
   hpx_report_metric("method_arena_used_per_method", one_method);
-  hpx_report_metric("method_arena_used", used(g_method_alloc));
+  g_method_used = used(g_method_alloc);
+  hpx_report_metric("method_arena_used", g_method_used);
   return 0;
 }
 
@@ -273,6 +282,22 @@ extern "C" int hpx_engine_finish(void) {
                                 copy_inputs};
   const int rc = hpx_et_etdump_pass(&program); /* 0, an Error, or copy_inputs()'s code */
   return rc == 0 || rc > 0xff ? rc : stage_error(HPX_ET_STAGE_ETDUMP, static_cast<Error>(rc));
+}
+
+/* The memory pass: the three arenas' configured and planned bytes, the planned arena watched,
+ * and after each operator the temporary allocator's bytes (probing it costs nothing: the
+ * method resets it when the instruction ends). */
+extern "C" void hpx_engine_memory(uint32_t moment) {
+  if (moment == HPX_MEMORY_BEFORE) {
+    hpx_memory_report("planned.size", sizeof(g_planned));
+    hpx_memory_report("planned.planned", g_planned_used);
+    hpx_memory_report("method.size", sizeof(g_method_arena));
+    hpx_memory_report("method", g_method_used);
+    hpx_memory_report("temp.size", HPX_ET_TEMP_ARENA_SIZE);
+    hpx_memory_watch("planned", g_planned, g_planned_used, 0);
+  } else if (moment != HPX_MEMORY_AFTER) {
+    hpx_memory_report("temp", used(reinterpret_cast<rt::MemoryAllocator*>(g_temp_alloc_buf)));
+  }
 }
 
 /* ExecuTorch's platform layer: no logging, no heap; aborts trap (the ETDump pass first says

@@ -10,6 +10,12 @@
  * Built with the layer check (HPX_CHECK_LAYERS), hpx_engine_check() swaps in a second
  * profiler for one uncounted inference: before each operator it stages the operator's
  * non-constant inputs, after it hands the outputs and the staged inputs to hpx_check_layer().
+ *
+ * The memory pass (hpx_memory.h) gets the arena from the allocator's own records: the
+ * interpreter's allocator is made here as MicroAllocator::Create(arena, size) makes it, keeping
+ * the buffer allocator whose persistent (tail) and planned (head) bytes it reports; the head,
+ * where the planner put every activation and scratch buffer, is watched, so each layer's
+ * figure is the persistent part plus the head's high-water up to that layer.
  */
 #include <new>
 #include <stdarg.h>
@@ -17,7 +23,10 @@
 #include <string.h>
 
 #include "hpx_tflm_glue.h"
+#include "tensorflow/lite/micro/arena_allocator/single_arena_buffer_allocator.h"
 #include "tensorflow/lite/micro/memory_helpers.h"
+#include "tensorflow/lite/micro/micro_arena_constants.h"
+#include "tensorflow/lite/micro/memory_planner/greedy_memory_planner.h"
 #include "tensorflow/lite/micro/micro_allocator.h"
 #include "tensorflow/lite/micro/micro_interpreter.h"
 #include "tensorflow/lite/micro/micro_profiler_interface.h"
@@ -72,24 +81,35 @@ alignas(Interpreter) uint8_t g_interpreter_buf[sizeof(Interpreter)];
 HpxOpResolver g_resolver;
 LayerProfiler g_profiler;
 Interpreter* g_interpreter = nullptr;
+tflite::SingleArenaBufferAllocator* g_arena = nullptr;
+
+/* MicroAllocator::Create(arena, size) step by step (same calls, same layout), keeping the
+ * buffer allocator for the memory pass. */
+tflite::MicroAllocator* make_allocator() {
+  uint8_t* aligned = tflite::AlignPointerUp(hpx_tflm_arena, tflite::MicroArenaBufferAlignment());
+  const size_t size = static_cast<size_t>(hpx_tflm_arena + sizeof(hpx_tflm_arena) - aligned);
+  g_arena = tflite::SingleArenaBufferAllocator::Create(aligned, size);
+  uint8_t* planner = g_arena->AllocatePersistentBuffer(sizeof(tflite::GreedyMemoryPlanner),
+                                                        alignof(tflite::GreedyMemoryPlanner));
+  return tflite::MicroAllocator::Create(g_arena, new (planner) tflite::GreedyMemoryPlanner());
+}
 
 Interpreter* make_interpreter(const tflite::Model* model) {
-#if HPX_TFLM_RESOURCE_VARIABLES > 0
-  // VAR_HANDLE ops need resource variables, allocated from the same arena.
-  tflite::MicroAllocator* allocator = tflite::MicroAllocator::Create(hpx_tflm_arena, sizeof(hpx_tflm_arena));
+  tflite::MicroAllocator* allocator = make_allocator();
   if (allocator == nullptr) {
     return nullptr;
   }
+#if HPX_TFLM_RESOURCE_VARIABLES > 0
+  // VAR_HANDLE ops need resource variables, allocated from the same arena.
   tflite::MicroResourceVariables* variables =
       tflite::MicroResourceVariables::Create(allocator, HPX_TFLM_RESOURCE_VARIABLES);
   if (variables == nullptr) {
     return nullptr;
   }
-  return new (g_interpreter_buf) Interpreter(model, g_resolver, allocator, variables, &g_profiler);
 #else
-  return new (g_interpreter_buf)
-      Interpreter(model, g_resolver, hpx_tflm_arena, sizeof(hpx_tflm_arena), nullptr, &g_profiler);
+  tflite::MicroResourceVariables* variables = nullptr;
 #endif
+  return new (g_interpreter_buf) Interpreter(model, g_resolver, allocator, variables, &g_profiler);
 }
 
 }  // namespace
@@ -268,6 +288,23 @@ extern "C" int hpx_engine_finish(void) {
   }
   hpx_report_metric("arena_used", g_interpreter->arena_used_bytes());
   return 0;
+}
+
+/* The memory pass: the arena's configured, planned and persistent bytes from the allocator's
+ * records, and its head (the planned activations and scratch buffers) watched per layer. */
+extern "C" void hpx_engine_memory(uint32_t moment) {
+  if (moment != HPX_MEMORY_BEFORE || g_interpreter == nullptr || g_arena == nullptr) {
+    return;
+  }
+  const size_t persistent = g_arena->GetPersistentUsedBytes();
+  const size_t head = g_arena->GetNonPersistentUsedBytes();
+  hpx_memory_report("arena.size", sizeof(hpx_tflm_arena));
+  hpx_memory_report("arena.planned", g_interpreter->arena_used_bytes());
+  hpx_memory_report("arena.persistent", persistent);
+  hpx_memory_report("arena.head", head);
+  hpx_memory_watch("arena",
+                   tflite::AlignPointerUp(hpx_tflm_arena, tflite::MicroArenaBufferAlignment()),
+                   head, persistent);
 }
 
 /* TFLM's log sink: plain text lines, which the host's wire parser skips. */

@@ -62,6 +62,22 @@ int hpx_engine_invoke(hpx_mode_t mode) {
     return 0;
 }
 
+/* The memory pass (hpx_memory.h): both activation buffers and the library's scratch watched
+ * layer by layer, and the scratch the backend asked for at prepare time as its plan. */
+void hpx_engine_memory(uint32_t moment) {
+    if (moment != HPX_MEMORY_BEFORE) {
+        return;
+    }
+    const size_t activations = 2u * (size_t)(kb_model.buffers[1] - kb_model.buffers[0]);
+    hpx_memory_report("activations.size", activations);
+    hpx_memory_watch("activations", kb_model.buffers[0], activations, 0u);
+    if (kb_model.scratch_size > 0u) {
+        hpx_memory_report("scratch.size", kb_model.scratch_size);
+        hpx_memory_report("scratch.planned", kb_backend_scratch_used());
+        hpx_memory_watch("scratch", kb_model.scratch, kb_model.scratch_size, 0u);
+    }
+}
+
 int hpx_engine_finish(void) {
     if (last_output == NULL) {
         return KB_ERR_NO_OUTPUT;
