@@ -93,6 +93,8 @@ def _summary(info: ModelInfo) -> list[str]:
         if info.var_handle_count:
             lines.append(f"resource variables (VAR_HANDLE): {info.var_handle_count}")
         return lines
+    if info.format != "pte":  # an engine's own format: what its engine says (its notes)
+        return lines
     namespaces = ", ".join(f"{k} {v}" for k, v in sorted(info.namespaces().items()))
     lines.append(f"operator namespaces: {namespaces or '-'}")
     lines.append(

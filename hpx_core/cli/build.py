@@ -15,10 +15,12 @@ import typer
 from hpx_core.cli.app import app, console
 from hpx_core.cli.main_commands import (
     MODEL_HELP,
+    ArenaLocationOption,
     BackendOption,
     ConfigOption,
     EngineConfigOption,
     EngineOption,
+    ModelLocationOption,
     library_progress,
 )
 from hpx_core.cli.placement import print_placement
@@ -46,6 +48,8 @@ def build(
     output_dir: Annotated[
         Path | None, typer.Option("--output-dir", help="Where the build bundle goes.")
     ] = None,
+    model_location: ModelLocationOption = None,
+    arena_location: ArenaLocationOption = None,
     iterations: Annotated[int | None, typer.Option("--iterations")] = None,
     warmup: Annotated[int | None, typer.Option("--warmup")] = None,
     offline: Annotated[bool | None, typer.Option("--offline/--online")] = None,
@@ -68,6 +72,7 @@ def build(
     flags = CommandLine(
         model=model, engine=engine, backend=backend, board=board, toolchain=toolchain,
         engine_config=engine_config_values(engine_config), output_dir=output_dir,
+        model_location=model_location, arena_location=arena_location,
         iterations=iterations, warmup=warmup, offline=offline, work_dir=work_dir, jobs=jobs,
     )
     registry = api.registry()

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import attrs
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from hpx_core.cli.app import app, config_app, console
@@ -37,6 +38,11 @@ SshKeyOption = Annotated[Path | None, typer.Option(
     "--ssh-key", help="Key for places that run QEMU on their exporter host.")]
 OutputDirOption = Annotated[Path, typer.Option(
     "--output-dir", "--results-dir", help="Where result bundles go (--results-dir: its old name).")]
+ModelLocationOption = Annotated[str | None, typer.Option(
+    "--model-location", help="Where the model goes: a use word of the board's memory map "
+    "(code, flash, tcm, sram, data, psram; hpx boards BOARD lists them).")]
+ArenaLocationOption = Annotated[str | None, typer.Option(
+    "--arena-location", help="Where the tensor arena goes (a use word, as --model-location).")]
 EngineConfigOption = Annotated[
     list[str] | None,
     typer.Option("--engine-config", help="engine.config KEY=VALUE (YAML value); repeatable."),
@@ -118,20 +124,28 @@ def collect_overrides(*, engine_config: list[str] | None = None, **flags: Any) -
 def config_validate(
     file: Annotated[Path | None, typer.Argument(help="Profile config (YAML).")] = None,
     config: ConfigOption = None,
+    engine: EngineOption = None,
+    backend: BackendOption = None,
+    board: BoardOption = None,
+    toolchain: ToolchainOption = None,
+    engine_config: EngineConfigOption = None,
 ) -> None:
     """Check a config file as `hpx profile` would before its first fetch: the engine's own
-    section, the board, the model, the license and the counters."""
+    section, the board, the model, the license and the counters (with the same flags)."""
     from hpx_core import api
+    from hpx_core.config.command_line import CommandLine, engine_config_values
 
     if file is not None and config is not None and file != config:
         raise UsageError(f"two configs given: {file} and {config}", "pass one of them")
     file = file or config
     if file is None:
         raise UsageError("no config to validate", "pass it: hpx config validate -c hpx.yaml")
-    outcome = api.check_config(file, None, api.registry())
-    engine = outcome.config.engine
+    flags = CommandLine(engine=engine, backend=backend, board=board, toolchain=toolchain,
+                        engine_config=engine_config_values(engine_config))
+    outcome = api.check_config(file, flags.overrides(), api.registry())
+    chosen = outcome.config.engine
     typer.echo(
-        f"{file}: valid ({engine.type}, backend {engine.backend}, "
+        f"{file}: valid ({chosen.type}, backend {chosen.backend}, "
         f"board {outcome.config.target.board}; checked: {', '.join(outcome.stages)})"
     )
     for what in outcome.unchecked:
@@ -224,7 +238,7 @@ def doctor(
         table = Table("check", "status", "detail")
         for check in report.checks:
             status = "ok" if check.ok else ("MISSING" if check.required else "absent")
-            table.add_row(check.name, status, check.detail)
+            table.add_row(check.name, status, escape(check.detail))  # "hpx-core[labgrid]"
         console.print(table)
     if not report.healthy:
         raise typer.Exit(1)
@@ -239,7 +253,12 @@ def profile(
     board: BoardOption = None,
     toolchain: ToolchainOption = None,
     engine_config: EngineConfigOption = None,
-    output_dir: Annotated[Path | None, typer.Option("--output-dir")] = None,
+    output_dir: Annotated[Path | None, typer.Option(
+        "--output-dir", help="Where the result bundle goes (default: the config's output.dir, "
+        "hpx-results); work folders go beside it in hpx-work unless build.work_dir says.")
+    ] = None,
+    model_location: ModelLocationOption = None,
+    arena_location: ArenaLocationOption = None,
     iterations: Annotated[int | None, typer.Option("--iterations")] = None,
     warmup: Annotated[int | None, typer.Option("--warmup")] = None,
     offline: Annotated[bool | None, typer.Option("--offline/--online")] = None,
@@ -283,6 +302,7 @@ def profile(
     flags = CommandLine(
         model=model, engine=engine, backend=backend, board=board, toolchain=toolchain,
         engine_config=engine_config_values(engine_config), output_dir=output_dir,
+        model_location=model_location, arena_location=arena_location,
         iterations=iterations, warmup=warmup, counters=counter_names(counters), probe=probe,
         place=place, wait=wait, no_wait=no_wait, ssh_key=ssh_key, offline=offline,
         check_layers=check_layers, instruction_profile=instruction_profile,

@@ -19,6 +19,8 @@ from hpx_core.errors import UsageError
 # names), by the field of CommandLine that holds it.
 SETS: dict[str, tuple[str, str]] = {
     "model": ("model.path", "MODEL argument"),
+    "model_location": ("model.location", "--model-location"),
+    "arena_location": ("model.arena_location", "--arena-location"),
     "engine": ("engine.type", "--engine"),
     "backend": ("engine.backend", "--backend"),
     "board": ("target.board", "--board"),
@@ -46,6 +48,8 @@ class CommandLine:
     """The flags of ``hpx profile``, ``hpx build``, ``hpx config show`` and ``hpx prepare``."""
 
     model: Path | None = None
+    model_location: str | None = None
+    arena_location: str | None = None
     engine: str | None = None
     backend: str | None = None
     board: str | None = None

@@ -132,10 +132,12 @@ class ConfigDocument:
         for key, value in raw.items():
             dotted = _dotted((*prefix, str(key)))
             if key not in fields:
+                where = self.locate(dotted, key=True)
+                origin = self.origins.get(dotted)
+                said = f" (set by {origin})" if where is None and origin else ""
                 raise ConfigError(
-                    f"unknown key {dotted!r}{did_you_mean(str(key), fields)}",
-                    "allowed here: " + ", ".join(fields),
-                    self.locate(dotted, key=True),
+                    f"unknown key {dotted!r}{said}{did_you_mean(str(key), fields)}",
+                    "allowed here: " + ", ".join(fields), where,
                 )
             field_type = fields[key].type
             if isinstance(field_type, type) and attrs.has(field_type):

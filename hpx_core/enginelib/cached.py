@@ -1,10 +1,11 @@
 """A folder in the engine cache, made once per key: locked, built aside, renamed into place.
 
-Engine libraries (built from a file list, or through their own CMake) all live this way: a lock per folder lets two runs wanting the same one build
-it once (the run that finds the lock taken says it waits, :mod:`hpx_core.locks`, then finds the
-folder made); the build happens in a temporary folder beside the final one and is renamed into
-place only when it succeeded, so an interrupted build never leaves a usable-looking entry; a failed
-build's log is kept beside the cache entry, where the error points.
+Engine libraries (built from a file list, or through their own CMake) all live this way: a lock
+per folder lets two runs wanting the same one build it once (the run that finds the lock taken
+says it waits, :mod:`hpx_core.locks`, then finds the folder made); the build happens in a
+temporary folder beside the final one and is renamed into place only when it succeeded, so an
+interrupted build never leaves a usable-looking entry; a failed build's log is kept beside the
+cache entry, where the error points.
 
 An entry is checked before each use: its manifest must parse and name the key, and every file
 the build left must be there with the size, and (when its time changed) the SHA-256, recorded

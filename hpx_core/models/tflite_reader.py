@@ -1,7 +1,7 @@
 """Read a ``.tflite`` flatbuffer with the ``tflite`` package's generated schema classes.
 
-Only subgraph 0 runs as the model (the TFLite format's convention); other subgraphs are bodies of control
-flow and contribute to the op resolver, weight bytes and resource-variable count.
+Only subgraph 0 runs as the model (the TFLite format's convention); other subgraphs are bodies
+of control flow and contribute to the op resolver, weight bytes and resource-variable count.
 """
 
 from __future__ import annotations

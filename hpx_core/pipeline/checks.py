@@ -60,11 +60,11 @@ def unclaimed(unknown: ModelError, registry: Registry) -> ModelError:
     for name, entry in sorted(registry.engines.items()):
         for kind in entry.descriptor.model_formats:
             formats.setdefault(kind, []).append(name)
-    readers = "; ".join(f"{kind}: {', '.join(names)}" for kind, names in formats.items())
+    readers = ", ".join(f"{kind} ({', '.join(names)})" for kind, names in formats.items())
     disabled = (f"; disabled by {DISABLE_ENV}: {', '.join(p.name for p in registry.disabled)}"
                 if registry.disabled else "")
     message = unknown.message.replace(" model (", " model, nor one an installed engine reads (")
-    return ModelError(message, f"installed engines read {readers or 'nothing'}{disabled}; "
+    return ModelError(message, f"formats installed engines read: {readers or 'none'}{disabled}; "
                                "check the path, or install the engine for this format")
 
 

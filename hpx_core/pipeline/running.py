@@ -24,6 +24,7 @@ from hpx_core.pipeline.products import Built, PassInputs, StageUnavailableError
 from hpx_core.probe.passes import EventPlan, run_extra_passes
 from hpx_core.probe.probes import NoProbeError
 from hpx_core.results import BundleInputs, Measurement
+from hpx_core.results.bundle import dump_json
 from hpx_core.results.outputs import check_outputs
 from hpx_core.run.record import (
     FirmwareReportedError,
@@ -123,6 +124,7 @@ def _recorder(ctx: RunContext, model: ModelInfo, sources: SourceSet, built: Buil
         config=config_json(ctx.validated), build=build_info(build),
         provenance=provenance(None, source_provenance(sources, ctx.registry.catalog) | copy),
         extra=_run_extra(built, events, findings), logs=_logs(built),
+        files={"placement.json": dump_json(attrs.asdict(built.placement))},
     ))
 
 

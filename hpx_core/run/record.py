@@ -236,7 +236,7 @@ class Recorder:
         """Write the complete bundle (outputs beyond the tolerance make it invalid)."""
         parts = parts or ResultParts()
         measurement = judge_outputs(measurement, parts.outputs)
-        files = dict(parts.files)
+        files = {**self.base.files, **parts.files}  # what the run had before, then its own
         for found in parts.passes:
             files |= found.files
         inputs = attrs.evolve(

@@ -89,8 +89,9 @@ def test_bad_model_is_two_lines_and_exit_1(
     assert code == 1
     assert err.startswith("error: bad.tflite: not a .tflite or .pte model, nor one an "
                           "installed engine reads")
-    assert "\nhint: installed engines read pte: executorch; tflite: helia-aot, helia-rt, " in err
-    assert "kernelbench: kernelbench" in err
+    assert ("\nhint: formats installed engines read: pte (executorch), tflite (helia-aot, "
+            "helia-rt, ") in err
+    assert "kernelbench (kernelbench)" in err
     assert "Traceback" not in err
 
 
@@ -131,3 +132,10 @@ def test_pte_sidecar_verified_or_refused(
     code, out, err = _run(capsys, "analyze", str(path))
     assert code == 2 and out == ""
     assert "describes a different program" in err and "\nhint: re-export" in err
+
+
+def test_an_engines_own_format_shows_no_pte_lines(capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("hpx_kernelbench")
+    code, out, _ = _run(capsys, "analyze", str(REPO / "examples/engines/kernelbench/kernels.yaml"))
+    assert code == 0 and "format kernelbench" in out
+    assert "operator namespaces" not in out and "planned memory" not in out

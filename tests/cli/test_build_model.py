@@ -51,6 +51,8 @@ def test_build_then_run_equals_a_profile(capsys: pytest.CaptureFixture[str],
     assert summary["status"] == "built" and summary["identity"]["board"] == "qemu-m55"
     code, out, _ = _hpx(capsys, "results", "verify", str(bundle))
     assert code == 0 and "7 files match the manifest (status built)" in out
+    code, out, _ = _hpx(capsys, "results", "verify", str(tmp_path / "b"))  # the --output-dir
+    assert code == 0 and f"{bundle}: 7 files match" in out
     code, out, err = _hpx(capsys, "verify-kernels", str(bundle / "firmware.elf"),
                           "--engine", "loops")
     assert code == 0, err  # no --backend: the engine's default, named as the build had it
@@ -62,6 +64,8 @@ def test_build_then_run_equals_a_profile(capsys: pytest.CaptureFixture[str],
     code, _, err = _hpx(capsys, "profile", str(KWS), *cell, "--output-dir", str(tmp_path / "p"))
     assert code == 0, err
     profiled = load_view(_only(tmp_path / "p"))
+    placed = json.loads((profiled.path / "placement.json").read_text())
+    assert placed == json.loads((bundle / "placement.json").read_text())  # as the build's
     assert ran.status == "complete" and ran.whole_median == profiled.whole_median
     assert [x.median for x in ran.layers] == [x.median for x in profiled.layers]
     assert ran.sizes == profiled.sizes and ran.model_sha256 == profiled.model_sha256

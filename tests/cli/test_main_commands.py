@@ -156,3 +156,34 @@ def test_the_model_argument_names_no_format(capsys: pytest.CaptureFixture[str],
     for command in ("profile", "build"):
         code, out, _ = _run(capsys, command, "--help")
         assert code == 0 and ".tflite or .pte" not in out and "hpx plugins" in " ".join(out.split())
+
+
+def test_validate_takes_the_flags_profile_takes(
+    capsys: pytest.CaptureFixture[str], write_yaml: WriteYaml
+) -> None:
+    path = write_yaml("engine: {type: tflm}\n")
+    code, out, _ = _run(capsys, "config", "validate", str(path), "--board", "qemu-m4",
+                        "--backend", "cmsis_nn")
+    assert code == 0 and "valid (tflm, backend cmsis_nn, board qemu-m4" in out
+    code, _, err = _run(capsys, "config", "validate", str(path), "--engine-config", "sed=1")
+    assert code == 2 and "unknown key 'engine.config.sed' (set by --engine-config)" in err
+
+
+def test_doctor_prints_brackets_as_written(capsys: pytest.CaptureFixture[str],
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """A hint like pip install "hpx-core[labgrid]" is text, not console markup."""
+    from importlib import metadata
+
+    from hpx_core.pipeline import doctor
+
+    real = metadata.version
+
+    def version(name: str) -> str:
+        if name == "labgrid":
+            raise metadata.PackageNotFoundError(name)
+        return real(name)
+
+    monkeypatch.setattr(doctor.metadata, "version", version)
+    monkeypatch.setenv("COLUMNS", "250")
+    _, out, _ = _run(capsys, "doctor")
+    assert 'pip install "hpx-core[labgrid]"' in out

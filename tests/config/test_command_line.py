@@ -59,3 +59,17 @@ def test_a_flag_is_the_origin_of_its_value(tmp_path: Path) -> None:
     assert validated.board.name == "qemu-m4" and validated.config.profiling.iterations == 3
     assert validated.document.origin("profiling.iterations") == "--iterations"
     assert validated.document.origin("target.board") == "--board"
+
+
+def test_the_location_flags_place_the_model_and_the_arena(tmp_path: Path) -> None:
+    """The memory plan needs no engine sources: the run stops right after it."""
+    from hpx_core import pipeline
+
+    kws = Path(__file__).resolve().parents[2] / "examples/models/mlperf_tiny/kws_ref_model.tflite"
+    line = CommandLine(model=kws, engine="tflm", board="qemu-m55", model_location="flash",
+                       arena_location="tcm", output_dir=tmp_path)
+    outcome = pipeline.profile(None, None, line.overrides(), until="memory plan")
+    assert outcome.layout is not None
+    places = {p.need.name: (p.word, p.chosen) for p in outcome.layout.placements}
+    assert places == {"model": ("flash", True), "arena": ("tcm", True)}
+    assert outcome.validated.document.origin("model.location") == "--model-location"
