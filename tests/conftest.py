@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -36,9 +37,16 @@ def catalog() -> PinSet:
 
 
 @pytest.fixture
-def loops_installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The loops test engine installed for this process's entry points (and so `hpx`)."""
+def loops_installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The loops test engine installed for this process's entry points (and so `hpx`); after
+    the test, uninstalled again, the process's registry included."""
     from loops_engine import loops_paths
+
+    from hpx_core.plugins import default_registry
 
     for folder in loops_paths(tmp_path / "site"):
         monkeypatch.syspath_prepend(str(folder))
+    default_registry(reload=True)
+    yield
+    monkeypatch.undo()
+    default_registry(reload=True)

@@ -17,6 +17,7 @@ from hpx_core import pipeline
 from hpx_core.cli import main
 from hpx_core.config.command_line import CommandLine
 from hpx_core.errors import UsageError
+from hpx_core.plugins import default_registry
 from hpx_core.report.html import bundle_report
 from hpx_core.results import verify_bundle
 from hpx_core.results.trace import LAYERS_TID
@@ -42,8 +43,10 @@ def profiled(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 
         for folder in loops_paths(root / "site"):
             patch.syspath_prepend(str(folder))
+        default_registry(reload=True)
         plain = _profile(root / "plain")
         estimated = _profile(root / "estimated", estimate_for="apollo510_evb")
+    default_registry(reload=True)  # the loops engine leaves the process's registry too
     assert plain.bundle is not None and estimated.bundle is not None
     return plain.bundle, estimated.bundle
 
