@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from selftest_bundles import bundle
+from selftest_bundles import bundle, first_divergent_layer
 from tampered_bundles import copy_bundle, write_manifest
 
 from hpx_core.cli import main
@@ -67,9 +67,9 @@ def test_output_dir_holds_every_file(capsys: pytest.CaptureFixture[str], tmp_pat
     assert code == 0  # no policy asked: a report, not a gate
     names = {p.name for p in out_dir.iterdir()}
     assert names == {"comparison.json", "layers.csv", "report.html", "model_explorer_delta.json"}
-    assert "top 2 of 7" in out
+    assert "top 2 of 8" in out
     data = json.loads((out_dir / "comparison.json").read_text())
-    assert len(data["layers"]) == 7 and data["layers"][0]["name"] == "float"
+    assert len(data["layers"]) == 8 and data["layers"][0]["name"] == "float"
 
 
 def test_tampered_bundle_is_refused(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -85,7 +85,7 @@ def test_tampered_bundle_is_refused(capsys: pytest.CaptureFixture[str], tmp_path
 def test_divergent_sequences_and_dimensions(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = _run(capsys, "compare", bundle("qemu-m55"), bundle("qemu-m4"))
     assert code == 0
-    assert "diverge at layer 5" in out and "'vector' (mve)" in out
+    assert f"diverge at layer {first_divergent_layer()}" in out and "'vector' (mve)" in out
     assert "qemu-m4" in out and "layers by impact" not in out
 
 

@@ -72,7 +72,7 @@ def test_build_twice_runs_no_compiler_the_second_time(
     _tools()
     work = tmp_path / "w"
     code, out, _ = _run(capsys, "build", "--board", "qemu-m4", "--work-dir", str(work))
-    assert code == 0 and "12 compiler runs" in out and "inputs new" in out
+    assert code == 0 and "13 compiler runs" in out and "inputs new" in out
     code, out, _ = _run(capsys, "build", "--board", "qemu-m4", "--work-dir", str(work))
     assert code == 0 and "no work to do" in out and "inputs unchanged" in out
     code, out, _ = _run(capsys, "build", "--work-dir", str(work))

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from selftest_bundles import EXTRA_INSTRUCTIONS, bundle
+from selftest_bundles import EXTRA_INSTRUCTIONS, bundle, first_divergent_layer
 
 from hpx_core.compare import MatchManifest, Region, compare, load_view
 from hpx_core.errors import ConfigError, ResultsError, RunError
@@ -43,9 +43,9 @@ def test_deltas_are_the_difference_of_the_bundles() -> None:
 def test_divergent_sequences_name_the_first_differing_layer() -> None:
     m55, m4 = load_view(bundle("qemu-m55")), load_view(bundle("qemu-m4"))
     c = compare(m55, m4)
-    assert c.divergence is not None and c.divergence.index == 5
+    assert c.divergence is not None and c.divergence.index == first_divergent_layer()
     message = c.divergence.message
-    assert "diverge at layer 5" in message
+    assert f"diverge at layer {first_divergent_layer()}" in message
     assert "'vector' (mve)" in message and "'long' (subs_bne)" in message
     assert c.layers == ()
     assert [d.name for d in c.differing] == ["board"]
@@ -70,11 +70,12 @@ def test_manifest_pairs_layers_across_divergent_sequences() -> None:
     m55 = load_view(bundle("qemu-m55", model=True))
     m4 = load_view(bundle("qemu-m4", model=True))
     assert m55.model_sha256 and m4.model_sha256
-    pairs = ((0, 0), (4, 4), (6, 5))  # tiny, float, long
+    pairs = ((0, 0), (4, 4), (5, 5), (7, 6))  # tiny, float, stack, long
     c = compare(m55, m4, MatchManifest(m55.model_sha256, m4.model_sha256, pairs))
     assert sorted((d.base.name, d.candidate.name) for d in c.layers) == [
         ("float", "float"),
         ("long", "long"),
+        ("stack", "stack"),
         ("tiny", "tiny"),
     ]
     assert c.divergence is None and any("match manifest" in n for n in c.notes)
@@ -84,8 +85,8 @@ def test_regions_sum_unpaired_layers_and_rows_follow_both_programs() -> None:
     m55 = load_view(bundle("qemu-m55", model=True))
     m4 = load_view(bundle("qemu-m4", model=True))
     assert m55.model_sha256 and m4.model_sha256
-    pairs = ((0, 0), (4, 4), (6, 5))
-    region = Region("between", (1, 2, 3, 5), (1, 2, 3))
+    pairs = ((0, 0), (4, 4), (5, 5), (7, 6))
+    region = Region("between", (1, 2, 3, 6), (1, 2, 3))
     c = compare(m55, m4, MatchManifest(m55.model_sha256, m4.model_sha256, pairs, (region,)))
     total = c.total("between region")
     assert total.base == sum(m55.layers[i].median for i in region.base)
@@ -94,7 +95,7 @@ def test_regions_sum_unpaired_layers_and_rows_follow_both_programs() -> None:
     sides = [(r.base.index if r.base else None, r.candidate.index if r.candidate else None)
              for r in c.aligned]
     assert sides == [(0, 0), (1, None), (2, None), (3, None), (None, 1), (None, 2), (None, 3),
-                     (4, 4), (5, None), (6, 5)]
+                     (4, 4), (5, 5), (6, None), (7, 6)]
     assert [r.region for r in c.aligned if r.base is None or r.candidate is None] == [
         "between"] * 7
     assert all(r.delta is None for r in c.aligned if r.region)

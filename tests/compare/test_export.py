@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from selftest_bundles import EXTRA_INSTRUCTIONS, bundle
+from selftest_bundles import EXTRA_INSTRUCTIONS, bundle, first_divergent_layer
 
 from hpx_core.compare import compare, load_view
 from hpx_core.compare.export import write_exports
@@ -38,7 +38,7 @@ def test_divergence_is_exported(tmp_path: Path) -> None:
     c = compare(load_view(bundle("qemu-m55")), load_view(bundle("qemu-m4")))
     json_path, csv_path = write_exports(tmp_path, c, None)
     data = json.loads(json_path.read_text())
-    assert data["divergence"]["index"] == 5
+    assert data["divergence"]["index"] == first_divergent_layer()
     assert (data["divergence"]["base_op"], data["divergence"]["candidate_op"]) == (
         "mve",
         "subs_bne",

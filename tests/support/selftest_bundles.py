@@ -31,6 +31,13 @@ FLOAT_INSTRUCTIONS_PER_ITERATION = 3  # vadd.f32 + subs + bne
 EXTRA_INSTRUCTIONS = EXTRA_FLOAT_ITERATIONS * FLOAT_INSTRUCTIONS_PER_ITERATION
 
 
+def first_divergent_layer() -> int:
+    """Where the qemu-m55 and qemu-m4 selftests part: the first layer whose loop differs (the
+    M55's MVE layer, which the M4 lacks)."""
+    m55, m4 = (calibration_layers(get_board(name)) for name in ("qemu-m55", "qemu-m4"))
+    return next(i for i, (a, b) in enumerate(zip(m55, m4, strict=False)) if a.kind != b.kind)
+
+
 def _layers(board: Board, variant: str) -> tuple[CalibrationLayer, ...]:
     layers = calibration_layers(board)
     if variant == "slower":
