@@ -92,10 +92,25 @@ void hpx_memory_report(const char *name, uint64_t bytes) {
     }
 }
 
+/* "<name>.at": where a buffer starts, so the host finds the region and symbol it is in. */
+static void send_at(const char *name, const void *start) {
+    char key[64];
+    size_t n = 0;
+    for (; name[n] != '\0' && n < sizeof key - 4u; n++) {
+        key[n] = name[n];
+    }
+    key[n++] = '.';
+    key[n++] = 'a';
+    key[n++] = 't';
+    key[n] = '\0';
+    send_fact(key, (uintptr_t)start);
+}
+
 void hpx_memory_watch(const char *name, void *start, size_t bytes, size_t base) {
     if (watch_count >= HPX_MEMORY_WATCHES || start == NULL) {
         return;
     }
+    send_at(name, start);
     hpx_watch_t *w = &watches[watch_count++];
     w->name = name;
     w->start = (volatile uint32_t *)(((uintptr_t)start + 3u) & ~(uintptr_t)3u);

@@ -16,6 +16,7 @@
  *   - hpx_memory_watch(): name a buffer (an arena's planned part) that the harness paints at
  *     once and reads after every layer: its high-water, the bytes from its start up to the
  *     last one written so far, plus `base` (bytes of it in use all along), per layer and whole;
+ *     its address goes out as "<name>.at", for the host to find its region and symbol;
  *   - hpx_memory_report(): send a figure read from its own records (an allocator's used
  *     bytes): for the current layer (MEMUSE), or before/after the inference, for the whole
  *     model (MEMFACT).

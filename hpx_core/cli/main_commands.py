@@ -356,6 +356,8 @@ def _estimate_of(outcome: pipeline.ProfileOutcome) -> dict[str, Any] | None:
 
 
 def _print_profile(outcome: pipeline.ProfileOutcome) -> None:
+    from hpx_core.results.memory_text import layer_cells, layer_columns, summary_lines
+
     measurement = outcome.measurement
     if measurement is None:
         return
@@ -365,8 +367,9 @@ def _print_profile(outcome: pipeline.ProfileOutcome) -> None:
     verdicts = {v.index: v.status for v in check.layers} if check else {}
     estimate = _estimate_of(outcome)
     estimated = {s["index"]: s["estimated_cycles"] for s in estimate["layers"]} if estimate else {}
+    memory = outcome.record.memory if outcome.record else None
     table = Table("layer", "op", measurement.units, "share", *events,
-                  *(("vs host",) if check else ()),
+                  *(("vs host",) if check else ()), *(layer_columns(memory) if memory else ()),
                   *((f"est. cycles {estimate['board']}",) if estimate else ()),
                   title=str(outcome.config.model.path))
     for layer in measurement.layers:
@@ -375,7 +378,8 @@ def _print_profile(outcome: pipeline.ProfileOutcome) -> None:
         cycles = [f"{estimated[layer.index]:,.0f}" if layer.index in estimated else "-"
                   ] if estimate else []
         table.add_row(layer.name, layer.op, f"{layer.median:,}", f"{layer.median / total:.1%}",
-                      *counted, *status, *cycles)
+                      *counted, *status,
+                      *(layer_cells(memory, layer.index) if memory else ()), *cycles)
     console.print(table)
     if check is not None:
         from hpx_core.results.check_view import layer_check_line  # NumPy: only with a check
@@ -385,6 +389,10 @@ def _print_profile(outcome: pipeline.ProfileOutcome) -> None:
         f"whole inference (uninstrumented): {measurement.whole_median:,} {measurement.units}; "
         f"per-layer sum {measurement.layer_sum:,}"
     )
+    if memory is not None:
+        console.print("memory, in one uncounted inference:")
+        for line in summary_lines(memory):
+            console.print(f"  {line}", markup=False, highlight=False)
     if estimate is not None:
         whole = estimate["whole"]
         console.print(f"estimated on {estimate['board']}: {whole['estimated_cycles']:,.0f} "

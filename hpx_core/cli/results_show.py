@@ -30,6 +30,11 @@ def _summary(view: BundleView) -> Table:
     ]
     if view.outputs is not None:
         rows.append(("outputs", view.outputs.sentence().removeprefix("outputs: ")))
+    if view.memory is not None:
+        from hpx_core.results.memory_text import summary_lines
+
+        rows += [(f"memory: {name}", text) for name, text in
+                 (line.split(": ", 1) for line in summary_lines(view.memory))]
     if view.error:
         rows.append(("error", view.error))
     for key, value in rows:
@@ -43,8 +48,12 @@ def _layers(view: BundleView, top: int) -> Table:
     title = f"layers ({view.units})" + (f", top {len(ordered)} by count" if top > 0 else "")
     events = list(dict.fromkeys(e for layer in view.layers for e in layer.events))
     check = view.layer_check
+    memory = view.memory
+    if memory is not None:
+        from hpx_core.results.memory_text import layer_cells, layer_columns
     table = Table("#", "layer", "op", "calls", "median", "share", "spread", *events,
-                  *(("vs host",) if check else ()), title=title)
+                  *(("vs host",) if check else ()),
+                  *(layer_columns(memory) if memory else ()), title=title)
     for layer in ordered:
         status = [check.statuses.get(layer.index, "not checked")] if check else []
         share = f"{100 * layer.median / total:.2f}%" if total else "-"
@@ -58,6 +67,7 @@ def _layers(view: BundleView, top: int) -> Table:
             f"{layer.spread:,}",
             *(f"{layer.events[e]:,}" if e in layer.events else "-" for e in events),
             *status,
+            *(layer_cells(memory, layer.index) if memory else ()),
         )
     return table
 

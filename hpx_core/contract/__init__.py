@@ -346,10 +346,17 @@ class ErrorRequest:
 
 @attrs.frozen
 class Explanation:
-    """Answer of ``hpx_explain_error``: the error in the engine's words, and what to do."""
+    """Answer of ``hpx_explain_error``: the error in the engine's words, and what to do.
+
+    ``arena``: set when the error means the buffer ``model.arena_size`` sizes is too small,
+    to that buffer's name in the memory pass (``"arena"``); the core then measures what the
+    model needs in a second run with a larger arena (the memory pass's ``<arena>.needed``, else
+    ``<arena>.planned``) and says the number and the config line that fits it.
+    """
 
     message: str
     hint: str
+    arena: str | None = None
 
 
 @attrs.frozen

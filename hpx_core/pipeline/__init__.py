@@ -27,6 +27,7 @@ from hpx_core.config import ConfigDocument
 from hpx_core.config.validate import Overrides, validate_config
 from hpx_core.errors import ConfigError, UsageError
 from hpx_core.log import get_logger
+from hpx_core.pipeline.arena_fit import ArenaTooSmallError, fitted_error
 from hpx_core.pipeline.building import build_firmware, verify_kernels
 from hpx_core.pipeline.checks import (
     analyze_model,
@@ -87,7 +88,10 @@ def profile(
     reg = reg or default_registry()
     ctx = RunContext(validate_config(config_file, all_overrides, reg), reg, notify=on_note,
                      place_now=place)
-    return _run(ctx, until, on_stage)
+    try:
+        return _run(ctx, until, on_stage)
+    except ArenaTooSmallError as short:  # said with the bytes that fit, measured once more
+        raise fitted_error(ctx, short, lambda again: _run(again, None, None)) from None
 
 
 def check(config_file: Path, overrides: Overrides | None = None,

@@ -5,8 +5,8 @@ counted windows (``harness``: the settings with its own switched on), and once t
 judged it adds a section (and files) to the bundle (``after``). The layer check: the harness
 runs every layer again after the measured passes and sends what each produced, which is judged
 against the engine's host reference. The memory pass: one more inference in which the harness
-measures the stack per layer and the engine its arenas. A new pass is a class here and an entry
-of :data:`PASSES`; nothing is threaded through the stages for it.
+measures the stack per layer and the engine its arenas (:mod:`.memory_pass`). A new pass is a
+class and an entry of :data:`PASSES`; nothing is threaded through the stages for it.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from hpx_core.build import HarnessSettings
 from hpx_core.contract import FirmwareContribution
 from hpx_core.pipeline.context import RunContext
 from hpx_core.pipeline.insight_pass import InstructionProfilePass
+from hpx_core.pipeline.memory_pass import MemoryPass
 from hpx_core.pipeline.products import PassInputs
 from hpx_core.run.record import PassOutput
 
@@ -60,30 +61,6 @@ class LayerCheckPass:
         check = check_layers(inputs.capture, inputs.contribution.layer_reference,
                              ctx.config.profiling.check_layers, ctx.engine.name, note)
         return PassOutput("layer_check", check.to_json(), check.files(), check)
-
-
-@attrs.frozen
-class MemoryPass:
-    """``profiling.memory`` (default on): the stack, the engine's arenas and the heap in use,
-    per layer and whole. Every engine gets the stack; arenas are what its glue reports."""
-
-    name: str = "memory"
-
-    def wanted(self, ctx: RunContext) -> bool:
-        return ctx.config.profiling.memory
-
-    def harness(self, ctx: RunContext, contribution: FirmwareContribution,
-                settings: HarnessSettings) -> HarnessSettings:
-        return attrs.evolve(settings, memory=True)
-
-    def after(self, ctx: RunContext, inputs: PassInputs) -> PassOutput:
-        from hpx_core.results.memory import SECTION, memory_use
-
-        known = inputs.extras.memory if inputs.extras is not None else None
-        use = memory_use(inputs.capture, known)
-        document = use.to_json() if use is not None else {
-            "note": "the firmware sent no memory records"}
-        return PassOutput(SECTION, document, {}, use)
 
 
 PASSES: tuple[UncountedPass, ...] = (MemoryPass(), LayerCheckPass(), InstructionProfilePass())

@@ -16,6 +16,7 @@ from hpx_core.build import build_info
 from hpx_core.contract import ErrorRequest, ResultsRequest, SourceSet, SymbolFinding
 from hpx_core.errors import HpxError, RunError, ToolError
 from hpx_core.models import ModelInfo
+from hpx_core.pipeline.arena_fit import ArenaTooSmallError
 from hpx_core.pipeline.context import RunContext
 from hpx_core.pipeline.facts import config_json, source_provenance
 from hpx_core.pipeline.firmware import RUN_LOG
@@ -81,7 +82,13 @@ def _record(ctx: RunContext, model: ModelInfo, sources: SourceSet, built: Built,
                                [e for p in events.counters.passes for e in p])
         parts = _parts(ctx, model, sources, built, capture)
     except FirmwareReportedError as reported:
-        recorder.fail(_explained(ctx, model, reported))
+        explained = _explained(ctx, model, reported)
+        try:
+            recorder.fail(explained)
+        except RunError as failed:  # the failed bundle is written; a short arena is measured
+            if isinstance(explained, ArenaTooSmallError):
+                raise ArenaTooSmallError(failed.message, failed.hint, explained.arena) from None
+            raise
     except HpxError as error:
         recorder.fail(error)
     return recorder.complete(run, capture, measurement, parts)
@@ -107,7 +114,11 @@ def _explained(ctx: RunContext, model: ModelInfo, reported: FirmwareReportedErro
     """The engine's words for an error code its glue reported, else the bare code."""
     request = ErrorRequest(ctx.engine, model, reported.code, reported.stage, reported.capture)
     answer = ctx.hooks.explain_error(ctx.engine.name, request)
-    return RunError(answer.message, answer.hint) if answer is not None else reported
+    if answer is None:
+        return reported
+    if answer.arena is not None and ctx.config.model.arena_size is not None:
+        return ArenaTooSmallError(answer.message, answer.hint, answer.arena)
+    return RunError(answer.message, answer.hint)
 
 
 def _recorder(ctx: RunContext, model: ModelInfo, sources: SourceSet, built: Built,

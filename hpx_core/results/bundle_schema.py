@@ -65,7 +65,12 @@ _MEMORY = _record(
                                                  "engine": _INT, "at_limit": _BOOL}),
      "buffers": {"type": "array", "items": _record(["name"], {
          "name": _TEXT, "configured": _NULLABLE_INT, "planned": _NULLABLE_INT,
-         "used": _NULLABLE_INT})},
+         "needed": _NULLABLE_INT, "used": _NULLABLE_INT, "region": _NULLABLE_TEXT,
+         "symbol": _NULLABLE_TEXT, "placed": _NULLABLE_INT})},
+     "regions": {"type": "array", "items": _record(["name", "length", "used"], {
+         "name": _TEXT, "length": _INT, "used": _INT,
+         "buffers": {"type": "array", "items": _record(["symbol", "what", "size"], {
+             "symbol": _TEXT, "what": _TEXT, "size": _INT})}})},
      "heap": _record([], {"linked": _BOOL, "used": _NULLABLE_INT, "inference": _NULLABLE_INT}),
      "facts": {"type": "object", "additionalProperties": _INT},
      "layers": {"type": "array", "items": _record(["index", "stack"], {

@@ -9,15 +9,17 @@ the harness's own layer hooks reads as their depth and is marked ``stack_at_most
 
 The engine's names follow one convention, which is what lets the host read any engine's
 buffers alike: ``<buffer>`` is bytes in use (per layer: up to that layer; whole: the most),
-``<buffer>.size`` the bytes configured and ``<buffer>.planned`` what the engine's own planner
-said it needs; other dotted names are detail kept as sent. An engine may add figures it knows
+``<buffer>.size`` the bytes configured, ``<buffer>.planned`` what the engine's own planner
+said it needs, ``<buffer>.needed`` the smallest size that fits it (when the engine knows) and
+``<buffer>.at`` where it starts, which the run joins to the memory plan (:class:`BufferPlace`);
+other dotted names are detail kept as sent. An engine may add figures it knows
 on the host (``ResultExtras.memory``: a compiler's static arenas); the device's stand where
 both name one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import attrs
@@ -74,17 +76,68 @@ class StackUse:
 
 
 @attrs.frozen
+class BufferPlace:
+    """Where a buffer is: the region of the board's memory map that holds its start and the
+    linked symbol it lies in, with the bytes the memory plan placed there."""
+
+    region: str
+    symbol: str | None = None
+    placed: int | None = None
+
+
+@attrs.frozen
+class PlacedPart:
+    """A planned buffer the linked firmware holds in a region."""
+
+    symbol: str
+    what: str
+    size: int
+
+
+def _parts(values: Iterable[PlacedPart]) -> tuple[PlacedPart, ...]:
+    return tuple(values)
+
+
+@attrs.frozen
+class RegionFill:
+    """A region of the board's memory map: its size, the bytes the firmware takes in it, and
+    the planned buffers among them."""
+
+    name: str
+    length: int
+    used: int
+    parts: tuple[PlacedPart, ...] = attrs.field(default=(), converter=_parts)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "length": self.length, "used": self.used,
+                "buffers": [attrs.asdict(p) for p in self.parts]}
+
+
+@attrs.frozen
 class BufferUse:
-    """One of the engine's buffers: configured, planned by the engine, used (measured)."""
+    """One of the engine's buffers: configured, planned by the engine, needed, used (measured)
+    and where the memory plan put it."""
 
     name: str
     configured: int | None
     planned: int | None
     used: int | None
+    needed: int | None = None
+    place: BufferPlace | None = None
 
     def to_json(self) -> dict[str, Any]:
+        place = self.place or BufferPlace("")
         return {"name": self.name, "configured": self.configured, "planned": self.planned,
-                "used": self.used}
+                "needed": self.needed, "used": self.used, "region": place.region or None,
+                "symbol": place.symbol, "placed": place.placed}
+
+
+def _places(values: Mapping[str, BufferPlace]) -> dict[str, BufferPlace]:
+    return dict(values)
+
+
+def _fills(values: Iterable[RegionFill]) -> tuple[RegionFill, ...]:
+    return tuple(values)
 
 
 @attrs.frozen
@@ -94,6 +147,8 @@ class MemoryUse:
     stack: StackUse
     layers: tuple[LayerMemory, ...]
     facts: Mapping[str, int] = attrs.field(factory=dict, converter=_ints)
+    places: Mapping[str, BufferPlace] = attrs.field(factory=dict, converter=_places)
+    regions: tuple[RegionFill, ...] = attrs.field(default=(), converter=_fills)
 
     @property
     def buffers(self) -> tuple[BufferUse, ...]:
@@ -101,7 +156,12 @@ class MemoryUse:
         names = sorted({k.split(".", 1)[0] for k in self.facts} - {HEAP}
                        | {k for layer in self.layers for k in layer.uses})
         return tuple(BufferUse(n, self.facts.get(f"{n}.size"), self.facts.get(f"{n}.planned"),
-                               self._used(n)) for n in names)
+                               self._used(n), self.facts.get(f"{n}.needed"),
+                               self.places.get(n)) for n in names)
+
+    def addresses(self) -> dict[str, int]:
+        """Each buffer's start, as the device sent it (``<buffer>.at``)."""
+        return {k.removesuffix(".at"): v for k, v in self.facts.items() if k.endswith(".at")}
 
     def _used(self, name: str) -> int | None:
         if name in self.facts:
@@ -126,6 +186,7 @@ class MemoryUse:
             "heap": {"linked": self.heap_in_inference is not None, "used": self.heap,
                      "inference": self.heap_in_inference},
             "facts": dict(self.facts),
+            "regions": [r.to_json() for r in self.regions],
             "layers": [layer.to_json() for layer in self.layers],
         }
 
@@ -170,3 +231,26 @@ def _layer_uses(capture: Capture) -> dict[int, dict[str, int]]:
         name = record.text("name")
         layer[name] = max(layer.get(name, 0), record.number("bytes"))
     return uses
+
+
+def memory_from_json(section: Mapping[str, Any] | None) -> MemoryUse | None:
+    """The bundle's ``memory`` section read back (its shape checked by the bundle schema);
+    None for a bundle without one, or whose firmware ran no memory pass."""
+    if not section or "stack" not in section:
+        return None
+    stack = section["stack"]
+    layers = tuple(
+        LayerMemory(int(x["index"]), str(x.get("name", "")), str(x.get("op", "")),
+                    int(x["stack"]), bool(x.get("stack_at_most", False)),
+                    {str(k): int(v) for k, v in (x.get("uses") or {}).items()})
+        for x in section.get("layers", []))
+    places = {str(b["name"]): BufferPlace(str(b["region"]), b.get("symbol"), b.get("placed"))
+              for b in section.get("buffers", []) if b.get("region")}
+    regions = tuple(
+        RegionFill(str(r["name"]), int(r["length"]), int(r["used"]),
+                   tuple(PlacedPart(str(p["symbol"]), str(p["what"]), int(p["size"]))
+                         for p in r.get("buffers", [])))
+        for r in section.get("regions", []))
+    return MemoryUse(StackUse(int(stack["size"]), int(stack["used"]), int(stack["base"])),
+                     layers, {str(k): int(v) for k, v in (section.get("facts") or {}).items()},
+                     places, regions)

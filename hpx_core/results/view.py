@@ -17,6 +17,7 @@ from hpx_core.boards import get_board
 from hpx_core.errors import HpxError
 from hpx_core.results import verify_bundle
 from hpx_core.results.check_view import LayerCheckView
+from hpx_core.results.memory import MemoryUse, memory_from_json
 from hpx_core.results.outputs import OutputVerdict, verdict_from_json
 from hpx_core.results.profile_schemas import ESTIMATE_FILE, PROFILE_FILE
 
@@ -69,6 +70,7 @@ class BundleView:
     outputs: OutputVerdict | None = None  # the device's outputs against the host reference
     instruction_profile: Mapping[str, Any] | None = None  # instruction_profile.json, if any
     cycle_estimate: Mapping[str, Any] | None = None  # cycle_estimate.json, if any
+    memory: MemoryUse | None = None  # the memory pass: stack, arenas, heap, per layer
 
     @property
     def layer_sum(self) -> int | None:
@@ -181,4 +183,5 @@ def load_view(path: Path) -> BundleView:
         outputs=verdict_from_json(summary.get("outputs")),
         instruction_profile=documents.get(PROFILE_FILE),
         cycle_estimate=documents.get(ESTIMATE_FILE),
+        memory=memory_from_json(summary.get("memory")),
     )

@@ -13,6 +13,8 @@ from hpx_core import hookimpl
 from hpx_core.contract import (
     ConfigRequest,
     EngineDescriptor,
+    ErrorRequest,
+    Explanation,
     FirmwareContribution,
     FirmwareRequest,
     MemoryNeeds,
@@ -113,6 +115,14 @@ def hpx_result_extras(request: ResultsRequest) -> ResultExtras:
                         reference_outputs=reference_outputs(facts.host_outputs, request.model))
 
 
+@hookimpl
+def hpx_explain_error(request: ErrorRequest) -> Explanation | None:
+    """The glue's error codes in words; a too-small arena named, for the core to measure."""
+    from hpx_tflm_family import explain
+
+    return explain(request.code, request.capture)
+
+
 if TYPE_CHECKING:  # mypy checks every hook against the contract (hpx_core.engine_protocol)
     from hpx_core import engine_protocol as contract
     from hpx_heliart import plugin as this
@@ -120,3 +130,4 @@ if TYPE_CHECKING:  # mypy checks every hook against the contract (hpx_core.engin
     _engine: contract.Engine = this
     _materializessources: contract.MaterializesSources = this
     _plansmemory: contract.PlansMemory = this
+    _explainserrors: contract.ExplainsErrors = this

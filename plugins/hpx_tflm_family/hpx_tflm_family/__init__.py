@@ -7,6 +7,7 @@ MicroInterpreter depend on it, the core knows nothing of it, and no engine impor
 """
 
 from hpx_tflm_family.arena import ArenaPlan, arena_summary, plan_arena, suggested_arena
+from hpx_tflm_family.errors import explain
 from hpx_tflm_family.glue import FamilyGlue, family_glue, layer_names
 from hpx_tflm_family.inputs import InputSpec, input_bytes
 from hpx_tflm_family.memory import family_needs, planned_arena
@@ -31,6 +32,7 @@ __all__ = [
     "ModelGlue",
     "arena_summary",
     "c_array",
+    "explain",
     "family_extra",
     "family_glue",
     "family_needs",

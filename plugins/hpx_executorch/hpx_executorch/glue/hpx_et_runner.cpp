@@ -293,7 +293,9 @@ extern "C" void hpx_engine_memory(uint32_t moment) {
     hpx_memory_report("planned.planned", g_planned_used);
     hpx_memory_report("method.size", sizeof(g_method_arena));
     hpx_memory_report("method", g_method_used);
+    hpx_memory_report("method.at", reinterpret_cast<uintptr_t>(g_method_arena));
     hpx_memory_report("temp.size", HPX_ET_TEMP_ARENA_SIZE);
+    hpx_memory_report("temp.at", reinterpret_cast<uintptr_t>(g_temp_arena));
     hpx_memory_watch("planned", g_planned, g_planned_used, 0);
   } else if (moment != HPX_MEMORY_AFTER) {
     hpx_memory_report("temp", used(reinterpret_cast<rt::MemoryAllocator*>(g_temp_alloc_buf)));

@@ -15,7 +15,11 @@
  * interpreter's allocator is made here as MicroAllocator::Create(arena, size) makes it, keeping
  * the buffer allocator whose persistent (tail) and planned (head) bytes it reports; the head,
  * where the planner put every activation and scratch buffer, is watched, so each layer's
- * figure is the persistent part plus the head's high-water up to that layer.
+ * figure is the persistent part plus the head's high-water up to that layer. What the model
+ * needs is more than what the interpreter reports using: while it plans, the greedy planner
+ * takes scratch of its own (40 bytes a buffer) that no record keeps. So the pass asks
+ * AllocateTensors itself: trial interpreters over the arena's first bytes (the real one keeps
+ * its tail at the end), bisected to the smallest size, in the arena's alignment, that fits.
  */
 #include <new>
 #include <stdarg.h>
@@ -82,20 +86,27 @@ HpxOpResolver g_resolver;
 LayerProfiler g_profiler;
 Interpreter* g_interpreter = nullptr;
 tflite::SingleArenaBufferAllocator* g_arena = nullptr;
+const tflite::Model* g_model = nullptr;
+bool g_quiet = false; /* the memory pass's trials fail on purpose: their complaints are not news */
 
 /* MicroAllocator::Create(arena, size) step by step (same calls, same layout), keeping the
- * buffer allocator for the memory pass. */
-tflite::MicroAllocator* make_allocator() {
-  uint8_t* aligned = tflite::AlignPointerUp(hpx_tflm_arena, tflite::MicroArenaBufferAlignment());
-  const size_t size = static_cast<size_t>(hpx_tflm_arena + sizeof(hpx_tflm_arena) - aligned);
-  g_arena = tflite::SingleArenaBufferAllocator::Create(aligned, size);
-  uint8_t* planner = g_arena->AllocatePersistentBuffer(sizeof(tflite::GreedyMemoryPlanner),
-                                                        alignof(tflite::GreedyMemoryPlanner));
-  return tflite::MicroAllocator::Create(g_arena, new (planner) tflite::GreedyMemoryPlanner());
+ * buffer allocator (in *buffers) for the memory pass. */
+tflite::MicroAllocator* make_allocator(uint8_t* arena, size_t bytes,
+                                       tflite::SingleArenaBufferAllocator** buffers) {
+  uint8_t* aligned = tflite::AlignPointerUp(arena, tflite::MicroArenaBufferAlignment());
+  const size_t size = static_cast<size_t>(arena + bytes - aligned);
+  *buffers = tflite::SingleArenaBufferAllocator::Create(aligned, size);
+  uint8_t* planner = (*buffers)->AllocatePersistentBuffer(sizeof(tflite::GreedyMemoryPlanner),
+                                                           alignof(tflite::GreedyMemoryPlanner));
+  return tflite::MicroAllocator::Create(*buffers, new (planner) tflite::GreedyMemoryPlanner());
 }
 
-Interpreter* make_interpreter(const tflite::Model* model) {
-  tflite::MicroAllocator* allocator = make_allocator();
+/* An interpreter over `bytes` of the arena, built in `storage`: the firmware's own, or a
+ * trial of the memory pass. */
+Interpreter* make_interpreter(const tflite::Model* model, uint8_t* storage, size_t bytes,
+                              tflite::MicroProfilerInterface* profiler,
+                              tflite::SingleArenaBufferAllocator** buffers) {
+  tflite::MicroAllocator* allocator = make_allocator(hpx_tflm_arena, bytes, buffers);
   if (allocator == nullptr) {
     return nullptr;
   }
@@ -109,7 +120,7 @@ Interpreter* make_interpreter(const tflite::Model* model) {
 #else
   tflite::MicroResourceVariables* variables = nullptr;
 #endif
-  return new (g_interpreter_buf) Interpreter(model, g_resolver, allocator, variables, &g_profiler);
+  return new (storage) Interpreter(model, g_resolver, allocator, variables, profiler);
 }
 
 }  // namespace
@@ -232,7 +243,9 @@ extern "C" int hpx_engine_init(void) {
   if (hpx_tflm_register_ops(g_resolver) != 0) {
     return HPX_TFLM_ERR_RESOLVER;
   }
-  Interpreter* interpreter = make_interpreter(model);
+  g_model = model;
+  Interpreter* interpreter =
+      make_interpreter(model, g_interpreter_buf, sizeof(hpx_tflm_arena), &g_profiler, &g_arena);
   if (interpreter == nullptr) {
     return HPX_TFLM_ERR_RESOURCES;
   }
@@ -290,8 +303,49 @@ extern "C" int hpx_engine_finish(void) {
   return 0;
 }
 
+#if HPX_MEMORY_PASS
+/* The trials' interpreter is built before each use, so it is never zeroed at start-up (like the
+ * layer check's memory): start-up is the same with and without the pass. */
+__attribute__((section(".noinit"))) alignas(Interpreter) uint8_t g_trial_buf[sizeof(Interpreter)];
+
+bool fits(size_t bytes) {
+  tflite::SingleArenaBufferAllocator* buffers = nullptr;
+  g_quiet = true;
+  Interpreter* trial = make_interpreter(g_model, g_trial_buf, bytes, nullptr, &buffers);
+  const bool ok = trial != nullptr && trial->AllocateTensors() == kTfLiteOk;
+  g_quiet = false;
+  return ok;
+}
+
+/* The smallest arena that fits, searched above what the interpreter used (which a smaller one
+ * cannot hold) within `room`; 0 when it does not fit there. */
+size_t smallest_arena(size_t used, size_t room) {
+  const size_t align = tflite::MicroArenaBufferAlignment();
+  size_t low = (used + align - 1) / align * align - align;
+  size_t high = low + align;
+  for (size_t step = align; !fits(high); step *= 2) {
+    low = high;
+    high += step;
+    if (high > room) {
+      return 0;
+    }
+  }
+  while (high - low > align) {
+    const size_t mid = low + (high - low) / 2 / align * align;
+    if (fits(mid)) {
+      high = mid;
+    } else {
+      low = mid;
+    }
+  }
+  return high;
+}
+#endif
+
 /* The memory pass: the arena's configured, planned and persistent bytes from the allocator's
- * records, and its head (the planned activations and scratch buffers) watched per layer. */
+ * records, the smallest arena that fits, and its head (the planned activations and scratch
+ * buffers) watched per layer. The trials run first: they overwrite the head, which the watch
+ * paints and the pass's inference fills again. */
 extern "C" void hpx_engine_memory(uint32_t moment) {
   if (moment != HPX_MEMORY_BEFORE || g_interpreter == nullptr || g_arena == nullptr) {
     return;
@@ -302,9 +356,15 @@ extern "C" void hpx_engine_memory(uint32_t moment) {
   hpx_memory_report("arena.planned", g_interpreter->arena_used_bytes());
   hpx_memory_report("arena.persistent", persistent);
   hpx_memory_report("arena.head", head);
-  hpx_memory_watch("arena",
-                   tflite::AlignPointerUp(hpx_tflm_arena, tflite::MicroArenaBufferAlignment()),
-                   head, persistent);
+#if HPX_MEMORY_PASS
+  const size_t room = sizeof(hpx_tflm_arena) - persistent - tflite::MicroArenaBufferAlignment();
+  const size_t needed = smallest_arena(g_interpreter->arena_used_bytes(), room);
+  if (needed != 0) {
+    hpx_memory_report("arena.needed", needed);
+  }
+#endif
+  const size_t align = tflite::MicroArenaBufferAlignment();
+  hpx_memory_watch("arena", tflite::AlignPointerUp(hpx_tflm_arena, align), head, persistent);
 }
 
 /* TFLM's log sink: plain text lines, which the host's wire parser skips. */
@@ -313,6 +373,9 @@ extern "C" int DebugVsnprintf(char* buffer, size_t buf_size, const char* format,
 }
 
 extern "C" void DebugLog(const char* format, va_list args) {
+  if (g_quiet) {
+    return;
+  }
   char line[160];
   vsnprintf(line, sizeof(line), format, args);
   hpx_platform_putc('#');
