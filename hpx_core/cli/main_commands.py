@@ -18,7 +18,7 @@ from hpx_core.errors import UsageError
 if TYPE_CHECKING:  # each command imports what it uses: `hpx --help` stays fast
     from rich.status import Status
 
-    from hpx_core import api, pipeline
+    from hpx_core import pipeline
 
 MODEL_HELP = ("Model file, in a format an installed engine reads (hpx plugins lists each "
               "engine's formats).")
@@ -110,14 +110,6 @@ def plugins(
         )
     for name in report.conflicts:
         console.print(f"[yellow]engine {name} is declared by more than one plugin; not usable[/]")
-
-
-def collect_overrides(*, engine_config: list[str] | None = None, **flags: Any) -> api.Overrides:
-    """The overrides of a :class:`~hpx_core.config.command_line.CommandLine` made of ``flags``
-    (for commands that collect them by name)."""
-    from hpx_core.config.command_line import CommandLine, engine_config_values
-
-    return CommandLine(**flags, engine_config=engine_config_values(engine_config)).overrides()
 
 
 @config_app.command("validate")

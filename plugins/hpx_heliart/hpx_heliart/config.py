@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import attrs
 
@@ -26,7 +26,9 @@ class HeliaRtConfig:
     """Where heliaRT comes from and how it is built; the backend is ``engine.backend``.
 
     ``variant`` is heliaRT's build type (``release_with_logs`` unless set; ``release`` compiles
-    the profiler hooks out). ``input``/``input_seed`` choose the input bytes as for ``tflm``.
+    the profiler hooks out). ``input``/``input_seed`` choose the input bytes as for ``tflm``,
+    ``kernels`` what of a source build is compiled and linked as for ``tflm`` (``model``: the
+    kernels of the operators registered, kept as units; ``all``: the whole backend).
     """
 
     source_path: Path | None = None
@@ -38,3 +40,4 @@ class HeliaRtConfig:
     variant: str | None = None
     input: str = "random"
     input_seed: int = 0
+    kernels: Literal["model", "all"] = "model"

@@ -2,13 +2,15 @@
 
 Order for one profile: :func:`heliart_sources` (license check first, then the pinned source,
 a ``source_path``, a prebuilt ``dist_path`` or a release asset) -> :func:`heliart_library`
-(cached, model-independent) -> :func:`heliart_firmware` (the core's TFLM-family glue + CMake
-linking the library) -> core build -> symbol checks -> run on an Apollo board.
+(the interpreter and the model's kernels, each compiled once into the cache) ->
+:func:`heliart_firmware` (the TFLM-family glue + CMake linking the library) -> core build ->
+symbol checks -> run on an Apollo board.
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Collection
 
 import attrs
 from hpx_tflm_family import ArenaPlan, model_glue
@@ -36,6 +38,7 @@ from hpx_heliart.dist import check_distribution, download_release
 from hpx_heliart.identity import BACKENDS, ENGINE
 from hpx_heliart.library import HeliaRtLibrary, ensure_heliart
 from hpx_heliart.library_cmake import BUILD_TYPE
+from hpx_heliart.library_units import ensure_heliart_units
 
 VARIANTS = ("release_with_logs", "debug")
 DIST_BACKEND = "helia"  # what a release bundle's archive contains
@@ -115,12 +118,17 @@ def _dist_sources(catalog: PinSet, board: Board, config: HeliaRtConfig, *,
 
 def heliart_library(sources: SourceSet, backend: str | None, board: Board,
                     config: HeliaRtConfig, jobs: int = 2,
-                    toolchain: Toolchain | None = None) -> HeliaRtLibrary:
-    """The library for this backend/board/toolchain/pins: built once into the cache, or the
-    prebuilt distribution's archive."""
+                    toolchain: Toolchain | None = None,
+                    ops: Collection[str] = ()) -> HeliaRtLibrary:
+    """The library for this backend/board/toolchain/pins: the units ``ops`` need (or, with
+    ``kernels: all``, the whole backend), each compiled once into the cache; or the prebuilt
+    distribution's archive."""
     chosen = check_backend(backend)
-    if not prebuilt(config):
+    if not prebuilt(config) and config.kernels == "all":
         return ensure_heliart(sources, chosen, board.cpu_flags, jobs=jobs, toolchain=toolchain)
+    if not prebuilt(config):
+        return ensure_heliart_units(sources, chosen, board.cpu_flags, ops, jobs=jobs,
+                                    toolchain=toolchain)
     variant = check_variant(config)
     root = sources.path_of("helia-rt")
     dist = check_distribution(root, board.core, variant)

@@ -77,8 +77,9 @@ class HeliaRtLibrary:
     def use(self) -> LibraryUse:
         """How the firmware's bundle names this library and what getting it took."""
         facts = self.build or {}
-        return LibraryUse(f"helia-rt {self.backend}", self.key, self.built, self.seconds,
-                          facts.get("compiled", 0), facts.get("compiler_cache"))
+        linked = f" ({facts['linked']})" if "linked" in facts else ""  # kept as units
+        return LibraryUse(f"helia-rt {self.backend}{linked}", self.key, self.built,
+                          self.seconds, facts.get("compiled", 0), facts.get("compiler_cache"))
 
     def cmake(self, target: str = "hpx_app") -> str:
         """A CMake fragment linking the archives into ``target`` (kernels after the runtime)."""
@@ -103,15 +104,22 @@ def _kernels(sources: SourceSet, backend: str) -> Path | None:
     return sources.path_of(repo) if repo else None
 
 
-def _build(sources: SourceSet, backend: str, cpu_flags: Sequence[str], temp: Path,
-           final: Path, jobs: int, toolchain: Toolchain | None) -> dict[str, Any]:
-    project, build, log_file = temp / "project", temp / "build", temp / "build.log"
-    project.mkdir()
+def project_text(sources: SourceSet, backend: str, cpu_flags: Sequence[str], temp: Path,
+                 final: Path, toolchain: Toolchain | None) -> str:
+    """heliaRT's project for ``backend``, compiled in ``temp`` for the cache folder ``final``,
+    writing what its target exports (:data:`INTERFACE`)."""
     flags = [*cpu_flags, *COMMON_FLAGS, *debug_prefix_flags(cache_root(), temp, final)]
     text = library_cmakelists(sources.path_of("helia-rt"), backend, _kernels(sources, backend),
                               sources.path_of("CMSIS_6") / "CMSIS/Core/Include", flags,
                               gnu=builds_with_gcc(toolchain))
-    text += INTERFACE.format(target=backend_target(backend))
+    return text + INTERFACE.format(target=backend_target(backend))
+
+
+def _build(sources: SourceSet, backend: str, cpu_flags: Sequence[str], temp: Path,
+           final: Path, jobs: int, toolchain: Toolchain | None) -> dict[str, Any]:
+    project, build, log_file = temp / "project", temp / "build", temp / "build.log"
+    project.mkdir()
+    text = project_text(sources, backend, cpu_flags, temp, final, toolchain)
     (project / "CMakeLists.txt").write_text(text, encoding="utf-8")
     done = cmake_library(f"helia_rt_{backend}", project, build, log_file,
                          what=f"heliaRT ({backend})", defines=["-DCMAKE_BUILD_TYPE="], jobs=jobs,
@@ -131,11 +139,17 @@ def _collect(build: Path, temp: Path, backend: str, log_file: Path,
         if name not in found:
             raise BuildError(f"the heliaRT build made no {name}", f"see {log_file}")
         shutil.copy2(found[name], lib / name)
-    includes, defines = (build / "hpx_interface.txt").read_text(encoding="utf-8").splitlines()[:2]
+    exported = interface(build, sources)
     shutil.rmtree(build)
+    return {"archives": names, **exported}
+
+
+def interface(build: Path, sources: SourceSet) -> dict[str, list[str]]:
+    """The include folders (portable) and definitions the backend's target exports, as the
+    configured tree in ``build`` wrote them (:data:`INTERFACE`)."""
+    includes, defines = (build / "hpx_interface.txt").read_text(encoding="utf-8").splitlines()[:2]
     roots = source_roots(sources)
-    return {"archives": names,
-            "include_dirs": [portable(i, roots) for i in includes.split(";") if i],
+    return {"include_dirs": [portable(i, roots) for i in includes.split(";") if i],
             "defines": [d for d in defines.split(";") if d]}
 
 

@@ -38,7 +38,7 @@ def hpx_engines() -> list[EngineDescriptor]:
             name=ENGINE,
             model_formats=("tflite",),
             config_class=HeliaRtConfig,
-            library_options=("source_path", "dist_path", "source", "variant"),
+            library_options=("source_path", "dist_path", "source", "variant", "kernels"),
             summary="Ambiq heliaRT (Ambiq Apollo SDK License: Ambiq CPUs only)",
             backends=BACKENDS,
             pins=PINS,
@@ -82,14 +82,15 @@ def hpx_plan_memory(request: MemoryRequest) -> MemoryNeeds:
 
 @hookimpl
 def hpx_generate_firmware(request: FirmwareRequest) -> FirmwareContribution:
-    from hpx_tflm_family import planned_arena
+    from hpx_tflm_family import planned_arena, select_ops
 
     from hpx_core.build import get_toolchain
     from hpx_heliart.engine import heliart_firmware, heliart_library
 
     config = request.engine.config_as(HeliaRtConfig)
     library = heliart_library(request.sources, request.engine.backend, request.board, config,
-                              jobs=request.jobs, toolchain=get_toolchain(request.toolchain))
+                              jobs=request.jobs, toolchain=get_toolchain(request.toolchain),
+                              ops=select_ops(request.model, config.resolver_ops))
     return heliart_firmware(request.model, config, request.sources, library,
                             planned_arena(request), request.layout, board=request.board,
                             check_layers=request.check_layers)
