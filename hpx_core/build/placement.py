@@ -15,7 +15,7 @@ from pathlib import Path
 import attrs
 
 from hpx_core.boards import Board, MemoryRegion
-from hpx_core.build.elfimage import ElfImage, read_elf
+from hpx_core.build.elfimage import ElfImage, Section, read_elf
 from hpx_core.contract import PlannedBuffer
 from hpx_core.errors import BuildError, ConfigError
 
@@ -24,6 +24,8 @@ ARENA_USES = ("data", "sram", "tcm")
 WEIGHTS_USES = ("flash", "sram", "code")
 VECTOR_SYMBOL = "hpx_vectors"
 NOT_USAGE = (".heap",)  # the heap section spans what is left, it is not used memory
+STACK_SECTION = ".stack"
+STACK_LIMIT = "__StackLimit"
 
 
 @attrs.frozen
@@ -102,8 +104,19 @@ def _sections(board: Board, image: ElfImage) -> dict[str, int]:
                 "the linker script does not match the board; rebuild with `hpx build`",
             )
         if section.name not in NOT_USAGE:
-            used[region.name] += section.size
+            used[region.name] += _reserved(image, section)
     return used
+
+
+def _reserved(image: ElfImage, section: Section) -> int:
+    """The bytes a section takes. The stack's section starts where the heap ends and reaches
+    the region's top, but only the part from its limit up is the stack: the rest is the heap's
+    room, free unless something allocates."""
+    limit = image.symbol(STACK_LIMIT) if section.name == STACK_SECTION else None
+    end = section.address + section.size
+    if limit is None or not section.address <= limit.value <= end:
+        return section.size
+    return end - limit.value
 
 
 def _loads(board: Board, image: ElfImage) -> None:

@@ -6,9 +6,11 @@ body plus ``subs r3, r3, #1; bne`` (2 more per iteration). So a layer executes e
 ``2 + n * (len(body) + 2)`` instructions, whatever the compiler or board.
 
 The ``stack`` layer also has a known stack depth: it lowers the stack pointer by
-:data:`STACK_LAYER_BYTES` and writes a word there (the loop counter, never the memory pass's
-paint), below ``hpx_engine_invoke``'s own two saved registers. The memory pass must find it
-exactly :data:`STACK_LAYER_DEPTH` bytes below where the harness called the engine.
+:data:`STACK_LAYER_BYTES` (or its own ``stack_bytes``) and writes a word there (the loop
+counter, never the memory pass's paint), below ``hpx_engine_invoke``'s own two saved registers.
+The memory pass must find it exactly :data:`STACK_LAYER_DEPTH` bytes below where the harness
+called the engine. A layer of other ``stack_bytes`` runs the same three instructions, so a
+workload that differs only there differs in stack and in nothing it counts.
 """
 
 from __future__ import annotations
@@ -30,9 +32,16 @@ BODIES: dict[str, tuple[str, ...]] = {
     "ldr_str": ("ldr r2, [sp]", "str r2, [sp]"),
     "fpu": ("vadd.f32 s0, s0, s1",),
     "mve": ("vadd.i32 q0, q0, q1",),
-    "stack": (f"sub sp, sp, #{STACK_LAYER_BYTES}", "str r3, [sp]",
-              f"add sp, sp, #{STACK_LAYER_BYTES}"),
 }
+
+
+def stack_body(depth: int) -> tuple[str, ...]:
+    """The stack layer's body: ``depth`` bytes below the stack pointer, one word written there
+    (``depth`` must be a Thumb-2 immediate: up to 4,095, or a shifted byte)."""
+    return (f"sub sp, sp, #{depth}", "str r3, [sp]", f"add sp, sp, #{depth}")
+
+
+BODIES["stack"] = stack_body(STACK_LAYER_BYTES)
 # Instructions hpx_engine_invoke adds around the loops in whole mode (push, cmp, beq, movs,
 # pop), and hpx_measure_whole adds around the invoke beyond the calibrated pair (movs, bl, mov).
 WHOLE_FRAMING = 5 + 3
@@ -45,10 +54,11 @@ class CalibrationLayer:
     name: str
     kind: str
     n: int
+    stack_bytes: int = STACK_LAYER_BYTES  # the ``stack`` kind's depth below the stack pointer
 
     @property
     def body(self) -> tuple[str, ...]:
-        return BODIES[self.kind]
+        return stack_body(self.stack_bytes) if self.kind == "stack" else BODIES[self.kind]
 
     @property
     def expected(self) -> int:

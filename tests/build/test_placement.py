@@ -14,6 +14,7 @@ import pytest
 from emulated_firmware import selftest_build
 
 from hpx_core.boards import MemoryRegion, get_board
+from hpx_core.build.elfimage import read_elf
 from hpx_core.build.elfinfo import section_sizes, symbol_inventory
 from hpx_core.build.layout import plan_layout
 from hpx_core.build.placement import ARENA_USES, check_elf, check_plan
@@ -43,7 +44,12 @@ def as_silicon(*memory: MemoryRegion) -> object:
 def test_region_use_adds_up_the_allocated_sections(elf: Path) -> None:
     report = check_elf(QEMU, elf)
     sizes = section_sizes(elf).sections
-    assert sum(r.used for r in report.regions) == sum(sizes.values())
+    image = read_elf(elf)
+    top, limit = (image.symbol(name) for name in ("__StackTop", "__StackLimit"))
+    assert top is not None and limit is not None and top.value - limit.value == 0x10000
+    # the stack's section reaches down to the heap's start; only its 64 KiB are the stack's
+    stack = top.value - limit.value
+    assert sum(r.used for r in report.regions) == sum(sizes.values()) - sizes[".stack"] + stack
     itcm = next(r for r in report.regions if r.region.name == "ITCM")
     assert itcm.used == sum(v for k, v in sizes.items() if k.startswith((".text", ".ARM")))
 

@@ -3,7 +3,12 @@
 Each bundle comes from selftest firmware built with the real toolchain and run under QEMU,
 written by the real bundle writer (``run_and_record``). Variants change one calibration loop,
 so the expected difference follows from the code: a ``fpu`` loop iteration is 3 instructions
-(vadd.f32, subs, bne), so 50,000 more iterations are exactly 150,000 more instructions.
+(vadd.f32, subs, bne), so 50,000 more iterations are exactly 150,000 more instructions. The
+``deeper`` variant's stack layer goes :data:`EXTRA_STACK_BYTES` further below the stack pointer
+with the same instructions, so it counts the same and uses exactly that much more stack.
+
+Every bundle runs the memory pass and records it as a profile run does (its ``memory``
+section: the stack per layer and whole, and the board's regions with what the image takes).
 """
 
 from __future__ import annotations
@@ -19,9 +24,18 @@ import attrs
 
 from hpx_core.boards import Board, get_board
 from hpx_core.build import HarnessSettings, build_info, build_project, get_toolchain, render_project
-from hpx_core.run import run_and_record
+from hpx_core.build.placement import check_elf
+from hpx_core.pipeline.memory_pass import region_fills
+from hpx_core.results import BundleInputs
+from hpx_core.results.memory import SECTION, memory_use
+from hpx_core.run.record import PassOutput, Recorder, ResultParts, judge, measured, provenance
 from hpx_core.runners import runner_for
-from hpx_core.selftest.layers import CalibrationLayer, calibration_layers, selftest_contribution
+from hpx_core.selftest.layers import (
+    STACK_LAYER_BYTES,
+    CalibrationLayer,
+    calibration_layers,
+    selftest_contribution,
+)
 
 _scratch = Path(tempfile.mkdtemp(prefix="hpx-bundles-"))
 atexit.register(shutil.rmtree, _scratch, True)
@@ -29,6 +43,7 @@ atexit.register(shutil.rmtree, _scratch, True)
 EXTRA_FLOAT_ITERATIONS = 50_000
 FLOAT_INSTRUCTIONS_PER_ITERATION = 3  # vadd.f32 + subs + bne
 EXTRA_INSTRUCTIONS = EXTRA_FLOAT_ITERATIONS * FLOAT_INSTRUCTIONS_PER_ITERATION
+EXTRA_STACK_BYTES = 1024  # the deeper variant's stack layer: 3,072 bytes instead of 2,048
 
 
 def first_divergent_layer() -> int:
@@ -45,12 +60,19 @@ def _layers(board: Board, variant: str) -> tuple[CalibrationLayer, ...]:
             attrs.evolve(x, n=x.n + EXTRA_FLOAT_ITERATIONS) if x.name == "float" else x
             for x in layers
         )
+    if variant == "deeper":
+        return tuple(
+            attrs.evolve(x, stack_bytes=STACK_LAYER_BYTES + EXTRA_STACK_BYTES)
+            if x.kind == "stack" else x
+            for x in layers
+        )
     return layers
 
 
 @functools.cache
 def bundle(board_name: str = "qemu-m55", variant: str = "standard", model: bool = False) -> Path:
-    """A complete bundle of the selftest (``variant`` standard or slower) on ``board_name``.
+    """A complete bundle of the selftest (``variant`` standard, slower or deeper) on
+    ``board_name``, with its memory pass.
 
     With ``model``, the bundle records the SHA-256 of its workload source as its model, so
     two different workloads count as two different models.
@@ -61,20 +83,25 @@ def bundle(board_name: str = "qemu-m55", variant: str = "standard", model: bool 
     board = get_board(board_name)
     contribution = selftest_contribution(board, _layers(board, variant))
     work = _scratch / f"{board_name}-{variant}-{int(model)}"
-    settings = HarnessSettings("selftest", iterations=7, warmup=1)  # medians robust to +-1
+    settings = HarnessSettings("selftest", iterations=7, warmup=1,  # medians robust to +-1
+                               memory=True)
     built = build_project(
         render_project(work / "project", board, contribution, settings),
         get_toolchain("arm-none-eabi-gcc"),
     )
     sha = hashlib.sha256(contribution.files["selftest_layers.S"].encode()).hexdigest()
-    record = run_and_record(
-        runner_for(board, timeout=120),
-        built.elf,
-        work / "results",
-        engine="selftest",
-        toolchain=built.toolchain,
-        model_sha256=sha if model else None,
-        build=build_info(built),
-        config={"board": board.name, "engine": "selftest", "variant": variant},
-    )
+    runner = runner_for(board, timeout=120)
+    recorder = Recorder(work / "results", BundleInputs(
+        status="failed", board=board.name, engine="selftest",
+        counter_units=board.counter_units(), model_sha256=sha if model else None,
+        toolchain=built.toolchain, build=build_info(built), provenance=provenance(),
+        config={"board": board.name, "engine": "selftest", "variant": variant}))
+    run, recorder = recorder.execute(runner, built.elf)
+    capture = judge(board, built.elf, run, runner.timeout)
+    use = memory_use(capture)
+    assert use is not None, "the selftest's memory pass sent nothing"
+    use = attrs.evolve(use, regions=region_fills(check_elf(board, built.elf)))
+    memory = PassOutput(SECTION, use.to_json(), {}, use)
+    record = recorder.complete(run, capture, measured(capture, run, board),
+                               ResultParts(passes=(memory,)))
     return record.bundle
