@@ -18,8 +18,10 @@
  * figure is the persistent part plus the head's high-water up to that layer. What the model
  * needs is more than what the interpreter reports using: while it plans, the greedy planner
  * takes scratch of its own (40 bytes a buffer) that no record keeps. So the pass asks
- * AllocateTensors itself: trial interpreters over the arena's first bytes (the real one keeps
- * its tail at the end), bisected to the smallest size, in the arena's alignment, that fits.
+ * AllocateTensors itself: trial interpreters over the arena's first bytes, bisected to the
+ * smallest size, in the arena's alignment, that fits. A trial may need the whole arena (one
+ * sized to fit leaves no room beside the real interpreter's tail), so the trials write over the
+ * real interpreter, which is then made again as hpx_engine_init made it.
  */
 #include <new>
 #include <stdarg.h>
@@ -318,17 +320,17 @@ bool fits(size_t bytes) {
 }
 
 /* The smallest arena that fits, searched above what the interpreter used (which a smaller one
- * cannot hold) within `room`; 0 when it does not fit there. */
+ * cannot hold) up to `room`; 0 when it does not fit there. */
 size_t smallest_arena(size_t used, size_t room) {
   const size_t align = tflite::MicroArenaBufferAlignment();
   size_t low = (used + align - 1) / align * align - align;
-  size_t high = low + align;
+  size_t high = low + align < room ? low + align : room;
   for (size_t step = align; !fits(high); step *= 2) {
-    low = high;
-    high += step;
-    if (high > room) {
+    if (high == room) {
       return 0;
     }
+    low = high;
+    high = high + step < room ? high + step : room;
   }
   while (high - low > align) {
     const size_t mid = low + (high - low) / 2 / align * align;
@@ -340,12 +342,25 @@ size_t smallest_arena(size_t used, size_t room) {
   }
   return high;
 }
+
+/* The firmware's interpreter made again over the whole arena, after the trials wrote over it:
+ * the same calls as hpx_engine_init, so the same addresses and figures. */
+bool remake_interpreter() {
+  g_interpreter = nullptr;
+  Interpreter* interpreter =
+      make_interpreter(g_model, g_interpreter_buf, sizeof(hpx_tflm_arena), &g_profiler, &g_arena);
+  if (interpreter == nullptr || interpreter->AllocateTensors() != kTfLiteOk) {
+    return false;
+  }
+  g_interpreter = interpreter;
+  return true;
+}
 #endif
 
 /* The memory pass: the arena's configured, planned and persistent bytes from the allocator's
  * records, the smallest arena that fits, and its head (the planned activations and scratch
- * buffers) watched per layer. The trials run first: they overwrite the head, which the watch
- * paints and the pass's inference fills again. */
+ * buffers) watched per layer. The trials run first, then the interpreter is made again (a
+ * failure leaves none: the pass's input step then fails with the glue's "not ready"). */
 extern "C" void hpx_engine_memory(uint32_t moment) {
   if (moment != HPX_MEMORY_BEFORE || g_interpreter == nullptr || g_arena == nullptr) {
     return;
@@ -357,8 +372,10 @@ extern "C" void hpx_engine_memory(uint32_t moment) {
   hpx_memory_report("arena.persistent", persistent);
   hpx_memory_report("arena.head", head);
 #if HPX_MEMORY_PASS
-  const size_t room = sizeof(hpx_tflm_arena) - persistent - tflite::MicroArenaBufferAlignment();
-  const size_t needed = smallest_arena(g_interpreter->arena_used_bytes(), room);
+  const size_t needed = smallest_arena(g_interpreter->arena_used_bytes(), sizeof(hpx_tflm_arena));
+  if (!remake_interpreter()) {
+    return;
+  }
   if (needed != 0) {
     hpx_memory_report("arena.needed", needed);
   }
