@@ -1,4 +1,5 @@
-"""A cell's numbers, read back from its verified bundle: counts, sizes and the output check."""
+"""A cell's numbers, read back from its verified bundle: counts, sizes, the memory the device
+used (the stack's deepest point, the arena's bytes in use) and the output check."""
 
 from __future__ import annotations
 
@@ -11,13 +12,16 @@ import attrs
 from hpx_core.compare import load_view
 from hpx_core.errors import HpxError
 from hpx_core.results.build_bundle import is_build_bundle, read_build_bundle
+from hpx_core.results.memory import MemoryUse
 from hpx_core.results.outputs import OutputVerdict
 
 
 @attrs.frozen
 class CellNumbers:
-    """Whole-inference and per-layer-sum counts (absent for builds), image sizes, and whether
-    the device's outputs matched the host reference (absent when the engine does not check)."""
+    """Whole-inference and per-layer-sum counts (absent for builds), image sizes, the stack and
+    arena bytes the memory pass measured (absent without the pass, or an engine without an
+    ``arena`` buffer), and whether the device's outputs matched the host reference (absent when
+    the engine does not check)."""
 
     units: str | None = None
     whole: int | None = None
@@ -28,6 +32,8 @@ class CellNumbers:
     data: int | None = None
     bss: int | None = None
     output_check: str | None = None
+    stack: int | None = None
+    arena: int | None = None
 
     @property
     def flash(self) -> int | None:
@@ -55,8 +61,22 @@ def read_numbers(bundle: Path) -> CellNumbers | None:
         units=view.units or None, whole=view.whole_median, layer_sum=view.layer_sum,
         layers=len(view.layers), validity=view.validity, text=_size(sizes, "text"),
         data=_size(sizes, "data"), bss=_size(sizes, "bss"),
-        output_check=_output_check(view.outputs),
+        output_check=_output_check(view.outputs), stack=_stack(view.memory),
+        arena=_arena(view.memory),
     )
+
+
+ARENA = "arena"
+
+
+def _stack(use: MemoryUse | None) -> int | None:
+    return None if use is None else use.stack.used
+
+
+def _arena(use: MemoryUse | None) -> int | None:
+    """Bytes of the engine's ``arena`` in use (the name engines give their tensor arena)."""
+    buffers = use.buffers if use is not None else ()
+    return next((b.used for b in buffers if b.name == ARENA), None)
 
 
 def _size(sizes: Any, key: str) -> int | None:

@@ -2,7 +2,8 @@
 
 Each is a real ``hpx matrix`` run (in this process): firmware built by the real toolchain, run
 under QEMU, in a private cache so the engine library is built here. The smoke matrix has six
-cells (one that fails its build) and two cells pruned by license.
+cells (one that fails its build) and two cells pruned by license. The arena matrix's two cells
+differ only in the arena the loops engine reports to the memory pass (:data:`ARENAS`).
 """
 
 from __future__ import annotations
@@ -63,6 +64,22 @@ profile:
   profiling: {{iterations: 3, warmup: 1}}
 """
 
+ARENAS = {"small": 6_000, "big": 6_600}  # bytes; big is small + 10%
+ARENA = f"""hpx_matrix: 1
+name: loops-arena
+models:
+  - {{path: {AD01}, label: ad01}}
+engines:
+  - type: loops
+    backends: [plain]
+    configs:
+      small: {{arena_bytes: {ARENAS["small"]}}}
+      big: {{arena_bytes: {ARENAS["big"]}}}
+boards: [qemu-m55]
+profile:
+  profiling: {{iterations: 1, warmup: 1}}
+"""
+
 
 @contextmanager
 def private_cache(folder: Path) -> Iterator[None]:
@@ -99,3 +116,9 @@ def smoke_matrix() -> MatrixResult:
 def slower_matrix() -> MatrixResult:
     """One cell named like a smoke cell, with loops twice as long: a regression."""
     return run_spec("slower", SLOWER)
+
+
+@functools.cache
+def arena_matrix() -> MatrixResult:
+    """Two cells of one model whose arenas differ: 6,000 and 6,600 bytes in use."""
+    return run_spec("arena", ARENA)
