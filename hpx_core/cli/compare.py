@@ -52,6 +52,16 @@ def _totals(c: Comparison) -> Table:
     return table
 
 
+def _memory(c: Comparison) -> Table:
+    """The memory pass's figures of both runs (a policy gates them by these names)."""
+    table = Table("memory", "base", "candidate", "delta", "delta %", title="memory (bytes)")
+    for t in c.memory:
+        style = _style(t.delta)
+        table.add_row(t.name, _num(t.base), _num(t.candidate),
+                      f"[{style}]{_signed(t.delta)}" if style else _signed(t.delta), _pct(t.pct))
+    return table
+
+
 def _layers(c: Comparison, top: int) -> Table:
     shown = c.layers[:top] if top > 0 else c.layers
     table = Table(
@@ -200,6 +210,8 @@ def compare_command(
             console.print(f"{given}: the bundle {view.path.name}", markup=False)
     console.print(_dimensions(c))
     console.print(_totals(c))
+    if c.memory:
+        console.print(_memory(c))
     if c.divergence is not None:
         console.print(f"[yellow]{c.divergence.message}[/]", highlight=False)
     elif c.aligned:

@@ -4,6 +4,10 @@ Per-layer deltas pair layers by position, and only when both runs executed the s
 sequence; otherwise the comparison says where the sequences diverge instead of pairing
 unrelated layers. Differences in board, engine, backend, toolchain or units are kept as
 dimensions and always shown.
+
+Memory is compared as its own totals, named as a policy names them (``memory.stack``,
+``memory.<buffer>``, ``memory.heap``, ``memory.region.<region>``), so that a gate on bytes
+reads like a gate on counts and never mixes with them.
 """
 
 from __future__ import annotations
@@ -13,7 +17,10 @@ import attrs
 from hpx_core.contract import MatchManifest, Region
 from hpx_core.errors import ConfigError, ResultsError
 from hpx_core.results.check_view import first_disagreement, summary_word
+from hpx_core.results.memory import MemoryUse
 from hpx_core.results.view import BundleView, LayerView
+
+MEMORY = "memory"
 
 
 def _pct(base: int | None, delta: int | None) -> float | None:
@@ -126,6 +133,7 @@ class Comparison:
     divergence: Divergence | None
     notes: tuple[str, ...] = ()
     aligned: tuple[AlignedRow, ...] = ()  # program order, when a manifest pairs the layers
+    memory: tuple[TotalDelta, ...] = ()  # bytes the memory pass measured (memory_deltas)
 
     @property
     def differing(self) -> tuple[Dimension, ...]:
@@ -133,6 +141,34 @@ class Comparison:
 
     def total(self, name: str) -> TotalDelta:
         return next(t for t in self.totals if t.name == name)
+
+    def memory_delta(self, name: str) -> TotalDelta | None:
+        """The memory figure ``name`` (``memory.stack``, ...), None when neither run has it."""
+        return next((t for t in self.memory if t.name == name), None)
+
+
+def _memory_figures(use: MemoryUse | None) -> dict[str, int | None]:
+    """One run's memory figures by their names: the stack's deepest point, each buffer's bytes
+    in use, the heap taken (when an allocator is linked) and each region's bytes the image
+    takes (its code, data and bss, with the stack's reserve)."""
+    if use is None:
+        return {}
+    figures: dict[str, int | None] = {f"{MEMORY}.stack": use.stack.used}
+    figures |= {f"{MEMORY}.{b.name}": b.used for b in use.buffers}
+    if use.heap_in_inference is not None:
+        figures[f"{MEMORY}.heap"] = use.heap
+    figures |= {f"{MEMORY}.region.{r.name}": r.used for r in use.regions}
+    return figures
+
+
+def memory_deltas(base: BundleView, cand: BundleView) -> tuple[TotalDelta, ...]:
+    """Every memory figure either run measured, in both (None where one lacks it): the stack
+    first, then the buffers and the heap, then the regions."""
+    b, c = _memory_figures(base.memory), _memory_figures(cand.memory)
+    names = list(b) + [n for n in c if n not in b]
+    order = sorted(names, key=lambda n: (n != f"{MEMORY}.stack",
+                                         n.startswith(f"{MEMORY}.region."), names.index(n)))
+    return tuple(TotalDelta(n, "bytes", b.get(n), c.get(n)) for n in order)
 
 
 def _require_complete(view: BundleView, role: str) -> None:
@@ -319,4 +355,5 @@ def compare(
         divergence=None if explicit else divergence,
         notes=tuple(notes),
         aligned=_aligned(base, candidate, manifest) if manifest and explicit else (),
+        memory=memory_deltas(base, candidate),
     )

@@ -1,4 +1,8 @@
-"""A comparison as JSON and CSV files, for scripts and spreadsheets (every layer, no top-N)."""
+"""A comparison as JSON and CSV files, for scripts and spreadsheets (every layer, no top-N).
+
+Memory goes with the counts: comparison.json's ``memory`` holds the memory pass's figures as
+totals, and each layer row carries both runs' stack depth at that layer (bytes below the
+stack's top; empty for a run without the memory pass)."""
 
 from __future__ import annotations
 
@@ -11,7 +15,7 @@ from typing import Any
 from hpx_core.atomic import write_atomic
 from hpx_core.compare.diff import AlignedRow, Comparison, LayerDelta, TotalDelta
 from hpx_core.compare.policy import PolicyOutcome
-from hpx_core.results.view import LayerView
+from hpx_core.results.view import BundleView, LayerView
 
 COMPARISON_SCHEMA = 1
 LAYER_COLUMNS = (
@@ -28,6 +32,8 @@ LAYER_COLUMNS = (
     "base_spread",
     "candidate_spread",
     "units",
+    "base_stack_bytes",
+    "candidate_stack_bytes",
 )
 
 
@@ -48,7 +54,13 @@ def _total(t: TotalDelta) -> dict[str, Any]:
     }
 
 
-def _layer(rank: int, d: LayerDelta, units: str) -> dict[str, Any]:
+def _stack(view: BundleView, index: int) -> int | None:
+    """The stack's depth at layer ``index`` of ``view``'s memory pass, if it ran one."""
+    layers = view.memory.layers if view.memory else ()
+    return next((x.stack for x in layers if x.index == index), None)
+
+
+def _layer(rank: int, d: LayerDelta, c: Comparison) -> dict[str, Any]:
     return {
         "rank": rank,
         "index": d.candidate.index,
@@ -62,7 +74,9 @@ def _layer(rank: int, d: LayerDelta, units: str) -> dict[str, Any]:
         "base_share_pct": _round(d.base_share),
         "base_spread": d.base.spread,
         "candidate_spread": d.candidate.spread,
-        "units": units,
+        "units": c.base.units,
+        "base_stack_bytes": _stack(c.base, d.base.index),
+        "candidate_stack_bytes": _stack(c.candidate, d.candidate.index),
     }
 
 
@@ -88,7 +102,8 @@ def comparison_json(c: Comparison, outcome: PolicyOutcome | None = None) -> dict
             for d in c.dimensions
         ],
         "totals": [_total(t) for t in c.totals],
-        "layers": [_layer(i + 1, d, c.base.units) for i, d in enumerate(c.layers)],
+        "layers": [_layer(i + 1, d, c) for i, d in enumerate(c.layers)],
+        "memory": [_total(t) for t in c.memory],
         "divergence": None
         if c.divergence is None
         else {
@@ -128,7 +143,7 @@ def layers_csv(c: Comparison) -> str:
     writer = csv.DictWriter(out, fieldnames=LAYER_COLUMNS, lineterminator="\n")
     writer.writeheader()
     for i, d in enumerate(c.layers):
-        writer.writerow(_layer(i + 1, d, c.base.units))
+        writer.writerow(_layer(i + 1, d, c))
     return out.getvalue()
 
 

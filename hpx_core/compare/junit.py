@@ -7,10 +7,19 @@ from pathlib import Path
 from junitparser import Failure, JUnitXml, Skipped, TestCase, TestSuite
 
 from hpx_core.compare.diff import Comparison
-from hpx_core.compare.policy import NUMERICS, OUTPUTS, PolicyOutcome
+from hpx_core.compare.policy import NUMERICS, OUTPUTS, PolicyOutcome, is_memory
 
 FAILURE_TYPES = {OUTPUTS: "wrong output", NUMERICS: "layer output differs"}
 """What a failed check is, by metric, where it is not a regression of a count."""
+MEMORY_REGRESSION = "memory regression"
+"""A failed memory check: the candidate uses more bytes (a CI page tells it from time)."""
+
+
+def failure_type(metric: str) -> str:
+    """The JUnit failure type of a failed check of ``metric``."""
+    if is_memory(metric):
+        return MEMORY_REGRESSION
+    return FAILURE_TYPES.get(metric, "regression")
 
 
 def junit_xml(comparison: Comparison, outcome: PolicyOutcome) -> JUnitXml:
@@ -22,7 +31,9 @@ def junit_xml(comparison: Comparison, outcome: PolicyOutcome) -> JUnitXml:
     for check in outcome.checks:
         case = TestCase(check.subject, classname=f"hpx.compare.{check.metric}")
         if check.status == "fail":
-            case.result = [Failure(check.message, FAILURE_TYPES.get(check.metric, "regression"))]
+            kind = failure_type(check.metric)
+            message = f"{kind}: {check.message}" if kind == MEMORY_REGRESSION else check.message
+            case.result = [Failure(message, kind)]
         elif check.status in ("skip", "warn"):
             case.result = [Skipped(check.message)]
         else:

@@ -4,6 +4,12 @@
 check must find every layer exact against the host, and its outputs must be within the
 tolerance of the host reference (the default policy asks each of a candidate that has it).
 
+``memory`` and ``memory.<figure>`` gate bytes the memory pass measured (``memory.stack``,
+``memory.arena``, ``memory.heap``, ``memory.region.SRAM``, ...; ``memory`` alone: every figure
+either run has, one check each). Their names come from the runs, so a policy may name a buffer
+that only some engines have: a run without it is ``missing``, as any absent number is. The
+default policy does not gate memory.
+
 Emulated instruction counts are exact, so the default for two emulated runs allows no
 regression at all; silicon counts jitter, so the default for silicon runs tolerates the larger
 per-iteration spread (max - min) that either bundle recorded for that number.
@@ -18,7 +24,7 @@ import attrs
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
-from hpx_core.compare.diff import Comparison, LayerDelta, TotalDelta
+from hpx_core.compare.diff import MEMORY, Comparison, LayerDelta, TotalDelta
 from hpx_core.errors import ConfigError
 from hpx_core.results.check_view import divergence_text
 
@@ -37,7 +43,13 @@ TOTALS = {
 }
 NUMERICS = "layer_check"  # every layer of the candidate exact against the host
 OUTPUTS = "outputs"  # the candidate's outputs within the tolerance of the host reference
-METRICS = (*TOTALS, "layers", NUMERICS, OUTPUTS)
+METRICS = (*TOTALS, "layers", NUMERICS, OUTPUTS, MEMORY)
+MEMORY_PREFIX = f"{MEMORY}."  # memory.<figure>: one of the memory pass's figures
+
+
+def is_memory(metric: str) -> bool:
+    """``memory`` (every memory figure) or ``memory.<figure>`` (one)."""
+    return metric == MEMORY or (metric.startswith(MEMORY_PREFIX) and metric != MEMORY_PREFIX)
 _HINT = "see docs/compare.md for the policy format"
 
 
@@ -161,9 +173,10 @@ def load_policy(path: Path) -> Policy:
     metrics = data.get("metrics")
     if not isinstance(metrics, dict) or not metrics:
         raise ConfigError(f"{path}: 'metrics' must map metric names to rules", _HINT)
-    unknown = sorted(set(metrics) - set(METRICS))
+    unknown = sorted(str(m) for m in metrics if m not in METRICS and not is_memory(str(m)))
     if unknown:
-        raise ConfigError(f"{path}: unknown metrics {unknown}; known: {list(METRICS)}", _HINT)
+        raise ConfigError(f"{path}: unknown metrics {unknown}; known: {list(METRICS)} and "
+                          "memory.<figure> (memory.stack, memory.arena, ...)", _HINT)
     return Policy({name: _rule(name, rule) for name, rule in metrics.items()}, str(path))
 
 
@@ -222,12 +235,28 @@ def _outputs_check(rule: Rule, comparison: Comparison) -> Check:
     return Check(OUTPUTS, "outputs", "pass" if verdict.passed else "fail", verdict.sentence())
 
 
+def _memory_checks(metric: str, rule: Rule, comparison: Comparison) -> list[Check]:
+    """``memory``: every figure either run measured, each under its own name; ``memory.<x>``:
+    that figure. A run without the memory pass (or without that buffer) is ``missing``."""
+    if metric == MEMORY:
+        if not comparison.memory:
+            status: Status = "fail" if rule.missing == "fail" else rule.missing
+            return [Check(MEMORY, MEMORY, status, "memory: neither run has a memory pass")]
+        return [_total_check(t.name, rule, t) for t in comparison.memory]
+    found = comparison.memory_delta(metric)
+    if found is None:
+        return [_judge(metric, metric, rule, None, None, 0)]
+    return [_total_check(metric, rule, found)]
+
+
 def apply_policy(comparison: Comparison, policy: Policy) -> PolicyOutcome:
     """Check every metric the policy names; layers in index order."""
     checks: list[Check] = []
     names = {t.name for t in comparison.totals}
     for metric, rule in policy.rules.items():
-        if metric == NUMERICS:
+        if is_memory(metric):
+            checks += _memory_checks(metric, rule, comparison)
+        elif metric == NUMERICS:
             checks.append(_numerics_check(rule, comparison))
         elif metric == OUTPUTS:
             checks.append(_outputs_check(rule, comparison))

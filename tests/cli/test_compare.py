@@ -171,3 +171,25 @@ def test_a_manifest_of_the_wrong_shape_is_refused(
     write_manifest(copy, files)
     code, _, err = _run(capsys, "compare", bundle(), copy)
     assert code == 1 and says in err and "Traceback" not in err
+
+
+def test_a_memory_policy_fails_the_deeper_stack_and_every_output_says_memory(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    policy = tmp_path / "policy.yaml"
+    policy.write_text("hpx_policy: 1\nmetrics:\n  memory.stack: {max_regression_pct: 5}\n")
+    junit, out_dir = tmp_path / "junit.xml", tmp_path / "cmp"
+    code, out, err = _run(capsys, "compare", bundle(), bundle(variant="deeper"), "--policy",
+                          policy, "--junit", junit, "--output-dir", out_dir)
+    assert code == 1 and "1 policy checks failed" in err
+    assert "memory (bytes)" in out and "memory.stack" in out and "+1,024" in out
+    assert _failures(junit) == ["memory.stack"]
+    failure = next(ET.parse(junit).getroot().iter("failure"))
+    assert failure.get("type") == "memory regression"
+    data = json.loads((out_dir / "comparison.json").read_text())
+    assert data["memory"][0]["name"] == "memory.stack" and data["memory"][0]["delta"] == 1024
+    html = (out_dir / "report.html").read_text()
+    assert 'id="memory-deltas"' in html and "memory.region.SRAM" in html
+    code, _, _ = _run(capsys, "compare", bundle(variant="deeper"), bundle(variant="deeper"),
+                      "--policy", policy)
+    assert code == 0
