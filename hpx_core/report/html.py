@@ -15,7 +15,9 @@ import jinja2
 
 from hpx_core.atomic import write_atomic
 from hpx_core.report.charts import layer_chart
+from hpx_core.report.memory import memory_chart, region_bars
 from hpx_core.results.check_view import divergence_text
+from hpx_core.results.memory_text import layer_cells, layer_columns, summary_lines
 from hpx_core.results.profile_views import estimate_html, html_section
 from hpx_core.results.view import BundleView
 
@@ -38,19 +40,38 @@ def _pct(value: float | None, signed: bool = True) -> str:
     return f"{value:+.3f}%" if signed else f"{value:.2f}%"
 
 
+REPOSITORIES = "repositories"
+REPOSITORY_COLUMNS = ("name", "url", "commit", "license", "declared_by")
+
+
 def _flat(data: Mapping[str, Any], prefix: str = "") -> list[tuple[str, str]]:
-    """Nested provenance as dotted key/value rows."""
+    """Nested provenance as dotted key/value rows; the repositories are a table of their own
+    (:func:`_repositories`), and a list of words (a command line) reads as one line."""
     rows: list[tuple[str, str]] = []
     for key, value in sorted(data.items()):
         name = f"{prefix}{key}"
+        if not prefix and key == REPOSITORIES and isinstance(value, list):
+            continue
         if isinstance(value, Mapping):
             rows += _flat(value, f"{name}.")
+        elif isinstance(value, list) and all(isinstance(v, str | int | float) for v in value):
+            rows.append((name, " ".join(str(v) for v in value)))
         else:
             rows.append((name, value if isinstance(value, str) else json.dumps(value)))
     return rows
 
 
-_ENV.filters.update(num=_num, pct=_pct, flat=_flat)
+def _repositories(data: Mapping[str, Any]) -> list[dict[str, str]]:
+    """The repositories the firmware was built from, one row each (name, url, commit,
+    license, who pinned it)."""
+    found = data.get(REPOSITORIES)
+    if not isinstance(found, list):
+        return []
+    return [{k: "-" if r.get(k) is None else str(r.get(k)) for k in REPOSITORY_COLUMNS}
+            for r in found if isinstance(r, Mapping)]
+
+
+_ENV.filters.update(num=_num, pct=_pct, flat=_flat, repositories=_repositories)
 
 
 def _coverage(view: BundleView) -> float | None:
@@ -66,6 +87,7 @@ def render_page(template: str, **values: Any) -> str:
 
 def bundle_report(view: BundleView) -> str:
     """The HTML page of one bundle."""
+    memory = view.memory
     return _ENV.get_template("bundle.html.j2").render(
         view=view,
         coverage=_coverage(view),
@@ -75,6 +97,13 @@ def bundle_report(view: BundleView) -> str:
         divergence=divergence_text(view.layer_check) if view.layer_check else None,
         profile=html_section(view.instruction_profile) if view.instruction_profile else None,
         estimate=estimate_html(view.cycle_estimate) if view.cycle_estimate else None,
+        memory=memory,
+        memory_lines=summary_lines(memory) if memory else [],
+        regions=region_bars(memory) if memory else (),
+        memory_chart=memory_chart(memory) if memory and memory.layers else None,
+        memory_columns=layer_columns(memory) if memory else [],
+        memory_cells={x.index: layer_cells(memory, x.index) for x in view.layers}
+        if memory else {},
     )
 
 

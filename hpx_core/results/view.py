@@ -45,6 +45,26 @@ class LayerView:
 
 
 @attrs.frozen
+class KernelCheck:
+    """One finding about what the image linked (``hpx_verify_symbols``), checked before it ran:
+    a fatal one that failed would have stopped the run, so a report shows what was proven."""
+
+    check: str
+    passed: bool
+    detail: str
+    fatal: bool = True
+
+
+def _kernel_checks(extra: Mapping[str, Any]) -> tuple[KernelCheck, ...]:
+    found = extra.get("kernel_checks")
+    if not isinstance(found, list):
+        return ()
+    return tuple(KernelCheck(str(k.get("check", "")), bool(k.get("passed")),
+                             str(k.get("detail", "")), bool(k.get("fatal", True)))
+                 for k in found if isinstance(k, Mapping))
+
+
+@attrs.frozen
 class BundleView:
     """What a verified bundle says: identity, numbers, sizes, provenance and validity."""
 
@@ -71,6 +91,7 @@ class BundleView:
     instruction_profile: Mapping[str, Any] | None = None  # instruction_profile.json, if any
     cycle_estimate: Mapping[str, Any] | None = None  # cycle_estimate.json, if any
     memory: MemoryUse | None = None  # the memory pass: stack, arenas, heap, per layer
+    kernel_checks: tuple[KernelCheck, ...] = ()  # what the linked image was checked for
 
     @property
     def layer_sum(self) -> int | None:
@@ -184,4 +205,5 @@ def load_view(path: Path) -> BundleView:
         instruction_profile=documents.get(PROFILE_FILE),
         cycle_estimate=documents.get(ESTIMATE_FILE),
         memory=memory_from_json(summary.get("memory")),
+        kernel_checks=_kernel_checks(extra),
     )

@@ -67,6 +67,18 @@ def _load(page: Path, tmp_path: Path) -> tuple[list[str], float]:
     return console, variance
 
 
+def _dom(page: Path, tmp_path: Path) -> str:
+    """The page's DOM as the browser built it (what it parsed, not the file's text)."""
+    assert CHROMIUM is not None
+    done = subprocess.run(
+        [CHROMIUM, *FLAGS, f"--user-data-dir={tmp_path / f'dom-{page.stem}'}", "--dump-dom",
+         page.resolve().as_uri()],
+        capture_output=True, text=True, timeout=120, check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
 def _write(tmp_path: Path, name: str, html: str) -> Path:
     path = tmp_path / name
     path.write_text(html, encoding="utf-8")
@@ -90,6 +102,28 @@ def test_bundle_report_renders(tmp_path: Path) -> None:
     console, variance = _load(page, tmp_path)
     assert console == []
     assert variance > 100
+
+
+def test_the_memory_section_renders_its_bars_and_chart(tmp_path: Path) -> None:
+    from matrix_folders import arena_matrix
+
+    for name, path in (("deeper", bundle(variant="deeper")),
+                       ("arena", arena_matrix().cells[0].bundle)):
+        assert path is not None
+        view = load_view(path)
+        assert view.memory is not None
+        page = _write(tmp_path, f"{name}.html", bundle_report(view))
+        console, variance = _load(page, tmp_path)
+        assert console == [], name
+        assert variance > 100, name
+        dom = _dom(page, tmp_path)
+        assert dom.count('class="region-bar"') == len(view.memory.regions) == 4, name
+        assert dom.count('class="region-part rest"') == sum(
+            1 for r in view.memory.regions if r.used), name
+        chart = dom[dom.index('class="chart memory-chart"'):]
+        assert chart.index("<svg") < chart.index("</div>"), name  # the chart parsed in place
+        assert 'id="memory-summary"' in dom, name
+        assert ('id="kernel-checks"' in dom) == bool(view.kernel_checks), name
 
 
 def test_a_bundle_with_a_divergent_layer_renders_it_marked(tmp_path: Path) -> None:

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
+import attrs
 import pytest
 from selftest_bundles import bundle
 
 from hpx_core.compare import apply_policy, compare, default_policy, load_view
 from hpx_core.compare.page import comparison_report
 from hpx_core.report import bundle_report
+from hpx_core.sources import PinSet
 
 pytestmark = pytest.mark.emulated
 
@@ -25,7 +28,7 @@ def test_bundle_report_shows_summary_layers_sizes_provenance() -> None:
     view = load_view(bundle())
     html = bundle_report(view)
     _self_contained(html)
-    assert html.count("<svg") == 1
+    assert html.count("<svg") == 2  # the layers' counts, and their stack
     assert f"{view.whole_median:,}" in html and f"{view.layer_sum:,}" in html
     for layer in view.layers:
         assert f"<td>{layer.name}</td>" in html
@@ -50,3 +53,56 @@ def test_divergent_comparison_report_says_where() -> None:
     assert c.divergence.base_layer.op == "mve"
     assert f"diverge at layer {c.divergence.index}" in html and html.count("<svg") == 2
     assert '<tr class="differs"><td>board</td><td>qemu-m55</td><td>qemu-m4</td></tr>' in html
+
+
+def test_bundle_report_shows_the_memory_the_device_used() -> None:
+    view = load_view(bundle(variant="deeper"))
+    use = view.memory
+    assert use is not None and use.stack.used == 3200  # the deeper stack layer's bundle
+    html = bundle_report(view)
+    assert "<li>stack: 3,200 B at the deepest of 65,536 B" in html
+    assert html.count('<tr class="memory-region">') == len(use.regions) == 4
+    for region in use.regions:
+        assert f"<td>{region.name}</td><td class=\"n\">{region.used:,} B</td>" in html
+        assert f"<small>{100 * region.used / region.length:.2f}%</small>" in html
+    assert 'class="chart memory-chart"><svg' in html and "stack (deepest point)" in html
+    stack_row = html[html.index("<td>stack</td>"):]
+    assert '<td class="n">3,200</td>' in stack_row[: stack_row.index("</tr>")]
+    assert "<th>stack B</th>" in html
+
+
+def test_bundle_report_shows_arena_kernel_checks_and_no_output_check() -> None:
+    from matrix_folders import ARENAS, arena_matrix
+
+    cell = next(c for c in arena_matrix().cells if c.planned.cell.variant == "big")
+    assert cell.bundle is not None
+    view = load_view(cell.bundle)
+    html = bundle_report(view)
+    _self_contained(html)
+    assert f"arena: used {ARENAS['big']:,} B" in html and "arena in use" in html
+    assert "<th>arena B</th>" in html and f'<td class="n">{ARENAS["big"]:,}</td>' in html
+    assert view.kernel_checks and view.kernel_checks[0].passed
+    checks = html[html.index('id="kernel-checks"'):]
+    assert "<td>engine library linked</td>" in checks and "passed" in checks
+    assert "No output check" in html  # the loops engine claims no output unless asked
+    assert "Built from no fetched repositories." in html
+    argv = " ".join(view.provenance["runner"]["argv"])
+    assert f"<th>runner.argv</th><td><code>{argv}</code>" in html  # one line, not JSON
+
+
+def test_repositories_are_rows_of_their_own(catalog: PinSet) -> None:
+    from hpx_core.contract import SourceRepo, SourceSet
+    from hpx_core.pipeline.facts import source_provenance
+
+    pins = [catalog.repositories[name] for name in sorted(catalog.repositories)][:3]
+    sources = SourceSet(tuple(SourceRepo(p.name, p.url, p.commit, Path(p.name), p.license)
+                              for p in pins))
+    view = load_view(bundle())
+    view = attrs.evolve(view, provenance={**view.provenance,
+                                          **source_provenance(sources, catalog)})
+    html = bundle_report(view)
+    table = html[html.index('<table class="repositories">'):]
+    for pin in pins:
+        assert (f"<tr><td>{pin.name}</td><td><code>{pin.url}</code></td><td><code>"
+                f"{pin.commit}</code></td><td>{pin.license}</td>") in table
+    assert "<th>repositories</th>" not in html and "<th>sources</th>" in html
