@@ -32,13 +32,14 @@ from hpx_core.enginelib.include_graph import IncludeGraph, closure, normal
 from hpx_executorch.runtime_cmake import RuntimeOptions, portable_files
 from hpx_executorch.seed import seed_project
 
-UNITS = 1  # bump when the way the core's units are kept changes
+UNITS = 2  # bump when the way the core's units are kept or chosen changes
 GLUE = Path(__file__).with_name("glue")
 LINKED_WHOLE = ("executorch", "cortex_m_ops_lib", "cortex_m_ns_ops_lib")
 EVERY_UNIT = (*LINKED_WHOLE, "cortex_m_kernels", "cortex_m_ns_kernels", "flatccrt")
 HELPER_TARGETS = ("kernels_util_all_deps",)  # the portable kernels' utilities
 PORTABLE = "kernels/portable/cpu"  # where the portable operators' files are
 _INCLUDE = re.compile(r"^#include [<\"](executorch/[^>\"]+)[>\"]", re.MULTILINE)
+_FORCED = re.compile(r"-include \$\{NSX_EXECUTORCH_ROOT\}/([^\s>\"]+)")
 
 
 def core_targets(options: RuntimeOptions) -> tuple[str, ...]:
@@ -97,10 +98,22 @@ def needed_sources(listing: tuple[TargetUnits, ...], sources: SourceSet,
         return header.is_relative_to(inside) or header.is_relative_to(executorch)
 
     taken = closure(graph, [*glue_headers(executorch), *every, *portable], cxx, descend=descend)
-    uses = {name for path in (*taken, *portable) if path.suffix != ".c"
+    # Names used by the headers they reach count too, and by the headers the build forces into
+    # them: a provider's compatibility header calls CMSIS-NN from inline functions.
+    roots = [*taken, *portable, *forced_includes(inside)]
+    headers = {h for h in (*graph.reached(roots, descend), *roots) if descend(h)}
+    uses = {name for path in (*taken, *portable, *headers) if path.suffix != ".c"
             for name in _uses(path)}
     c_units = needed(uses, scan_files(u for u in units if u.suffix == ".c"))
     return {p.as_posix() for p in (*taken, *every, *c_units)}
+
+
+def forced_includes(root: Path) -> list[Path]:
+    """The headers nsx-executorch's CMake forces into C++ units (``-include``: the ns provider's
+    ``nsx_cmsis_nn_compat.h`` adapts CMSIS-NN's signatures for the Cortex-M operators), which
+    no ``#include`` names."""
+    text = (root / "CMakeLists.txt").read_text(encoding="utf-8", errors="replace")
+    return [normal(root / name) for name in _FORCED.findall(text) if (root / name).is_file()]
 
 
 def _uses(path: Path) -> frozenset[str]:
