@@ -43,7 +43,7 @@ def _headers(src: Path, dest: Path) -> None:
 def bundle() -> Path:
     board = get_board("apollo510_evb")
     sources = heliart_sources(CATALOG, "helia", board, HeliaRtConfig())
-    library = heliart_library(sources, "helia", board, HeliaRtConfig())
+    library = heliart_library(sources, "helia", board, HeliaRtConfig(kernels="all"))  # a whole one
     root = sources.path_of("helia-rt")
     out = WORK / "helia-rt-v1.17.0"
     (out / "lib").mkdir(parents=True)
