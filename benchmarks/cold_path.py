@@ -90,7 +90,8 @@ def step(name: str, model: Path, engine: str, backend: str, caches: Path, work: 
     assert outcome.build is not None and outcome.measurement is not None
     done = Step(name, setup, wall, sum(u.compiled for u in uses), outcome.build.compiled,
                 load, os.getloadavg()[0],
-                "; ".join(f"{u.name}: {u.compiled} units" for u in uses))
+                "; ".join(f"{u.name}" + (f" ({u.linked})" if u.linked else "")
+                          + f": {u.compiled} units" for u in uses))
     print(f"{name}: {wall:.1f} s ({done.library_units} library units + {done.app_units} app "
           f"units; set-up {setup:.1f} s; load {load:.1f} -> {done.load_after:.1f}); "
           f"{done.libraries}; {outcome.measurement.whole_median:,} instructions", flush=True)

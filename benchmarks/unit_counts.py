@@ -13,7 +13,6 @@ and the units linked. Libraries missing from the cache are built (the whole ones
 from __future__ import annotations
 
 import argparse
-import re
 import tempfile
 from pathlib import Path
 
@@ -25,7 +24,6 @@ from hpx_core.pipeline import ProfileOutcome, profile
 REPO = Path(__file__).resolve().parents[1]
 MODELS = {"kws": "kws_ref_model", "vww": "vww_96_int8", "resnet": "pretrainedResnet_quant",
           "ad": "ad01_int8"}
-UNITS = re.compile(r"\((\d+ of \d+) units\)")
 
 
 def image(elf: Path) -> list[tuple[str, bytes]]:
@@ -52,11 +50,11 @@ def compare(model: str, backend: str, board: str, toolchain: str, work: Path) ->
     same_layers = [x.counts for x in whole.measurement.layers] == [
         x.counts for x in units.measurement.layers]
     same_image = image(whole.build.elf) == image(units.build.elf)
-    linked = UNITS.search(units.contribution.libraries[0].name)
+    linked = units.contribution.libraries[0].linked
     return (f"| {model} | {backend} | {board} | {toolchain} | "
             f"{whole.measurement.whole_median:,} | {units.measurement.whole_median:,} | "
             f"{'yes' if same_layers else 'NO'} | {'yes' if same_image else 'NO'} | "
-            f"{linked[1] if linked else '?'} |")
+            f"{linked or '?'} |")
 
 
 def main() -> None:

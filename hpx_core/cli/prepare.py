@@ -145,9 +145,12 @@ def _libraries(outcome: ProfileOutcome) -> str:
     uses: Sequence[LibraryUse] = outcome.contribution.libraries if outcome.contribution else ()
     if not uses:
         return "sources ready (the engine keeps no library)"
+    def named(use: LibraryUse) -> str:
+        return f"{use.name} ({use.linked})" if use.linked else use.name
+
     return "; ".join(
-        f"{use.name}: built ({use.compiled} units, {use.seconds:.1f} s)" if use.built
-        else f"{use.name}: ready" for use in uses)
+        f"{named(use)}: built ({use.compiled} units, {use.seconds:.1f} s)" if use.built
+        else f"{named(use)}: ready" for use in uses)
 
 
 def _fetch_sources(engines: Sequence[str], backends: Sequence[str | None],

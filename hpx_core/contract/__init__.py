@@ -207,6 +207,8 @@ class LibraryUse:
 
     When this run built it: ``compiled`` compile units, and ``compiler_cache`` the compiler
     cache's ``tool``, ``hits``, ``misses`` and ``uncached`` (None: built without one).
+    ``linked``: for a library kept as units, what of it the firmware links (``46 of 160
+    units``); the key then names the units too.
     """
 
     name: str
@@ -215,6 +217,7 @@ class LibraryUse:
     seconds: float = 0.0
     compiled: int = 0
     compiler_cache: Mapping[str, Json] | None = None
+    linked: str | None = None
 
     @property
     def label(self) -> str:

@@ -103,8 +103,8 @@ class UnitLibrary:
 
     def use(self) -> LibraryUse:
         """How the firmware's bundle names these units and what getting them took."""
-        return LibraryUse(f"{self.name} ({self.linked} of {self.total} units)", self.key,
-                          self.built, self.seconds, self.compiled, self.compiler_cache)
+        return LibraryUse(self.name, self.key, self.built, self.seconds, self.compiled,
+                          self.compiler_cache, f"{self.linked} of {self.total} units")
 
 
 def units_folder(recipe: UnitRecipe, root: Path | None = None) -> Path:

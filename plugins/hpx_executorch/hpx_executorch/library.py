@@ -206,9 +206,8 @@ def _whole(label: str, key: str, done: CachedFolder, only: list[str] | None = No
 
 
 def _units(label: str, units: UnitLibrary) -> Part:
-    use = units.use()
-    return Part(attrs.evolve(use, name=f"{label[:-1]}, {use.name.split('(')[-1]}"),
-                {a.name: a for a in units.archives}, units.folder)
+    return Part(attrs.evolve(units.use(), name=label), {a.name: a for a in units.archives},
+                units.folder)
 
 
 def _key(parts: list[Part]) -> str:

@@ -77,9 +77,9 @@ class HeliaRtLibrary:
     def use(self) -> LibraryUse:
         """How the firmware's bundle names this library and what getting it took."""
         facts = self.build or {}
-        linked = f" ({facts['linked']})" if "linked" in facts else ""  # kept as units
-        return LibraryUse(f"helia-rt {self.backend}{linked}", self.key, self.built,
-                          self.seconds, facts.get("compiled", 0), facts.get("compiler_cache"))
+        return LibraryUse(f"helia-rt {self.backend}", self.key, self.built, self.seconds,
+                          facts.get("compiled", 0), facts.get("compiler_cache"),
+                          facts.get("linked"))  # kept as units: what of it is linked
 
     def cmake(self, target: str = "hpx_app") -> str:
         """A CMake fragment linking the archives into ``target`` (kernels after the runtime)."""

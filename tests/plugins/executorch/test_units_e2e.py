@@ -39,5 +39,5 @@ def test_tier1_counts_with_the_cores_units_exactly_as_with_the_whole_core(
     assert whole.build is not None and units.build is not None
     assert loaded_image(units.build.elf) == loaded_image(whole.build.elf)
     assert units.contribution is not None
-    linked = UNITS.search(units.contribution.libraries[0].name)
+    linked = UNITS.fullmatch(units.contribution.libraries[0].linked or "")
     assert linked is not None and int(linked[1]) < int(linked[2])

@@ -18,7 +18,7 @@ from .conftest import MODELS
 
 pytestmark = pytest.mark.e2e
 WORK = Path(tempfile.mkdtemp(prefix="hpx-heliart-units-"))
-UNITS = re.compile(r"\((\d+) of (\d+) units\)")
+UNITS = re.compile(r"(\d+) of (\d+) units")
 
 
 def _built(backend: str, kernels: str) -> ProfileOutcome:
@@ -36,5 +36,5 @@ def test_kws_units_link_the_whole_backends_firmware(backend: str) -> None:
     assert loaded_image(units.build.elf) == loaded_image(whole.build.elf)
     assert units.contribution is not None
     (use,) = units.contribution.libraries
-    linked = UNITS.search(use.name)
+    linked = UNITS.fullmatch(use.linked or "")
     assert linked is not None and int(linked[1]) < int(linked[2])
