@@ -31,8 +31,9 @@ def _names(value: Iterable[str]) -> frozenset[str]:
 
 @attrs.frozen
 class Symbols:
-    """The names a file defines at file scope (functions with a body, initialized or sized
-    data) and every name it uses."""
+    """The names a file defines at file scope for other files (functions with a body,
+    initialized or sized data; not ``static`` ones, which no other file can call, nor C++
+    type aliases) and every name it uses."""
 
     defines: frozenset[str] = attrs.field(converter=_names)
     uses: frozenset[str] = attrs.field(converter=_names)
@@ -65,6 +66,16 @@ def _opens_scope(tokens: list[str], at: int) -> bool:
     return start + 1 < at and tokens[start + 1] in ("namespace", "extern")
 
 
+def _is_static(tokens: list[str], at: int) -> bool:
+    """The declaration holding the name at ``at`` says ``static``: its name is the file's own."""
+    start = at - 1
+    while start >= 0 and tokens[start] not in (";", "{", "}"):
+        if tokens[start] == "static":
+            return True
+        start -= 1
+    return False
+
+
 def scan(text: str) -> Symbols:
     """The :class:`Symbols` of one C or C++ source text (C++ namespaces are file scope)."""
     tokens = _tokens(text)
@@ -84,7 +95,8 @@ def scan(text: str) -> Symbols:
         uses.add(token)
         following = tokens[index + 1] if index + 1 < len(tokens) else ""
         if braces == 0 and parens == 0 and (
-                following in ("[", "=") or (following == "(" and _body_follows(tokens, index + 1))):
+                following in ("[", "=") or (following == "(" and _body_follows(tokens, index + 1))
+        ) and not _is_static(tokens, index) and tokens[index - 1:index] != ["using"]:
             defines.add(token)
     return Symbols(defines, uses)
 

@@ -23,7 +23,7 @@ int declared_only(int x);
 
 def test_definitions_are_bodies_and_initialized_data_at_file_scope() -> None:
     found = scan(SOURCE)
-    assert found.defines == {"table", "shared_count", "arm_add_s8"}
+    assert found.defines == {"shared_count", "arm_add_s8"}  # table is static
     assert "helper" in found.uses and "declared_only" in found.uses
     assert "commented" not in found.uses and "arm_in_string" not in found.uses
     assert "not_a_definition" not in found.uses  # preprocessor lines are dropped
@@ -51,6 +51,20 @@ Tensor& quantize_out(Ctx& context, const Tensor& in) { return helper(in); }
 }  // namespace et
 extern "C" { int c_entry(void) { return 1; } }
 struct Kernel { int member(int x) { return x; } };
+using Tensor = et::Tensor;
 """)
     assert found.defines == {"quantize_out", "c_entry"}
     assert {"helper", "member"} <= found.uses
+
+
+def test_a_static_definition_answers_no_other_files_call(tmp_path: Path) -> None:
+    files = {"builder.c": "int build(void) { return check_header(); }\n"
+                          "static int check_header(void) { return 1; }\n",
+             "verifier.c": "static int check_header(void) { return 2; }\n"
+                           "static const int\nlimits[2] = {1, 2};\n"
+                           "int verify(void) { return check_header() + limits[0]; }\n"}
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    index = scan_files(sorted(tmp_path.glob("*.c")))
+    assert index[tmp_path / "verifier.c"].defines == {"verify"}
+    assert {p.name for p in needed({"build"}, index)} == {"builder.c"}
