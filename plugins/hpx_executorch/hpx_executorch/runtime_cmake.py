@@ -59,13 +59,20 @@ class RuntimeOptions:
 
 
 
-def third_party_redirects(flatcc_copy: Path, system_flatc: Path | None = None) -> str:
-    """CMake that skips an absent ``third-party/json``, builds flatcc from ``flatcc_copy`` and,
-    given ``system_flatc`` (the pinned flatbuffers' version, :mod:`hpx_executorch.host_tools`),
-    installs that one as the host ``flatc`` instead of compiling it.
+HOST_FLATC = Path(__file__).with_name("host_flatc")
+"""The project of the host ``flatc`` with only the generators C++ headers need."""
 
-    CMake keeps only one previous definition of a command (``_name``), so ``add_subdirectory``
-    is wrapped once for both cases.
+
+def third_party_redirects(flatcc_copy: Path, system_flatc: Path | None = None) -> str:
+    """CMake that skips an absent ``third-party/json``, builds flatcc from ``flatcc_copy`` and
+    the host ``flatc`` (:mod:`hpx_executorch.host_tools`): given ``system_flatc`` (the pinned
+    flatbuffers' version) that one is installed; otherwise :data:`HOST_FLATC` builds it from the
+    pinned flatbuffers.
+
+    ExecuTorch builds both host tools with Makefiles, one file at a time, while the rest of the
+    build waits for the headers they generate; they are built with the build's own generator
+    (Ninja: every core) instead. CMake keeps only one previous definition of a command
+    (``_name``), so ``add_subdirectory`` and ``ExternalProject_Add`` are each wrapped once.
     """
     flatc = cmake_quote(system_flatc) if system_flatc else '""'
     return f"""\
@@ -73,6 +80,7 @@ def third_party_redirects(flatcc_copy: Path, system_flatc: Path | None = None) -
 # build flatcc (which puts its outputs into its own source folder) from a copy.
 set(HPX_FLATCC_COPY {cmake_quote(flatcc_copy)})
 set(HPX_SYSTEM_FLATC {flatc})
+set(HPX_HOST_FLATC {cmake_quote(HOST_FLATC)})
 function(add_subdirectory source)
   if(NOT CMAKE_CURRENT_SOURCE_DIR MATCHES "/third-party$")
     _add_subdirectory(${{ARGV}})
@@ -86,8 +94,21 @@ function(add_subdirectory source)
   endif()
 endfunction()
 include(ExternalProject)  # include_guard(GLOBAL): ExecuTorch's own include keeps this wrapper
+macro(_hpx_replace key value)  # the argument after `key` becomes `value` (`@old@`: what it
+  list(FIND _hpx_args ${{key}} _hpx_at)  # was); `_hpx_old` is what it was
+  if(_hpx_at GREATER -1)
+    math(EXPR _hpx_at "${{_hpx_at}} + 1")
+    list(GET _hpx_args ${{_hpx_at}} _hpx_old)
+    string(REPLACE "@old@" "${{_hpx_old}}" _hpx_new "${{value}}")
+    list(REMOVE_AT _hpx_args ${{_hpx_at}})
+    list(INSERT _hpx_args ${{_hpx_at}} "${{_hpx_new}}")
+  endif()
+endmacro()
 function(ExternalProject_Add name)
   set(_hpx_args ${{ARGN}})
+  _hpx_replace(CMAKE_GENERATOR "${{CMAKE_GENERATOR}}")
+  # a tree that ExecuTorch's own arguments configured (another generator) is not reused
+  _hpx_replace(BINARY_DIR "@old@-hpx")
   if(name STREQUAL "flatbuffers_ep" AND HPX_SYSTEM_FLATC)
     _ExternalProject_Add(flatbuffers_ep
       PREFIX "${{CMAKE_CURRENT_BINARY_DIR}}/flatc_ep"
@@ -97,11 +118,14 @@ function(ExternalProject_Add name)
       BUILD_BYPRODUCTS "<INSTALL_DIR>/bin/flatc")
     return()
   endif()
-  if(name STREQUAL "flatcc_ep")
-    list(FIND _hpx_args SOURCE_DIR _hpx_at)
+  if(name STREQUAL "flatbuffers_ep")
+    _hpx_replace(SOURCE_DIR "${{HPX_HOST_FLATC}}")
+    list(FIND _hpx_args CMAKE_ARGS _hpx_at)
     math(EXPR _hpx_at "${{_hpx_at}} + 1")
-    list(REMOVE_AT _hpx_args ${{_hpx_at}})
-    list(INSERT _hpx_args ${{_hpx_at}} "${{HPX_FLATCC_COPY}}")
+    list(INSERT _hpx_args ${{_hpx_at}} "-DHPX_FLATBUFFERS_ROOT=${{_hpx_old}}")
+  endif()
+  if(name STREQUAL "flatcc_ep")
+    _hpx_replace(SOURCE_DIR "${{HPX_FLATCC_COPY}}")
   endif()
   _ExternalProject_Add(${{name}} ${{_hpx_args}})
 endfunction()
@@ -127,22 +151,27 @@ def portable_files(portable_ops: Sequence[str]) -> list[str]:
     return sorted({f"op_{op.split('::')[-1].split('.')[0]}.cpp" for op in portable_ops})
 
 
-def portable_selection(portable_ops: Sequence[str]) -> str:
+def portable_selection(portable_ops: Sequence[str],
+                       helpers: Sequence[str] | None = None) -> str:
     """Compile only the selected portable kernels' sources.
 
     ExecuTorch's ``portable_kernels`` lists every portable operator (about 200 files), while
     the selective registration references only the model's. The unselected ``op_*.cpp`` files
     are marked header-only, which also keeps a GCC 12 + binutils 2.40 misassembly in unrelated
-    kernels (an IT-predicated vcvtne in op_remainder.cpp) out of the build. When a selected
-    file is not where expected, nothing is left out.
+    kernels (an IT-predicated vcvtne in op_remainder.cpp) out of the build. Given ``helpers``
+    (``util/x.cpp``, ``pattern/y.cpp``: those the program can link,
+    :func:`hpx_executorch.core_units.portable_helpers`), the target's other helper files are
+    left out too. When a selected file is not where expected, nothing is left out.
     """
     if not portable_ops:
         return ""
     files = ";".join(portable_files(portable_ops))
+    kept = "ALL" if helpers is None else ";".join(helpers)
     return f"""\
 if(TARGET portable_kernels)
   get_target_property(_hpx_srcs portable_kernels SOURCES)
   set(_hpx_wanted "{files}")
+  set(_hpx_helpers "{kept}")
   set(_hpx_found 0)
   foreach(_hpx_src IN LISTS _hpx_srcs)
     get_filename_component(_hpx_name "${{_hpx_src}}" NAME)
@@ -154,7 +183,11 @@ if(TARGET portable_kernels)
   if(_hpx_found EQUAL _hpx_count)
     foreach(_hpx_src IN LISTS _hpx_srcs)
       get_filename_component(_hpx_name "${{_hpx_src}}" NAME)
-      if(_hpx_name MATCHES "^op_.*[.]cpp$" AND NOT _hpx_name IN_LIST _hpx_wanted)
+      get_filename_component(_hpx_dir "${{_hpx_src}}" DIRECTORY)
+      get_filename_component(_hpx_dir "${{_hpx_dir}}" NAME)
+      if((_hpx_name MATCHES "^op_.*[.]cpp$" AND NOT _hpx_name IN_LIST _hpx_wanted)
+         OR (NOT _hpx_helpers STREQUAL "ALL" AND _hpx_dir MATCHES "^(util|pattern)$"
+             AND NOT "${{_hpx_dir}}/${{_hpx_name}}" IN_LIST _hpx_helpers))
         set_source_files_properties("${{_hpx_src}}" TARGET_DIRECTORY portable_kernels
                                     PROPERTIES HEADER_FILE_ONLY ON)
       endif()
@@ -195,8 +228,10 @@ def runtime_cmakelists(
     flatcc_copy: Path,
     extra_flags: Sequence[str] = (),
     system_flatc: Path | None = None,
+    portable_helpers: Sequence[str] | None = None,
 ) -> str:
-    """The top-level CMakeLists.txt for one runtime configuration (flatcc from its copy)."""
+    """The top-level CMakeLists.txt for one runtime configuration (flatcc from its copy;
+    ``portable_helpers``: see :func:`portable_selection`)."""
     flags = cmake_quote(shell_join((*options.cpu_flags, *extra_flags)))
     lines = [
         "# Generated by hpx: the ExecuTorch runtime built through nsx-executorch's CMake.",
@@ -231,7 +266,7 @@ def runtime_cmakelists(
         lines.append(f"set(CMSIS_PATH {cmake_quote(cmsis_6)} CACHE PATH \"\" FORCE)")
     lines += [
         f"add_subdirectory({cmake_quote(nsx_root)} nsx-executorch EXCLUDE_FROM_ALL)",
-        portable_selection(options.portable_ops),
+        portable_selection(options.portable_ops, portable_helpers),
         FLATCC_ARCHIVE,
         "add_custom_target(hpx_runtime ALL)",
         f"add_dependencies(hpx_runtime {' '.join(options.targets())})",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from hpx_executorch.host_tools import BASE_HEADER, matching_flatc, pinned_flatc_version
-from hpx_executorch.runtime_cmake import third_party_redirects
+from hpx_executorch.runtime_cmake import HOST_FLATC, third_party_redirects
 
 from hpx_core.contract import SourceRepo, SourceSet
 
@@ -50,3 +50,13 @@ def test_the_project_installs_the_system_flatc_instead_of_building_it(tmp_path: 
     assert 'name STREQUAL "flatbuffers_ep" AND HPX_SYSTEM_FLATC' in text
     assert "-E copy" in text
     assert 'set(HPX_SYSTEM_FLATC "")' in third_party_redirects(tmp_path / "flatcc")
+
+
+def test_without_one_the_build_makes_its_own_with_every_core(tmp_path: Path) -> None:
+    text = third_party_redirects(tmp_path / "flatcc")
+    assert f'set(HPX_HOST_FLATC "{HOST_FLATC.as_posix()}")' in text
+    assert '_hpx_replace(SOURCE_DIR "${HPX_HOST_FLATC}")' in text
+    assert '"-DHPX_FLATBUFFERS_ROOT=${_hpx_old}"' in text
+    # ExecuTorch asks for Makefiles (one file at a time); the build's own generator is used
+    assert '_hpx_replace(CMAKE_GENERATOR "${CMAKE_GENERATOR}")' in text
+    assert {p.name for p in HOST_FLATC.iterdir()} >= {"CMakeLists.txt", "main.cpp"}
