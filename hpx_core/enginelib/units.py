@@ -100,6 +100,7 @@ class UnitLibrary:
     compiled: int = 0
     compiler_cache: Mapping[str, Any] | None = None
     collected: Mapping[str, Any] = attrs.field(factory=dict)  # the recipe's ``collect``
+    chosen: tuple[str, ...] = ()  # the units' sources, portable (``@root@/...``)
 
     def use(self) -> LibraryUse:
         """How the firmware's bundle names these units and what getting them took."""
@@ -147,4 +148,4 @@ def unit_library(recipe: UnitRecipe, folder: Path, manifest: Mapping[str, Any], 
         linked=len(chosen), total=sum(len(t["units"]) for t in manifest["listing"]),
         built=compiled > 0, seconds=time.monotonic() - started, compiled=compiled,
         compiler_cache=facts.get("compiler_cache") if facts and compiled else None,
-        collected=manifest.get("collected", {}))
+        collected=manifest.get("collected", {}), chosen=tuple(chosen))

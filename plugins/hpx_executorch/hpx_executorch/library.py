@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import shutil
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +41,7 @@ from hpx_core.enginelib.identity import DEBUG_ROOT
 from hpx_core.errors import BuildError
 from hpx_core.log import get_logger
 from hpx_core.sources import cache_root
-from hpx_executorch.core_units import core_recipe, needed_sources
+from hpx_executorch.core_units import core_recipe, needed_sources, portable_helpers
 from hpx_executorch.runtime_cmake import PORTABLE_TARGETS, RuntimeOptions
 from hpx_executorch.seed import (
     build_in_seed,
@@ -108,10 +108,12 @@ def core_options(options: RuntimeOptions) -> RuntimeOptions:
 
 
 def runtime_key(sources: SourceSet, options: RuntimeOptions,
-                toolchain: Toolchain | None = None) -> str:
-    """What changes the archives for ``options``; no board name, no path."""
+                toolchain: Toolchain | None = None, helpers: str = "all") -> str:
+    """What changes the archives for ``options`` (``helpers``: the portable kernels' helper
+    files compiled, ``all`` or those a program can ``linked``); no board name, no path."""
     doc = {
         "recipe": RECIPE, "options": attrs.asdict(options),
+        **({} if helpers == "all" else {"helpers": helpers}),
         "toolchain": toolchain_identity(toolchain), "flags": COMMON_FLAGS,
         **source_identity(sources),
     }
@@ -156,11 +158,13 @@ def ensure_runtime(sources: SourceSet, options: RuntimeOptions, *, root: Path | 
     seed = seed_folder(cache / "engines", f"{name}-{core_key[:20]}")
     flags = (*COMMON_FLAGS, f"-ffile-prefix-map={cache.as_posix()}={DEBUG_ROOT}")
 
-    def make(targets: tuple[str, ...], names: list[str]) -> Make:
+    def make(targets: tuple[str, ...], names: list[str],
+             helpers: Callable[[], Sequence[str]] | None = None) -> Make:
         def build(temp: Path, _final: Path) -> Mapping[str, Any]:
             with seed_lock(seed):
                 try:
-                    done = build_in_seed(seed, sources, options, flags, targets, jobs, toolchain)
+                    done = build_in_seed(seed, sources, options, flags, targets, jobs, toolchain,
+                                         helpers() if helpers else None)
                 finally:  # where a failed build's log is kept (beside the cache entry)
                     if (seed / "build.log").is_file():
                         shutil.copyfile(seed / "build.log", temp / BUILD_LOG)
@@ -176,15 +180,19 @@ def ensure_runtime(sources: SourceSet, options: RuntimeOptions, *, root: Path | 
         parts = [_whole(label, core_key, cached_folder(name, core_key, make((), core_names),
                                                        root=cache))]
     else:
-        parts = [_units(label, ensure_units(
+        core = ensure_units(
             core_recipe(sources, core_options(options), seed, flags, core_key, toolchain),
             lambda listing: needed_sources(listing, sources, options.portable_ops),
-            "portable operators: " + ",".join(options.portable_ops), root=cache, jobs=jobs))]
+            "portable operators: " + ",".join(options.portable_ops), root=cache, jobs=jobs)
+        parts = [_units(label, core)]
     if options.portable_ops:
-        ops_key = runtime_key(sources, options, toolchain)
+        whole = kernels == "all"
+        ops_key = runtime_key(sources, options, toolchain, helpers="all" if whole else "linked")
         ops_names = [f"lib{t}.a" for t in PORTABLE_TARGETS]
-        built = OPS_BUILD_TARGETS if kernels == "all" else PORTABLE_TARGETS
-        ops = cached_folder(f"{name}_ops", ops_key, make(built, ops_names), root=cache)
+        built = OPS_BUILD_TARGETS if whole else PORTABLE_TARGETS
+        helpers = None if whole else (
+            lambda: portable_helpers(core.chosen, sources, options.portable_ops))
+        ops = cached_folder(f"{name}_ops", ops_key, make(built, ops_names, helpers), root=cache)
         parts.append(_whole(f"executorch portable operators ({len(options.portable_ops)})",
                             ops_key, ops, only=None if kernels == "all" else ops_names))
     log.info("executorch runtime", built=[p.use.built for p in parts],

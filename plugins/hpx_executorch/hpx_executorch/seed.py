@@ -72,27 +72,30 @@ def _flatcc_copy(seed: Path, sources: SourceSet) -> Path:
 
 
 def seed_project(seed: Path, sources: SourceSet, options: RuntimeOptions,
-                 flags: Sequence[str]) -> str:
-    """The seed's top-level CMakeLists for ``options``, with what it needs staged in the seed
-    (the arm provider's module stand-in, flatcc's copy)."""
+                 flags: Sequence[str], helpers: Sequence[str] | None = None) -> str:
+    """The seed's top-level CMakeLists for ``options`` (``helpers``: the portable kernels'
+    helper files to compile, None for all), with what it needs staged in the seed (the arm
+    provider's module stand-in, flatcc's copy)."""
     arm = _stage_arm_module(seed, sources) if options.provider == "arm" else None
     ns = sources.path_of("ns-cmsis-nn") if options.provider == "ns" else None
     return runtime_cmakelists(sources.path_of("nsx-executorch"), sources.path_of("CMSIS_6"),
                               options, arm_module=arm, ns_root=ns,
                               flatcc_copy=_flatcc_copy(seed, sources), extra_flags=flags,
-                              system_flatc=matching_flatc(sources))
+                              system_flatc=matching_flatc(sources),
+                              portable_helpers=helpers)
 
 
 def build_in_seed(seed: Path, sources: SourceSet, options: RuntimeOptions,
                   flags: Sequence[str], targets: Sequence[str], jobs: int,
-                  toolchain: Toolchain | None = None) -> LibraryBuild:
+                  toolchain: Toolchain | None = None,
+                  helpers: Sequence[str] | None = None) -> LibraryBuild:
     """Build ``targets`` for ``options`` with ``toolchain`` (default arm-none-eabi-gcc) in the
-    seed (call holding :func:`seed_lock`)."""
+    seed (call holding :func:`seed_lock`); ``helpers``: see :func:`seed_project`."""
     build, project = seed / "build", seed / "project"
     if not _configured_here(build):
         shutil.rmtree(seed, ignore_errors=True)
     project.mkdir(parents=True, exist_ok=True)
-    text = seed_project(seed, sources, options, flags)
+    text = seed_project(seed, sources, options, flags, helpers)
     lists = project / "CMakeLists.txt"
     if not lists.is_file() or lists.read_text(encoding="utf-8") != text:
         lists.write_text(text, encoding="utf-8")  # unchanged text: Ninja reconfigures nothing
