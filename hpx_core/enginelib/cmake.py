@@ -38,6 +38,7 @@ class LibraryBuild:
     compiled: int
     cache: CacheStats | None
     compiler_cache: str = ""  # the cache's version and path, when there was one
+    apart: int = 0  # of ``compiled``, the files of the targets counted apart
 
     def facts(self) -> dict[str, object]:
         """For a library's manifest and a bundle's build facts."""
@@ -109,21 +110,25 @@ def cmake_library(
     jobs: int = 2,
     toolchain: Toolchain | None = None,
     cpu_flags: Sequence[str] = (),
+    apart: Sequence[str] = (),
 ) -> LibraryBuild:
     """Configure ``project`` into ``build`` with ``toolchain``'s file for ``cpu_flags`` (unless
     that was done before: Ninja then reconfigures by itself when the project changed) and build
-    it."""
+    it, counting the files of the targets ``apart`` apart."""
     cache = find_compiler_cache()
     stats_log = log_file.with_name(STATS_LOG)
     stats_log.unlink(missing_ok=True)
     configure_library(project, build, log_file, what=what, defines=defines,
                       toolchain=toolchain, cpu_flags=cpu_flags)
-    compiled = 0
+    compiled = separate = 0
     progress = tracker(name)
+    folders = tuple(f"/{target}.dir/" for target in apart)
 
     def seen(line: str) -> None:
-        nonlocal compiled
-        compiled += any(marker in line for marker in COMPILE_LINE)
+        nonlocal compiled, separate
+        if any(marker in line for marker in COMPILE_LINE):
+            compiled += 1
+            separate += any(folder in line for folder in folders)
         progress(line)
 
     chosen = ["--target", *targets] if targets else []
@@ -131,4 +136,4 @@ def cmake_library(
                f"building {what}", env=build_env(cache, stats_log), on_line=seen)
     stats = read_stats(stats_log) if cache is not None else None
     stats_log.unlink(missing_ok=True)
-    return LibraryBuild(compiled, stats, cache.describe() if cache else "")
+    return LibraryBuild(compiled, stats, cache.describe() if cache else "", separate)

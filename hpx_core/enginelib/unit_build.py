@@ -126,7 +126,8 @@ def _extend(folder: Path, tree: _Tree, manifest: dict[str, Any], select: Select,
                and portable(u.source, recipe.roots) not in objects]
     facts: dict[str, Any] = {}
     if missing:
-        facts = tree.build([u.object for u in missing], jobs)
+        also = list(recipe.alongside(frozenset(chosen))) if recipe.alongside else []
+        facts = tree.build([u.object for u in missing], jobs, also)
         for unit in missing:
             source = portable(unit.source, recipe.roots)
             objects[source] = _keep(tree.build_dir / unit.object, folder, source)
@@ -205,12 +206,17 @@ class _Tree:
         collect = self.recipe.collect
         return dict(collect(self.build_dir, self.folder)) if collect is not None else {}
 
-    def build(self, objects: Sequence[str], jobs: int) -> dict[str, Any]:
+    def build(self, objects: Sequence[str], jobs: int, also: Sequence[str] = ()
+              ) -> dict[str, Any]:
         self._configure()
         done = build_objects(self.recipe.name, self.root / "project", self.build_dir,
                              self.root / LOG, objects, jobs=jobs,
-                             toolchain=self.recipe.toolchain, cpu_flags=self.recipe.cpu_flags)
-        return done.facts()
+                             toolchain=self.recipe.toolchain, cpu_flags=self.recipe.cpu_flags,
+                             also=also)
+        facts = done.facts()
+        if also:  # what the targets built alongside compiled is theirs
+            facts |= {"compiled": done.compiled - done.apart, "alongside": done.apart}
+        return facts
 
 
 def _portable_listing(listing: Sequence[TargetUnits], roots: Mapping[str, str]

@@ -89,11 +89,12 @@ def _sources_by_object(build: Path) -> dict[Path, Path]:
 
 def build_objects(name: str, project: Path, build: Path, log_file: Path,
                   objects: Sequence[str], *, jobs: int, toolchain: Toolchain | None,
-                  cpu_flags: Sequence[str]) -> LibraryBuild:
-    """Build the ``objects`` (paths in the tree) of a configured tree, and nothing else."""
+                  cpu_flags: Sequence[str], also: Sequence[str] = ()) -> LibraryBuild:
+    """Build the ``objects`` (paths in the tree) of a configured tree and the targets ``also``
+    (their files counted apart), and nothing else."""
     return cmake_library(name, project, build, log_file, what=f"the {name} library",
-                         targets=list(objects), jobs=jobs, toolchain=toolchain,
-                         cpu_flags=cpu_flags)
+                         targets=[*objects, *also], jobs=jobs, toolchain=toolchain,
+                         cpu_flags=cpu_flags, apart=also)
 
 
 def configured_in(build: Path) -> bool:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +41,10 @@ Project = Callable[[Path, Path], str]
 ``scratch`` folder for the units' folder ``folder``."""
 Select = Callable[[tuple[TargetUnits, ...]], Iterable[str]]
 """The sources of the units a program needs, chosen from the library's listing."""
+Alongside = Callable[[frozenset[str]], Sequence[str]]
+"""``alongside(chosen)``: given the units chosen (portable sources), other targets of the kept
+tree its owner builds next, to build in the same Ninja run, so their compiles fill the cores
+the units leave idle; it may rewrite the tree's project first (Ninja configures it again)."""
 Collect = Callable[[Path, Path], Mapping[str, Any]]
 """``collect(build, folder)``, once, after the first units were built: what the library's users
 need from its build tree ``build``, kept in the manifest (the include folders and definitions
@@ -74,6 +78,7 @@ class UnitRecipe:
     collect: Collect | None = None
     tree: Path | None = None  # a build tree kept between builds, or a scratch one (None)
     tree_lock: Path | None = None  # the lock of a kept tree others build in too
+    alongside: Alongside | None = None  # only with a kept ``tree``
 
     def scratch(self, folder: Path) -> Path:
         """Where the project is configured and built: the kept tree, or a scratch folder of
@@ -101,6 +106,7 @@ class UnitLibrary:
     compiler_cache: Mapping[str, Any] | None = None
     collected: Mapping[str, Any] = attrs.field(factory=dict)  # the recipe's ``collect``
     chosen: tuple[str, ...] = ()  # the units' sources, portable (``@root@/...``)
+    alongside: int = 0  # files compiled for the recipe's ``alongside`` targets
 
     def use(self) -> LibraryUse:
         """How the firmware's bundle names these units and what getting them took."""
@@ -148,4 +154,5 @@ def unit_library(recipe: UnitRecipe, folder: Path, manifest: Mapping[str, Any], 
         linked=len(chosen), total=sum(len(t["units"]) for t in manifest["listing"]),
         built=compiled > 0, seconds=time.monotonic() - started, compiled=compiled,
         compiler_cache=facts.get("compiler_cache") if facts and compiled else None,
-        collected=manifest.get("collected", {}), chosen=tuple(chosen))
+        collected=manifest.get("collected", {}), chosen=tuple(chosen),
+        alongside=int(facts.get("alongside", 0)) if facts else 0)

@@ -7,6 +7,7 @@ import subprocess
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+import attrs
 import pytest
 
 from hpx_core.enginelib import (
@@ -144,3 +145,27 @@ def test_a_unit_that_fails_keeps_what_was_built(tmp_path: Path) -> None:
     assert not list((cache / "engines").glob(".demo-*.tmp-*"))
     kept = _units(src, cache, {"a.c", "b.c"}, spec)
     assert kept.compiled == 0
+
+
+def test_targets_built_alongside_the_units_share_their_run_and_are_counted_apart(
+        tmp_path: Path) -> None:
+    src = _sources(tmp_path / "src", {"extra.c": "int extra(void) { return 5; }\n"})
+    recipe = spec_units(_spec(src), _stage, root=tmp_path / "cache")
+    asked: list[frozenset[str]] = []
+
+    def project(tree: Path, folder: Path) -> str:
+        return recipe.project(tree, folder) + f'add_library(extra STATIC "{src}/extra.c")\n'
+
+    def alongside(chosen: frozenset[str]) -> list[str]:
+        asked.append(chosen)
+        return ["extra"]
+
+    kept = attrs.evolve(recipe, project=project, tree=tmp_path / "tree", alongside=alongside)
+    units = ensure_units(kept, lambda listing: {u.source for t in listing for u in t.units
+                                                if Path(u.source).name == "b.c"},
+                         "b", root=tmp_path / "cache")
+    assert (units.compiled, units.alongside) == (1, 1)
+    assert [sorted(Path(s).name for s in c) for c in asked] == [["b.c"]]
+    assert _members(next((tmp_path / "tree").rglob("libextra.a"))) == ["extra.c.obj"]
+    again = ensure_units(kept, lambda listing: set(), "b", root=tmp_path / "cache")
+    assert (again.compiled, again.alongside, len(asked)) == (0, 0, 1)  # nothing to build
