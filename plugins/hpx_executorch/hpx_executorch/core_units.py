@@ -32,6 +32,7 @@ from hpx_core.enginelib import TargetUnits, UnitRecipe, identity_key, source_roo
 from hpx_core.enginelib.c_symbols import needed, scan, scan_files
 from hpx_core.enginelib.identity import resolved
 from hpx_core.enginelib.include_graph import IncludeGraph, closure, normal
+from hpx_core.enginelib.units import Alongside
 from hpx_executorch.runtime_cmake import RuntimeOptions, portable_files
 from hpx_executorch.seed import seed_project
 
@@ -52,8 +53,10 @@ def core_targets(options: RuntimeOptions) -> tuple[str, ...]:
 
 def core_recipe(sources: SourceSet, options: RuntimeOptions, seed: Path,
                 flags: Sequence[str], core_key: str,
-                toolchain: Toolchain | None = None) -> UnitRecipe:
-    """The core for ``options`` (no portable operators) as units built in ``seed``."""
+                toolchain: Toolchain | None = None,
+                alongside: Alongside | None = None) -> UnitRecipe:
+    """The core for ``options`` (no portable operators) as units built in ``seed``
+    (``alongside``: targets of the seed built in the same run, see :class:`UnitRecipe`)."""
     roots = source_roots(sources)
 
     def project(tree: Path, _folder: Path) -> str:
@@ -73,7 +76,7 @@ def core_recipe(sources: SourceSet, options: RuntimeOptions, seed: Path,
         targets=core_targets(options), project=project, cpu_flags=options.cpu_flags,
         defines=("-DCMAKE_BUILD_TYPE=Release", f"-DPython3_EXECUTABLE={sys.executable}"),
         toolchain=toolchain, roots=roots, collect=collect, tree=seed,
-        tree_lock=seed.with_name(f".{seed.name}.lock"))
+        tree_lock=seed.with_name(f".{seed.name}.lock"), alongside=alongside)
 
 
 def glue_headers(executorch: Path) -> list[Path]:

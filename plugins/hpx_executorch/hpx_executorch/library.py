@@ -36,8 +36,9 @@ from hpx_core.enginelib import (
     source_roots,
     toolchain_identity,
 )
-from hpx_core.enginelib.cached import BUILD_LOG, Make
+from hpx_core.enginelib.cached import BUILD_LOG, Make, read_manifest
 from hpx_core.enginelib.identity import DEBUG_ROOT
+from hpx_core.enginelib.units import Alongside
 from hpx_core.errors import BuildError
 from hpx_core.log import get_logger
 from hpx_core.sources import cache_root
@@ -49,6 +50,7 @@ from hpx_executorch.seed import (
     helper_archives,
     seed_folder,
     seed_lock,
+    write_project,
 )
 
 log = get_logger()
@@ -159,7 +161,8 @@ def ensure_runtime(sources: SourceSet, options: RuntimeOptions, *, root: Path | 
     flags = (*COMMON_FLAGS, f"-ffile-prefix-map={cache.as_posix()}={DEBUG_ROOT}")
 
     def make(targets: tuple[str, ...], names: list[str],
-             helpers: Callable[[], Sequence[str]] | None = None) -> Make:
+             helpers: Callable[[], Sequence[str]] | None = None, ahead: int = 0) -> Make:
+        """``ahead``: files of ``targets`` compiled already, alongside the core's units."""
         def build(temp: Path, _final: Path) -> Mapping[str, Any]:
             with seed_lock(seed):
                 try:
@@ -171,30 +174,43 @@ def ensure_runtime(sources: SourceSet, options: RuntimeOptions, *, root: Path | 
                 archives = _take(seed / "build", names, temp / "lib", seed / "build.log")
                 if not targets:  # the core: the schema headers the glue includes
                     shutil.copytree(seed / "build" / "schema" / "include", temp / "include")
-            return {"options": attrs.asdict(options), "archives": archives, **done.facts()}
+            facts = {**done.facts(), "compiled": done.compiled + ahead}
+            return {"options": attrs.asdict(options), "archives": archives, **facts}
         return build
 
     label = f"executorch runtime ({options.provider})"
-    if kernels == "all":
+    whole = kernels == "all"
+    ops_key = runtime_key(sources, options, toolchain, helpers="all" if whole else "linked")
+    ops_name = f"{name}_ops"
+    helpers: Callable[[], Sequence[str]] | None = None
+    ahead = 0
+    if whole:
         core_names = [f"lib{t}.a" for t in options.core_targets()]
         parts = [_whole(label, core_key, cached_folder(name, core_key, make((), core_names),
                                                        root=cache))]
     else:
+        def ops_cached() -> bool:
+            return read_manifest(cache / "engines" / f"{ops_name}-{ops_key[:20]}",
+                                 ops_key) is not None
+
+        alongside = (portable_alongside(seed, sources, options, flags, ops_cached)
+                     if options.portable_ops else None)
         core = ensure_units(
-            core_recipe(sources, core_options(options), seed, flags, core_key, toolchain),
+            core_recipe(sources, core_options(options), seed, flags, core_key, toolchain,
+                        alongside),
             lambda listing: needed_sources(listing, sources, options.portable_ops),
             "portable operators: " + ",".join(options.portable_ops), root=cache, jobs=jobs)
         parts = [_units(label, core)]
+        chosen, ahead = core.chosen, core.alongside
+
+        def helpers() -> Sequence[str]:
+            return portable_helpers(chosen, sources, options.portable_ops)
     if options.portable_ops:
-        whole = kernels == "all"
-        ops_key = runtime_key(sources, options, toolchain, helpers="all" if whole else "linked")
         ops_names = [f"lib{t}.a" for t in PORTABLE_TARGETS]
         built = OPS_BUILD_TARGETS if whole else PORTABLE_TARGETS
-        helpers = None if whole else (
-            lambda: portable_helpers(core.chosen, sources, options.portable_ops))
-        ops = cached_folder(f"{name}_ops", ops_key, make(built, ops_names, helpers), root=cache)
+        ops = cached_folder(ops_name, ops_key, make(built, ops_names, helpers, ahead), root=cache)
         parts.append(_whole(f"executorch portable operators ({len(options.portable_ops)})",
-                            ops_key, ops, only=None if kernels == "all" else ops_names))
+                            ops_key, ops, only=None if whole else ops_names))
     log.info("executorch runtime", built=[p.use.built for p in parts],
              seconds=[round(p.use.seconds, 1) for p in parts])
     return RuntimeLibrary(
@@ -202,6 +218,22 @@ def ensure_runtime(sources: SourceSet, options: RuntimeOptions, *, root: Path | 
         include_dirs=include_dirs(sources, parts[0].folder),
         built=any(p.use.built for p in parts), seconds=sum(p.use.seconds for p in parts),
         parts=[p.use for p in parts])
+
+
+def portable_alongside(seed: Path, sources: SourceSet, options: RuntimeOptions,
+                       flags: Sequence[str], cached: Callable[[], bool]) -> Alongside:
+    """The portable operators built in the Ninja run that compiles the core's units (a cold
+    path), unless their library is ``cached``: the seed's project is given the operators and
+    the helpers the chosen units can link, as their own build will write it (which then finds
+    everything built), and their targets join the units'. Alone, their build would configure
+    and generate code on one core and compile a few long files at its end."""
+    def alongside(chosen: frozenset[str]) -> Sequence[str]:
+        if cached():
+            return ()
+        write_project(seed, sources, options, flags,
+                      portable_helpers(chosen, sources, options.portable_ops))
+        return PORTABLE_TARGETS
+    return alongside
 
 
 def _whole(label: str, key: str, done: CachedFolder, only: list[str] | None = None) -> Part:

@@ -85,6 +85,17 @@ def seed_project(seed: Path, sources: SourceSet, options: RuntimeOptions,
                               portable_helpers=helpers)
 
 
+def write_project(seed: Path, sources: SourceSet, options: RuntimeOptions,
+                  flags: Sequence[str], helpers: Sequence[str] | None = None) -> None:
+    """The seed's project for ``options`` (see :func:`seed_project`), written only when its
+    text changed: an unchanged project is not configured again."""
+    lists = seed / "project" / "CMakeLists.txt"
+    lists.parent.mkdir(parents=True, exist_ok=True)
+    text = seed_project(seed, sources, options, flags, helpers)
+    if not lists.is_file() or lists.read_text(encoding="utf-8") != text:
+        lists.write_text(text, encoding="utf-8")
+
+
 def build_in_seed(seed: Path, sources: SourceSet, options: RuntimeOptions,
                   flags: Sequence[str], targets: Sequence[str], jobs: int,
                   toolchain: Toolchain | None = None,
@@ -94,11 +105,7 @@ def build_in_seed(seed: Path, sources: SourceSet, options: RuntimeOptions,
     build, project = seed / "build", seed / "project"
     if not _configured_here(build):
         shutil.rmtree(seed, ignore_errors=True)
-    project.mkdir(parents=True, exist_ok=True)
-    text = seed_project(seed, sources, options, flags, helpers)
-    lists = project / "CMakeLists.txt"
-    if not lists.is_file() or lists.read_text(encoding="utf-8") != text:
-        lists.write_text(text, encoding="utf-8")  # unchanged text: Ninja reconfigures nothing
+    write_project(seed, sources, options, flags, helpers)
     (seed / LOG).write_text("", encoding="utf-8")
     return cmake_library(f"executorch_{options.provider}", project, build, seed / LOG,
                          what="the ExecuTorch runtime", targets=targets, jobs=jobs,
