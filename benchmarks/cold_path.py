@@ -1,6 +1,7 @@
 """The cold path a new user meets, in one run: an empty hpx cache and an empty compiler cache.
 
-    python benchmarks/cold_path.py [--only whole,kws,vww,executorch,executorch-whole] [--keep]
+    python benchmarks/cold_path.py [--only whole,kws,vww,moved,executorch,executorch-whole]
+        [--before REV] [--keep]
 
 Every step works in private folders under one temporary folder (``HPX_CACHE_DIR`` and
 ``CCACHE_DIR`` of its own; the user's caches are never read or written). A step first fetches
@@ -15,8 +16,10 @@ empty compiler cache:
 - ``moved``: the ``kws`` step's caches moved to another folder, KWS profiled again (no library
   unit is compiled: the units are used where they are);
 - ``executorch``: the seed's tier1 arm program, in a new empty cache;
-- ``executorch-whole``: the same with every unit of the runtime core (``kernels: all``), as
-  hpx built it before.
+- ``executorch-whole``: the same with every unit of the runtime core (``kernels: all``);
+- ``executorch-before`` (with ``--before REV``, e.g. the commit before engine libraries were
+  kept as units): the same program profiled by the code at ``REV``, checked out in a temporary
+  worktree and run in a process of its own, in caches of its own.
 
 Each step prints its compile units (engine libraries, then the app), its wall time with set-up
 excluded and the load average before and after it; the ratios and the targets come last. The
@@ -26,8 +29,11 @@ targets hold for a quiet machine: at a load above the cores every figure is stre
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Mapping
@@ -44,7 +50,7 @@ from hpx_core.pipeline import ProfileOutcome, profile
 REPO = Path(__file__).resolve().parents[1]
 MODELS = REPO / "examples/models/mlperf_tiny"
 TIER1 = REPO / "tests/fixtures/executorch_tier1/tier1_arm.pte"
-STEPS = ("whole", "kws", "vww", "moved", "executorch", "executorch-whole")
+STEPS = ("whole", "kws", "vww", "moved", "executorch", "executorch-whole", "executorch-before")
 SETUP = "sources"
 
 
@@ -90,7 +96,8 @@ def step(name: str, model: Path, engine: str, backend: str, caches: Path, work: 
     assert outcome.build is not None and outcome.measurement is not None
     done = Step(name, setup, wall, sum(u.compiled for u in uses), outcome.build.compiled,
                 load, os.getloadavg()[0],
-                "; ".join(f"{u.name}" + (f" ({u.linked})" if u.linked else "")
+                "; ".join(f"{u.name}" + (f" ({linked})" if (linked := getattr(u, "linked", ""))
+                                         else "")
                           + f": {u.compiled} units" for u in uses))
     print(f"{name}: {wall:.1f} s ({done.library_units} library units + {done.app_units} app "
           f"units; set-up {setup:.1f} s; load {load:.1f} -> {done.load_after:.1f}); "
@@ -116,9 +123,33 @@ def ratios(done: Mapping[str, Step]) -> None:
         print(f"KWS from the moved caches: {done['moved'].library_units} library units "
               "(target: 0)")
     if "executorch" in done and "executorch-whole" in done:
-        ours, before = done["executorch"], done["executorch-whole"]
-        print(f"tier1 arm: {ours.wall_s / before.wall_s:.2f} of the whole core's time (target "
+        ours, whole = done["executorch"], done["executorch-whole"]
+        print(f"tier1 arm: {ours.wall_s / whole.wall_s:.2f} of the whole core's time, "
+              f"{ours.library_units} / {whole.library_units} library units")
+    if "executorch" in done and "executorch-before" in done:
+        ours, before = done["executorch"], done["executorch-before"]
+        print(f"tier1 arm: {ours.wall_s / before.wall_s:.2f} of the code before's time (target "
               f"at most 0.5), {ours.library_units} / {before.library_units} library units")
+
+
+def at_revision(rev: str, root: Path) -> Step:
+    """The ``executorch-before`` step run by the code at ``rev``: a worktree of it first on a
+    process's import path, this script run there for the one step."""
+    tree = root / "code-before"
+    git = ["git", "-C", str(REPO), "worktree"]
+    subprocess.run([*git, "add", "--detach", str(tree), rev], check=True, capture_output=True)
+    try:
+        paths = [tree, *sorted((tree / "plugins").glob("hpx_*")),
+                 tree / "examples/engines/kernelbench"]
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(str(p) for p in paths)}
+        run = subprocess.run([sys.executable, __file__, "--one", "executorch-before",
+                              "--root", str(root)], env=env, check=True, capture_output=True,
+                             text=True)
+    finally:
+        subprocess.run([*git, "remove", "--force", str(tree)], check=False, capture_output=True)
+    *lines, last = run.stdout.splitlines()
+    print(lines[-1] if lines else "", flush=True)
+    return Step(**json.loads(last))
 
 
 def _moved(caches: Path, to: Path) -> Path:
@@ -132,11 +163,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--only", default=",".join(STEPS), help="steps, comma-separated")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
+    parser.add_argument("--before", metavar="REV", help="the code for executorch-before")
+    parser.add_argument("--one", help=argparse.SUPPRESS)  # one step, printed as JSON
+    parser.add_argument("--root", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     chosen = [s.strip() for s in args.only.split(",") if s.strip()]
     unknown = sorted(set(chosen) - set(STEPS))
     if unknown:
         parser.error(f"no step {unknown[0]!r}; steps: {', '.join(STEPS)}")
+    if "executorch-before" in chosen and not args.before:
+        chosen.remove("executorch-before")
+    if args.one:
+        one = step(args.one, TIER1, "executorch", "arm", args.root / args.one,
+                   args.root / f"work-{args.one}")
+        print(json.dumps(attrs.asdict(one)))
+        return
     root = Path(tempfile.mkdtemp(prefix="hpx-cold-path-"))
     print(f"{os.cpu_count()} cores; load {os.getloadavg()[0]:.1f}; folders under {root}",
           flush=True)
@@ -156,6 +197,7 @@ def main() -> None:
         "executorch-whole": lambda: step("executorch-whole", TIER1, "executorch", "arm",
                                          root / "executorch-whole", root / "work-et-whole",
                                          kernels="all"),
+        "executorch-before": lambda: at_revision(args.before, root),
     }
     try:
         for name in chosen:
