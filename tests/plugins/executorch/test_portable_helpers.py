@@ -40,8 +40,13 @@ def _sources(root: Path) -> SourceSet:
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
-    return SourceSet([SourceRepo("executorch", "https://example.invalid/executorch", "1" * 40,
-                                 root / "executorch", "BSD-3-Clause")])
+    (root / "nsx").mkdir()
+    (root / "nsx" / "CMakeLists.txt").write_text("# forces no header in\n", encoding="utf-8")
+    return SourceSet([
+        SourceRepo("executorch", "https://example.invalid/executorch", "1" * 40,
+                   root / "executorch", "BSD-3-Clause"),
+        SourceRepo("nsx-executorch", "https://example.invalid/nsx", "2" * 40, root / "nsx",
+                   "Apache-2.0")])
 
 
 def test_the_operators_helpers_are_kept_and_the_rest_left_out(tmp_path: Path) -> None:
