@@ -53,10 +53,20 @@ class CachedFolder:
     seconds: float
 
 
+def entry_folder(name: str, key: str, root: Path | None = None) -> Path:
+    """Where the cache keeps the library ``name`` made for ``key``."""
+    return (root or cache_root()) / "engines" / f"{name}-{key[:20]}"
+
+
+def is_cached(name: str, key: str, root: Path | None = None) -> bool:
+    """The library is in the cache for ``key`` (its files unchecked: a hint, not a lock)."""
+    return read_manifest(entry_folder(name, key, root), key) is not None
+
+
 def cached_folder(name: str, key: str, make: Make, *, root: Path | None = None) -> CachedFolder:
     """``engines/<name>-<key[:20]>`` from the cache, or made now by ``make``."""
-    base = (root or cache_root()) / "engines"
-    final = base / f"{name}-{key[:20]}"
+    final = entry_folder(name, key, root)
+    base = final.parent
     started = time.monotonic()
     with hold(base / f".{final.name}.lock", f"engine library {final.name}"):
         # An interrupted build left its temporary folder; we hold the lock, so it is dead.

@@ -31,10 +31,9 @@ import attrs
 
 from hpx_core.build.toolchain import Toolchain
 from hpx_core.contract import LibraryUse
-from hpx_core.enginelib.cached import CONTENTS, file_state, read_manifest
+from hpx_core.enginelib.cached import CONTENTS, entry_folder, file_state, read_manifest
 from hpx_core.enginelib.spec import Stage
 from hpx_core.enginelib.unit_tree import TargetUnits
-from hpx_core.sources import cache_root
 
 Project = Callable[[Path, Path], str]
 """``project(scratch, folder)``: the CMakeLists text of the whole library, compiled in the
@@ -115,7 +114,7 @@ class UnitLibrary:
 
 
 def units_folder(recipe: UnitRecipe, root: Path | None = None) -> Path:
-    return (root or cache_root()) / "engines" / f"{recipe.name}-{recipe.key[:20]}"
+    return entry_folder(recipe.name, recipe.key, root)
 
 
 def selection_digest(sources: Iterable[str]) -> str:

@@ -36,7 +36,7 @@ from hpx_core.enginelib import (
     source_roots,
     toolchain_identity,
 )
-from hpx_core.enginelib.cached import BUILD_LOG, Make, read_manifest
+from hpx_core.enginelib.cached import BUILD_LOG, Make, is_cached
 from hpx_core.enginelib.identity import DEBUG_ROOT
 from hpx_core.enginelib.units import Alongside
 from hpx_core.errors import BuildError
@@ -189,11 +189,8 @@ def ensure_runtime(sources: SourceSet, options: RuntimeOptions, *, root: Path | 
         parts = [_whole(label, core_key, cached_folder(name, core_key, make((), core_names),
                                                        root=cache))]
     else:
-        def ops_cached() -> bool:
-            return read_manifest(cache / "engines" / f"{ops_name}-{ops_key[:20]}",
-                                 ops_key) is not None
-
-        alongside = (portable_alongside(seed, sources, options, flags, ops_cached)
+        alongside = (portable_alongside(seed, sources, options, flags,
+                                        lambda: is_cached(ops_name, ops_key, cache))
                      if options.portable_ops else None)
         core = ensure_units(
             core_recipe(sources, core_options(options), seed, flags, core_key, toolchain,
