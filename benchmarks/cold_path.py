@@ -21,6 +21,8 @@ empty compiler cache:
   kept as units): the same program profiled by the code at ``REV``, checked out in a temporary
   worktree and run in a process of its own, in caches of its own.
 
+The first line says which host ``flatc`` the ExecuTorch steps copy (one of the pinned version,
+e.g. the one ``scripts/setup`` takes from ExecuTorch's wheel), or that they compile their own.
 Each step prints its compile units (engine libraries, then the app), its wall time with set-up
 excluded and the load average before and after it; the ratios and the targets come last. The
 targets hold for a quiet machine: at a load above the cores every figure is stretched.
@@ -152,6 +154,16 @@ def at_revision(rev: str, root: Path) -> Step:
     return Step(**json.loads(last))
 
 
+def host_flatc() -> str:
+    """Which host ``flatc`` the ExecuTorch steps take (imported here: ``--one`` runs with the
+    plugins of another revision, which may not have these)."""
+    from hpx_executorch.host_tools import flatc_candidates, reports
+    from hpx_executorch.prebuilt_flatc import FLATBUFFERS
+
+    flatc = next((c for c in flatc_candidates() if reports(c, FLATBUFFERS)), None)
+    return f"copied from {flatc}" if flatc else "compiled"
+
+
 def _moved(caches: Path, to: Path) -> Path:
     """``caches`` moved to ``to`` (when there is something to move)."""
     if caches.exists():
@@ -179,8 +191,8 @@ def main() -> None:
         print(json.dumps(attrs.asdict(one)))
         return
     root = Path(tempfile.mkdtemp(prefix="hpx-cold-path-"))
-    print(f"{os.cpu_count()} cores; load {os.getloadavg()[0]:.1f}; folders under {root}",
-          flush=True)
+    print(f"{os.cpu_count()} cores; load {os.getloadavg()[0]:.1f}; folders under {root}; "
+          f"host flatc: {host_flatc()}", flush=True)
     done: dict[str, Step] = {}
     kws_caches = root / "kws"
     plan = {

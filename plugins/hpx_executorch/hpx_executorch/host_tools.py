@@ -3,17 +3,21 @@ matches.
 
 ExecuTorch compiles ``flatc`` for the host from its own flatbuffers only to generate the
 program schema's headers; hpx compiles it with only the generators those need
-(:data:`hpx_executorch.runtime_cmake.HOST_FLATC`, 14 C++ units rather than 37). A ``flatc`` on
-the PATH that reports the pinned flatbuffers' very version generates the same headers, so the
-build copies it instead and compiles none
-(:func:`hpx_executorch.runtime_cmake.third_party_redirects`); any other version is left alone,
-since its headers could differ.
+(:data:`hpx_executorch.runtime_cmake.HOST_FLATC`, 14 C++ units rather than 37). A ``flatc`` that
+reports the pinned flatbuffers' very version generates the same headers, so the build copies it
+instead and compiles none (:func:`hpx_executorch.runtime_cmake.third_party_redirects`); any
+other version is left alone, since its headers could differ. One is looked for on the PATH,
+beside the running Python's scripts (where :mod:`hpx_executorch.prebuilt_flatc` puts the one
+ExecuTorch's own wheel carries) and in an ``executorch`` package installed with hpx.
 """
 
 from __future__ import annotations
 
 import re
 import shutil
+import sysconfig
+from collections.abc import Iterator
+from importlib import metadata
 from pathlib import Path
 
 from hpx_core.contract import SourceSet
@@ -34,11 +38,36 @@ def pinned_flatc_version(executorch: Path) -> str | None:
     return f"{parts['MAJOR']}.{parts['MINOR']}.{parts['REVISION']}"
 
 
+WHEEL_FLATC = "executorch/data/bin/flatc"
+"""Where ExecuTorch's Python package keeps the ``flatc`` its serializer runs."""
+
+
+def flatc_candidates() -> Iterator[Path]:
+    """Every ``flatc`` hpx may take, in order: the PATH's, the one beside the running Python's
+    scripts (a virtual environment's ``bin``, on the PATH only when it is activated), and the
+    installed ``executorch`` package's."""
+    found = shutil.which("flatc")
+    if found:
+        yield Path(found)
+    yield Path(sysconfig.get_path("scripts")) / "flatc"
+    try:
+        yield Path(str(metadata.distribution("executorch").locate_file(WHEEL_FLATC)))
+    except metadata.PackageNotFoundError:
+        return
+
+
 def matching_flatc(sources: SourceSet, found: str | None = None) -> Path | None:
-    """The system's ``flatc`` (``found``: this one) when it is the pinned version, else None."""
-    binary = found or shutil.which("flatc")
+    """The first of :func:`flatc_candidates` (``found``: only this one) that is the pinned
+    version, else None."""
     wanted = pinned_flatc_version(sources.path_of("executorch"))
-    if binary is None or wanted is None:
+    if wanted is None:
         return None
-    line = version_line(binary) or ""
-    return Path(binary) if line.split()[-1:] == [wanted] else None
+    for binary in [Path(found)] if found else flatc_candidates():
+        if reports(binary, wanted):
+            return binary
+    return None
+
+
+def reports(flatc: Path, version: str) -> bool:
+    """``flatc --version`` runs and ends with ``version``."""
+    return flatc.is_file() and (version_line(flatc) or "").split()[-1:] == [version]

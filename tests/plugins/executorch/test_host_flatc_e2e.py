@@ -3,7 +3,8 @@
 Needs the pinned sources, a host C++ compiler, CMake and Ninja. Both compilers are built from the
 pinned flatbuffers with the options ExecuTorch gives it: upstream's own project (every language's
 generator) and :data:`hpx_executorch.runtime_cmake.HOST_FLATC` (only those C++ headers need).
-Each then generates the program schema's headers as ExecuTorch's build does.
+Each then generates the program schema's headers as ExecuTorch's build does, and so does the
+``flatc`` ExecuTorch's wheel carries (:mod:`hpx_executorch.prebuilt_flatc`, downloaded by pip).
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from pathlib import Path
 
 import pytest
 from etdump_reader import pinned_schema
+from hpx_executorch.host_tools import pinned_flatc_version
+from hpx_executorch.prebuilt_flatc import FLATBUFFERS, install
 from hpx_executorch.runtime_cmake import HOST_FLATC
 
 pytestmark = [
@@ -58,3 +61,15 @@ def test_the_host_flatc_writes_upstreams_headers_from_fewer_units(tmp_path: Path
         "program_generated.h", "scalar_type_generated.h"]
     assert all(filecmp.cmp(a, b, shallow=False) for a, b in zip(mine, theirs, strict=True))
     assert our_units < upstream_units / 2
+
+
+def test_the_flatc_executorchs_wheel_carries_writes_the_same_headers(tmp_path: Path) -> None:
+    executorch = pinned_schema().parents[1]
+    assert pinned_flatc_version(executorch) == FLATBUFFERS  # the wheel follows the pin
+    flatbuffers = executorch / "third-party" / "flatbuffers"
+    ours, _units = _flatc(HOST_FLATC, tmp_path / "ours", f"-DHPX_FLATBUFFERS_ROOT={flatbuffers}")
+    wheel = install(tmp_path / "bin")
+    mine = _headers(ours, executorch / "schema", tmp_path / "mine")
+    theirs = _headers(wheel, executorch / "schema", tmp_path / "theirs")
+    assert [p.name for p in mine] == [p.name for p in theirs]
+    assert all(filecmp.cmp(a, b, shallow=False) for a, b in zip(mine, theirs, strict=True))

@@ -1,10 +1,19 @@
-"""The host flatc from the system only when it is the pinned flatbuffers' version."""
+"""The host flatc from the system (the PATH, beside Python's scripts, an installed ExecuTorch
+package) only when it is the pinned flatbuffers' version."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
-from hpx_executorch.host_tools import BASE_HEADER, matching_flatc, pinned_flatc_version
+import pytest
+from hpx_executorch import host_tools
+from hpx_executorch.host_tools import (
+    BASE_HEADER,
+    WHEEL_FLATC,
+    matching_flatc,
+    pinned_flatc_version,
+)
 from hpx_executorch.runtime_cmake import HOST_FLATC, third_party_redirects
 
 from hpx_core.contract import SourceRepo, SourceSet
@@ -60,3 +69,30 @@ def test_without_one_the_build_makes_its_own_with_every_core(tmp_path: Path) -> 
     # ExecuTorch asks for Makefiles (one file at a time); the build's own generator is used
     assert '_hpx_replace(CMAKE_GENERATOR "${CMAKE_GENERATOR}")' in text
     assert {p.name for p in HOST_FLATC.iterdir()} >= {"CMakeLists.txt", "main.cpp"}
+
+
+def test_a_flatc_beside_pythons_scripts_is_found_when_the_paths_is_another_version(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    sources = _sources(tmp_path / "src")
+    monkeypatch.setenv("PATH", str(Path(_flatc(tmp_path / "path", "2.0.8")).parent))
+    scripts = Path(_flatc(tmp_path / "venv", "24.3.25"))
+    monkeypatch.setattr(host_tools.sysconfig, "get_path", lambda _name: str(scripts.parent))
+    assert matching_flatc(sources) == scripts
+
+
+def test_an_installed_executorch_packages_flatc_is_found(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    sources = _sources(tmp_path / "src")
+    monkeypatch.setenv("PATH", "")
+    monkeypatch.setattr(host_tools.sysconfig, "get_path", lambda _name: str(tmp_path / "none"))
+    site = tmp_path / "site"
+    info = site / "executorch-1.3.1.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: executorch\nVersion: 1.3.1\n",
+                                   encoding="utf-8")
+    monkeypatch.syspath_prepend(str(site))
+    assert matching_flatc(sources) is None  # the package without its flatc
+    wheel = site / WHEEL_FLATC
+    wheel.parent.mkdir(parents=True)
+    shutil.copy(_flatc(tmp_path / "wheel", "24.3.25"), wheel)
+    assert matching_flatc(sources) == wheel
