@@ -5,8 +5,9 @@ The core's targets are configured in the seed tree (:mod:`.seed`, kept, so the h
 A program links, of them:
 
 - every unit of the archives linked whole (the registrations: ``executorch``, the Cortex-M
-  operator libraries) and of the Cortex-M kernels those register (every operator of the
-  backend);
+  operator libraries the core registers whole) and of the Cortex-M kernels those register;
+  when the program's own library registers its Cortex-M operators (the arm provider), the
+  kernel files defining their kernels (:func:`cortex_m_files`);
 - the C++ units the runner's glue, those units and the program's portable operators include
   and implement (the executor, the portable kernels' utilities, the ETDump); a program with
   portable operators takes the utilities from their own archive, which precedes the core's
@@ -28,6 +29,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from ruamel.yaml import YAML
+
 from hpx_core.build import Toolchain
 from hpx_core.contract import SourceSet
 from hpx_core.enginelib import TargetUnits, UnitRecipe, identity_key, source_roots
@@ -35,13 +38,14 @@ from hpx_core.enginelib.c_symbols import needed, scan, scan_files
 from hpx_core.enginelib.identity import resolved
 from hpx_core.enginelib.include_graph import IncludeGraph, closure, normal
 from hpx_core.enginelib.units import Alongside
-from hpx_executorch.runtime_cmake import RuntimeOptions, portable_files
+from hpx_executorch.runtime_cmake import CORTEX_M_REGISTRATION, RuntimeOptions, portable_files
 from hpx_executorch.seed import seed_project
 
-UNITS = 4  # bump when the way the core's units are kept or chosen changes
+UNITS = 5  # bump when the way the core's units are kept or chosen changes
 GLUE = Path(__file__).with_name("glue")
-LINKED_WHOLE = ("executorch", "cortex_m_ops_lib", "cortex_m_ns_ops_lib")
-EVERY_UNIT = (*LINKED_WHOLE, "cortex_m_kernels", "cortex_m_ns_kernels")
+LINKED_WHOLE = ("executorch", CORTEX_M_REGISTRATION, "cortex_m_ns_ops_lib")
+EVERY_UNIT = (*LINKED_WHOLE, "cortex_m_ns_kernels")
+CORTEX_M = "backends/cortex_m/ops"  # the Cortex-M operators' files and their operators.yaml
 HELPER_TARGETS = ("kernels_util_all_deps",)  # the portable kernels' utilities
 PORTABLE = "kernels/portable/cpu"  # where the portable operators' files are
 _INCLUDE = re.compile(r"^#include [<\"](executorch/[^>\"]+)[>\"]", re.MULTILINE)
@@ -90,15 +94,21 @@ def glue_headers(executorch: Path) -> list[Path]:
 
 
 def needed_sources(listing: tuple[TargetUnits, ...], sources: SourceSet,
-                   portable_ops: Sequence[str] = ()) -> set[str]:
-    """Of the core's units, those a program with ``portable_ops`` can link (see the module's
-    words; the portable operators' own files are a library apart, but the utilities they
-    include are units here)."""
+                   portable_ops: Sequence[str] = (),
+                   cortex_m_ops: Sequence[str] | None = None) -> set[str]:
+    """Of the core's units, those a program with ``portable_ops`` and ``cortex_m_ops`` (None:
+    the core registers every one) can link (see the module's words; the portable operators'
+    own files are a library apart, but the utilities they include are units here)."""
     executorch = normal(sources.path_of("executorch"))
     portable = [executorch / PORTABLE / name for name in portable_files(portable_ops)]
     inside = normal(sources.path_of("nsx-executorch"))
     graph = IncludeGraph([executorch.parent, executorch / "runtime/core/portable_type/c10"])
-    every = [Path(u.source) for t in listing if t.target in EVERY_UNIT for u in t.units]
+    whole = (*EVERY_UNIT, *(["cortex_m_kernels"] if cortex_m_ops is None else []))
+    every = [Path(u.source) for t in listing if t.target in whole for u in t.units]
+    if cortex_m_ops is not None:
+        kernels = [Path(u.source) for t in listing if t.target == "cortex_m_kernels"
+                   for u in t.units]
+        every += cortex_m_files(executorch, cortex_m_ops, kernels)
     units = [Path(u.source) for t in listing for u in t.units]
     cxx = [u for u in units if u.suffix != ".c"]
 
@@ -117,6 +127,20 @@ def needed_sources(listing: tuple[TargetUnits, ...], sources: SourceSet,
         utilities = executorch / PORTABLE / "util"
         taken = {p for p in taken if not p.is_relative_to(utilities)}
     return {p.as_posix() for p in (*taken, *every, *c_units)}
+
+
+def cortex_m_files(executorch: Path, cortex_m_ops: Sequence[str],
+                   kernels: Sequence[Path]) -> list[Path]:
+    """Of the Cortex-M kernel files ``kernels``, those defining the kernels ``cortex_m_ops``
+    (``cortex_m::op.out``) name in the backend's ``operators.yaml``, and what they call of
+    each other."""
+    table = YAML(typ="safe").load((executorch / CORTEX_M / "operators.yaml").read_text(
+        encoding="utf-8")) or []
+    wanted = set(cortex_m_ops)
+    names = {kernel["kernel_name"].rpartition("::")[2]
+             for entry in table if entry.get("func", "").split("(")[0] in wanted
+             for kernel in entry.get("kernels", ())}
+    return sorted(needed(names, scan_files(kernels)))
 
 
 def portable_helpers(chosen: Iterable[str], sources: SourceSet,

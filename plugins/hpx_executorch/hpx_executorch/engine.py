@@ -108,8 +108,12 @@ def prepare(model: ModelInfo, config: ExecutorchConfig, backend: str | None, boa
 
 
 def runtime_options(settings: Settings, board: Board) -> RuntimeOptions:
+    """The runtime's options; the arm provider registers only the program's Cortex-M
+    operators, the ns provider every one (its convolutions prove the provider, see
+    :mod:`hpx_executorch.verify`)."""
+    selected = settings.cortex_m_ops if settings.backend == "arm" else None
     return RuntimeOptions(settings.backend, settings.ns_ops, settings.portable_ops,
-                          board.cpu_flags)
+                          board.cpu_flags, selected)
 
 
 def executorch_runtime(sources: SourceSet, settings: Settings, board: Board,

@@ -1,14 +1,17 @@
 """The ExecuTorch runtime as prebuilt archives in content-addressed cache folders: the core
-once per pins and flags, the portable operators once per operator set.
+once per pins and flags, the operators' registrations once per operator set.
 
-The core (runtime, data loader, the provider's kernels and the Cortex-M operators) depends on
-the provider, the ns-ops switch, the CPU flags, the toolchain and the source pins: every program
-shares it. It is kept as units, and only those a program can link are compiled
-(:mod:`.core_units`; ``kernels: all`` builds every unit, one archive per target). The portable
-operators a program registers (``portable_kernels`` with only the selected ``op_*.cpp`` files,
-``executorch_selected_kernels`` with their registration) are a small library of their own, keyed
-by the core's inputs plus the operator set; a program with another set compiles only those
-files, in the build tree kept beside the core (:mod:`.seed`). Each folder is made in a temporary
+The core (runtime, data loader, the provider's kernels and the Cortex-M operators' kernels)
+depends on the provider, the ns-ops switch, the CPU flags, the toolchain and the source pins:
+every program shares it. It is kept as units, and only those a program can link are compiled
+(:mod:`.core_units`; ``kernels: all`` builds every unit, one archive per target). The operators a
+program registers are a small library of their own, keyed by the core's inputs plus the operator
+sets: the portable ones (``portable_kernels`` with only the selected ``op_*.cpp`` files,
+``executorch_selected_kernels`` with their registration) and, with the arm provider, the
+Cortex-M ones' registration (``cortex_m_ops_lib``; the ns provider registers every Cortex-M
+operator in the core, whose convolutions carry the weight-sum ABI that proves the provider). A
+program with other sets compiles only those files, in the build tree kept beside the core
+(:mod:`.seed`). Each folder is made in a temporary
 folder renamed into place under a file lock; archives, the generated headers the glue needs and
 a manifest are kept.
 """
@@ -43,7 +46,7 @@ from hpx_core.errors import BuildError
 from hpx_core.log import get_logger
 from hpx_core.sources import cache_root
 from hpx_executorch.core_units import core_recipe, needed_sources, portable_helpers
-from hpx_executorch.runtime_cmake import PORTABLE_TARGETS, RuntimeOptions
+from hpx_executorch.runtime_cmake import RuntimeOptions
 from hpx_executorch.seed import (
     build_in_seed,
     copy_archives,
@@ -54,8 +57,9 @@ from hpx_executorch.seed import (
 )
 
 log = get_logger()
-RECIPE = 5  # 3: etdump and flatccrt (not position-independent); 4: the core and the portable
-# operators apart, built in a kept tree; 5: the core keeps the portable kernels' utilities
+RECIPE = 6  # 3: etdump and flatccrt (not position-independent); 4: the core and the portable
+# operators apart, built in a kept tree; 5: the core keeps the portable kernels' utilities;
+# 6: the arm provider's Cortex-M operators registered per program
 # The optimization the measured Apollo510 reference ran (docs/cycle-model.md, "The code the
 # reference ran"): an NSX app's board flags (-g -O3 -ffast-math) reached every target of the
 # runtime after CMake's Release flags, so the last -O was -O3, not the -Os that
@@ -66,7 +70,7 @@ COMMON_FLAGS = ("-ffunction-sections", "-fdata-sections", "-fno-unwind-tables",
 # Registration happens in static constructors: these archives are linked whole.
 WHOLE_ARCHIVES = ("executorch", "cortex_m_ops_lib", "executorch_selected_kernels",
                   "cortex_m_ns_ops_lib")
-OPS_BUILD_TARGETS = (*PORTABLE_TARGETS, "kernels_util_all_deps")
+UTILITIES_TARGET = "kernels_util_all_deps"  # built with the operators by `kernels: all`
 # Helpers the targets need, in their own archives, copied beside both the core and the
 # operators: the portable kernels' utilities, which the Cortex-M kernels of the core use too
 # (broadcasting), so a program without portable operators still links them. The ETDump's
@@ -105,8 +109,9 @@ class RuntimeLibrary:
 
 
 def core_options(options: RuntimeOptions) -> RuntimeOptions:
-    """The options without the portable operators: what the core depends on."""
-    return attrs.evolve(options, portable_ops=())
+    """The options without the program's operators: what the core depends on."""
+    selected = options.cortex_m_ops is not None
+    return attrs.evolve(options, portable_ops=(), cortex_m_ops=() if selected else None)
 
 
 def runtime_key(sources: SourceSet, options: RuntimeOptions,
@@ -189,24 +194,28 @@ def ensure_runtime(sources: SourceSet, options: RuntimeOptions, *, root: Path | 
         parts = [_whole(label, core_key, cached_folder(name, core_key, make((), core_names),
                                                        root=cache))]
     else:
-        alongside = (portable_alongside(seed, sources, options, flags,
-                                        lambda: is_cached(ops_name, ops_key, cache))
-                     if options.portable_ops else None)
+        alongside = (operators_alongside(seed, sources, options, flags,
+                                         lambda: is_cached(ops_name, ops_key, cache))
+                     if options.operator_targets() else None)
         core = ensure_units(
             core_recipe(sources, core_options(options), seed, flags, core_key, toolchain,
                         alongside),
-            lambda listing: needed_sources(listing, sources, options.portable_ops),
-            "portable operators: " + ",".join(options.portable_ops), root=cache, jobs=jobs)
+            lambda listing: needed_sources(listing, sources, options.portable_ops,
+                                           options.cortex_m_ops),
+            "operators: " + ",".join((*options.portable_ops, *(options.cortex_m_ops or ()))),
+            root=cache, jobs=jobs)
         parts = [_units(label, core)]
         chosen, ahead = core.chosen, core.alongside
 
         def helpers() -> Sequence[str]:
             return portable_helpers(chosen, sources, options.portable_ops)
-    if options.portable_ops:
-        ops_names = [f"lib{t}.a" for t in PORTABLE_TARGETS]
-        built = OPS_BUILD_TARGETS if whole else PORTABLE_TARGETS
-        ops = cached_folder(ops_name, ops_key, make(built, ops_names, helpers, ahead), root=cache)
-        parts.append(_whole(f"executorch portable operators ({len(options.portable_ops)})",
+    own = options.operator_targets()
+    if own:
+        ops_names = [f"lib{t}.a" for t in own]
+        built = [*own, UTILITIES_TARGET] if whole and options.portable_ops else own
+        ops = cached_folder(ops_name, ops_key, make(tuple(built), ops_names, helpers, ahead),
+                            root=cache)
+        parts.append(_whole(f"executorch operators ({_counted(options)})",
                             ops_key, ops, only=None if whole else ops_names))
     log.info("executorch runtime", built=[p.use.built for p in parts],
              seconds=[round(p.use.seconds, 1) for p in parts])
@@ -217,9 +226,9 @@ def ensure_runtime(sources: SourceSet, options: RuntimeOptions, *, root: Path | 
         parts=[p.use for p in parts])
 
 
-def portable_alongside(seed: Path, sources: SourceSet, options: RuntimeOptions,
-                       flags: Sequence[str], cached: Callable[[], bool]) -> Alongside:
-    """The portable operators built in the Ninja run that compiles the core's units (a cold
+def operators_alongside(seed: Path, sources: SourceSet, options: RuntimeOptions,
+                        flags: Sequence[str], cached: Callable[[], bool]) -> Alongside:
+    """The program's operators built in the Ninja run that compiles the core's units (a cold
     path), unless their library is ``cached``: the seed's project is given the operators and
     the helpers the chosen units can link, as their own build will write it (which then finds
     everything built), and their targets join the units'. Alone, their build would configure
@@ -229,8 +238,15 @@ def portable_alongside(seed: Path, sources: SourceSet, options: RuntimeOptions,
             return ()
         write_project(seed, sources, options, flags,
                       portable_helpers(chosen, sources, options.portable_ops))
-        return PORTABLE_TARGETS
+        return options.operator_targets()
     return alongside
+
+
+def _counted(options: RuntimeOptions) -> str:
+    """``3 portable, 5 Cortex-M``: the operator sets a program's own library registers."""
+    sets = [f"{len(options.portable_ops)} portable" if options.portable_ops else "",
+            f"{len(options.cortex_m_ops)} Cortex-M" if options.cortex_m_ops else ""]
+    return ", ".join(s for s in sets if s)
 
 
 def _whole(label: str, key: str, done: CachedFolder, only: list[str] | None = None) -> Part:

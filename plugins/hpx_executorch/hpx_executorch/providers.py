@@ -51,10 +51,19 @@ def _table(model: ModelInfo) -> tuple[OperatorRef, ...]:
     return plan.operators if plan is not None else ()
 
 
+def _ops_of(model: ModelInfo, kind: Provider) -> tuple[str, ...]:
+    return tuple(sorted({f"{op.name}.{op.overload}" for op in _table(model)
+                         if provider(op.name, op.overload) is kind}))
+
+
 def portable_ops(model: ModelInfo) -> tuple[str, ...]:
     """The portable kernels of the plan's operator table (``aten::op.out``), sorted."""
-    return tuple(sorted({f"{op.name}.{op.overload}" for op in _table(model)
-                         if provider(op.name, op.overload) is Provider.PORTABLE}))
+    return _ops_of(model, Provider.PORTABLE)
+
+
+def cortex_m_ops(model: ModelInfo) -> tuple[str, ...]:
+    """The Cortex-M operators of the plan's operator table (``cortex_m::op.out``), sorted."""
+    return _ops_of(model, Provider.CMSIS_NN)
 
 
 def needs_ns_ops(model: ModelInfo) -> bool:

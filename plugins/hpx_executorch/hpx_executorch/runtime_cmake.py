@@ -32,30 +32,47 @@ def _strs(value: Iterable[str]) -> tuple[str, ...]:
 
 PORTABLE_TARGETS = ("executorch_selected_kernels", "portable_kernels")
 """The portable operators' targets: one library per operator set."""
+CORTEX_M_REGISTRATION = "cortex_m_ops_lib"
+"""The Cortex-M operators' registration: in the core when it registers all of them, else one
+library per operator set."""
+
+
+def _selection(value: Iterable[str] | None) -> tuple[str, ...] | None:
+    return None if value is None else _strs(value)
 
 
 @attrs.frozen
 class RuntimeOptions:
-    """What decides the runtime library besides the sources: provider, kernels, CPU flags."""
+    """What decides the runtime library besides the sources: provider, kernels, CPU flags, and
+    the Cortex-M operators registered (``cortex_m_ops``: these, or None for every one)."""
 
     provider: str  # "arm" | "ns"
     ns_ops: bool
     portable_ops: tuple[str, ...] = attrs.field(converter=_strs)
     cpu_flags: tuple[str, ...] = attrs.field(converter=_strs)
+    cortex_m_ops: tuple[str, ...] | None = attrs.field(default=None, converter=_selection)
 
     def targets(self) -> list[str]:
         """The CMake targets whose archives the app links."""
-        names = ["executorch_core", "executorch", "extension_data_loader",
-                 "cortex_m_kernels", "cortex_m_ops_lib", "cmsis-nn", "etdump", "flatccrt"]
+        names = ["executorch_core", "executorch", "extension_data_loader", "cortex_m_kernels"]
+        if self.cortex_m_ops is None or self.cortex_m_ops:
+            names.append(CORTEX_M_REGISTRATION)
+        names += ["cmsis-nn", "etdump", "flatccrt"]
         if self.portable_ops:
             names += ["executorch_selected_kernels", "portable_kernels"]
         if self.ns_ops:
             names += ["cortex_m_ns_kernels", "cortex_m_ns_ops_lib"]
         return names
 
+    def operator_targets(self) -> list[str]:
+        """The targets registering the program's own operators: one library per set."""
+        own = [*PORTABLE_TARGETS, *([CORTEX_M_REGISTRATION] if self.cortex_m_ops else [])]
+        return [t for t in self.targets() if t in own]
+
     def core_targets(self) -> list[str]:
-        """The targets every program links, whatever its portable operators."""
-        return [t for t in self.targets() if t not in PORTABLE_TARGETS]
+        """The targets every program links, whatever its operators."""
+        own = self.operator_targets()
+        return [t for t in self.targets() if t not in own]
 
 
 
@@ -144,6 +161,38 @@ FLATCC_ARCHIVE = (
     'set_target_properties(flatccrt PROPERTIES ARCHIVE_OUTPUT_DIRECTORY '
     '"${CMAKE_BINARY_DIR}/hpx_flatcc" POSITION_INDEPENDENT_CODE OFF)\n'
 )
+
+
+def cortex_m_selection(cortex_m_ops: Sequence[str] | None) -> str:
+    """Register only ``cortex_m_ops`` (``cortex_m::op.out``), not every Cortex-M operator.
+
+    ExecuTorch's Cortex-M backend selects its registration from the whole ``operators.yaml``;
+    it is given the program's operators instead (``ROOT_OPS``, as the portable ones are), so the
+    registration names only their kernels and only those are linked and compiled. The backend
+    includes ``Codegen.cmake``, which defines ``gen_selected_ops``, right before calling it: the
+    wrapper is put back each time that file is included.
+    """
+    if not cortex_m_ops:
+        return ""
+    return f"""\
+set(HPX_CORTEX_M_OPS "{",".join(cortex_m_ops)}")
+function(_hpx_select_cortex_m_ops)
+  function(gen_selected_ops)
+    cmake_parse_arguments(_hpx "" "LIB_NAME" "" ${{ARGN}})
+    if(_hpx_LIB_NAME STREQUAL "{CORTEX_M_REGISTRATION}")
+      _gen_selected_ops(LIB_NAME "{CORTEX_M_REGISTRATION}" ROOT_OPS "${{HPX_CORTEX_M_OPS}}")
+    else()
+      _gen_selected_ops(${{ARGV}})
+    endif()
+  endfunction()
+endfunction()
+macro(include _hpx_file)
+  _include(${{ARGV}})
+  if("${{_hpx_file}}" MATCHES "/tools/cmake/Codegen[.]cmake$")
+    _hpx_select_cortex_m_ops()
+  endif()
+endmacro()
+"""
 
 
 def portable_files(portable_ops: Sequence[str]) -> list[str]:
@@ -240,6 +289,7 @@ def runtime_cmakelists(
         "set(CMAKE_CXX_STANDARD 17)",
         OPTIMIZED_DEPENDENCIES,
         third_party_redirects(flatcc_copy, system_flatc),
+        cortex_m_selection(options.cortex_m_ops),
     ]
     for name in ("core", "cmsis_core", "soc_hal", "board_flags"):
         lines.append(f"add_library(hpx_nsx_{name} INTERFACE)")

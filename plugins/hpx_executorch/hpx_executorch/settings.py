@@ -16,7 +16,7 @@ import attrs
 from hpx_core.errors import ConfigError
 from hpx_core.models import ModelInfo
 from hpx_executorch.config import ExecutorchConfig
-from hpx_executorch.providers import needs_ns_ops, portable_ops
+from hpx_executorch.providers import cortex_m_ops, needs_ns_ops, portable_ops
 from hpx_executorch.sidecar import sidecar_of
 
 DEFAULT_METHOD_ARENA = 32 * 1024  # per loaded method; EValues and tensor metadata
@@ -43,6 +43,7 @@ class Settings:
     output_size: int
     etdump: Etdump = "off"
     etdump_buffer_size: int = DEFAULT_ETDUMP_BUFFER
+    cortex_m_ops: tuple[str, ...] = attrs.field(default=(), converter=_sorted_ops)
 
 
 def _size(values: Iterable[int | None]) -> int | None:
@@ -87,4 +88,5 @@ def resolve(config: ExecutorchConfig, backend: str, model: ModelInfo,
         input_size=input_size, output_size=output_size,
         etdump=etdump_mode(config, check_layers),
         etdump_buffer_size=config.etdump_buffer_size or DEFAULT_ETDUMP_BUFFER,
+        cortex_m_ops=cortex_m_ops(model),
     )

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hpx_executorch.providers import Provider, needs_ns_ops, portable_ops, provider, provider_counts
+from hpx_executorch.providers import (
+    Provider,
+    cortex_m_ops,
+    needs_ns_ops,
+    portable_ops,
+    provider,
+    provider_counts,
+)
 from ptebuild import KERNEL_CALL, Call, build_program, sample_spec
 
 from hpx_core.contract import NotesRequest
@@ -44,3 +51,12 @@ def test_hpx_analyze_gets_the_engines_notes() -> None:
     shown = {n.label: n.value for n in engine_notes}
     assert "aten::leaky_relu.out" in shown["portable ops"]
     assert "needs ns_ops" not in shown and shown["sidecar"].startswith("tier1_arm.pte.json")
+
+
+def test_the_tier1_programs_cortex_m_operators_are_read_from_its_table() -> None:
+    info = load_model(TIER1)
+    assert cortex_m_ops(info) == (
+        "cortex_m::dequantize_per_tensor.out", "cortex_m::minimum.out",
+        "cortex_m::quantize_per_tensor.out", "cortex_m::quantized_conv2d.out",
+        "cortex_m::quantized_mul.out")
+    assert not set(cortex_m_ops(info)) & set(portable_ops(info))

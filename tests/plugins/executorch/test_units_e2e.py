@@ -2,7 +2,8 @@
 
 Needs the pinned sources, the Arm toolchain and QEMU. The seed's tier1 arm program, profiled
 with the units a program can link (the default) and with every unit of the core
-(``kernels: all``): the same counts, the same loaded image byte for byte.
+(``kernels: all``): the same counts, the same loaded image byte for byte; and with the arm
+provider, only the program's Cortex-M kernels are registered and linked.
 """
 
 from __future__ import annotations
@@ -12,8 +13,13 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hpx_executorch.providers import cortex_m_ops
+from hpx_executorch.verify import qualified
 from images import loaded_image
 from profiles import profile_run
+
+from hpx_core.build import symbol_inventory
+from hpx_core.models import load_model
 
 from .conftest import TIER1
 
@@ -41,3 +47,16 @@ def test_tier1_counts_with_the_cores_units_exactly_as_with_the_whole_core(
     assert units.contribution is not None
     linked = UNITS.fullmatch(units.contribution.libraries[0].linked or "")
     assert linked is not None and int(linked[1]) < int(linked[2])
+
+
+def test_the_arm_firmware_registers_and_links_only_the_programs_cortex_m_kernels(
+        tmp_path: Path) -> None:
+    program = TIER1 / "tier1_arm.pte"
+    ops = cortex_m_ops(load_model(program))
+    assert ops  # the program calls Cortex-M operators
+    run = profile_run(program, "executorch", "qemu-m55", tmp_path / "run", backend="arm")
+    assert run.build is not None
+    names = {qualified(n) for n in symbol_inventory(run.build.elf).names()}
+    linked = {n.removeprefix("cortex_m::native::") for n in names
+              if n.startswith("cortex_m::native::") and n.endswith("_out")}
+    assert linked == {op.removeprefix("cortex_m::").replace(".out", "_out") for op in ops}
