@@ -157,10 +157,10 @@ def at_revision(rev: str, root: Path) -> Step:
 def host_flatc() -> str:
     """Which host ``flatc`` the ExecuTorch steps take (imported here: ``--one`` runs with the
     plugins of another revision, which may not have these)."""
-    from hpx_executorch.host_tools import flatc_candidates, reports
+    from hpx_executorch.host_tools import first_flatc
     from hpx_executorch.prebuilt_flatc import FLATBUFFERS
 
-    flatc = next((c for c in flatc_candidates() if reports(c, FLATBUFFERS)), None)
+    flatc = first_flatc(FLATBUFFERS)
     return f"copied from {flatc}" if flatc else "compiled"
 
 

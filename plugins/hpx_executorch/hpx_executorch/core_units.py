@@ -45,6 +45,7 @@ UNITS = 5  # bump when the way the core's units are kept or chosen changes
 GLUE = Path(__file__).with_name("glue")
 LINKED_WHOLE = ("executorch", CORTEX_M_REGISTRATION, "cortex_m_ns_ops_lib")
 EVERY_UNIT = (*LINKED_WHOLE, "cortex_m_ns_kernels")
+CORTEX_M_KERNELS = "cortex_m_kernels"  # every unit when the core registers every operator
 CORTEX_M = "backends/cortex_m/ops"  # the Cortex-M operators' files and their operators.yaml
 HELPER_TARGETS = ("kernels_util_all_deps",)  # the portable kernels' utilities
 PORTABLE = "kernels/portable/cpu"  # where the portable operators' files are
@@ -103,10 +104,10 @@ def needed_sources(listing: tuple[TargetUnits, ...], sources: SourceSet,
     portable = [executorch / PORTABLE / name for name in portable_files(portable_ops)]
     inside = normal(sources.path_of("nsx-executorch"))
     graph = IncludeGraph([executorch.parent, executorch / "runtime/core/portable_type/c10"])
-    whole = (*EVERY_UNIT, *(["cortex_m_kernels"] if cortex_m_ops is None else []))
+    whole = EVERY_UNIT if cortex_m_ops is not None else (*EVERY_UNIT, CORTEX_M_KERNELS)
     every = [Path(u.source) for t in listing if t.target in whole for u in t.units]
     if cortex_m_ops is not None:
-        kernels = [Path(u.source) for t in listing if t.target == "cortex_m_kernels"
+        kernels = [Path(u.source) for t in listing if t.target == CORTEX_M_KERNELS
                    for u in t.units]
         every += cortex_m_files(executorch, cortex_m_ops, kernels)
     units = [Path(u.source) for t in listing for u in t.units]

