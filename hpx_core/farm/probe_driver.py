@@ -35,6 +35,7 @@ from labgrid.resource.common import NetworkResource
 from labgrid.util.agentwrapper import AgentWrapper
 
 from hpx_core.errors import FarmError
+from hpx_core.farm.address import check_address
 from hpx_core.farm.probe_remote import AgentLink, Guard, remote_pyocd
 from hpx_core.probe.pyocd_api import PyocdApi
 
@@ -113,6 +114,7 @@ class HpxPyOCDDriver(Driver, BootstrapProtocol, ResetProtocol):  # type: ignore[
 
     def on_activate(self) -> None:
         python = shlex.split(self.probe.python)
+        check_address(self.probe.host, f"the probe {self.probe.unique_id}")
         try:  # opens labgrid's ssh connection to the host
             command = self.probe.wrap_command([*python, "-u", "-c", _BOOT])
         except Exception as error:  # labgrid's ExecutionError and friends

@@ -25,6 +25,7 @@ import attrs
 from hpx_core.boards import Board
 from hpx_core.contract import Json
 from hpx_core.errors import FarmError
+from hpx_core.farm.address import check_address
 from hpx_core.run.qemu import QEMU, check_load_segments, qemu_argv
 from hpx_core.run.runner import Execution, StreamStoppedError
 
@@ -59,6 +60,7 @@ class RemoteQemu:
         """Log in to the place's exporter host and check that it has QEMU."""
         from labgrid.driver import SSHDriver
 
+        check_address(service.get("address"), f"place {place}")
         key = str(ssh_key.expanduser()) if ssh_key else ""
         driver = SSHDriver(target, name=None, keyfile=key, connection_timeout=15.0)
         where = f"{service.get('username')}@{service.get('address')}:{service.get('port')}"
@@ -81,7 +83,7 @@ class RemoteQemu:
         """The ssh command line that runs ``command`` (a shell line) on the exporter host."""
         user = self.ssh.username or self.service.get("username", "")
         return ["ssh", "-x", *self.ssh.ssh_prefix, "-p", str(self.service.get("port", 22)),
-                "-l", str(user), str(self.service["address"]), command]
+                "-l", str(user), "--", str(self.service["address"]), command]
 
     def run(self, command: str, *, timeout: float) -> subprocess.CompletedProcess[bytes]:
         """``command`` on the exporter host, waited for at most ``timeout`` seconds."""
