@@ -11,7 +11,7 @@ import hashlib
 import re
 from pathlib import Path
 
-from hpx_core.errors import ModelError
+from hpx_core.errors import HpxError, ModelError
 from hpx_core.models.info import (
     CORE_FORMATS,
     ExecutionPlan,
@@ -24,7 +24,11 @@ from hpx_core.models.info import (
     Quantization,
     TensorInfo,
 )
+from hpx_core.user_files import read_regular
 
+MAX_MODEL_BYTES = 256 << 20
+"""The largest model file hpx reads: many times any microcontroller's flash, so only a file
+that is not a model (or a path to a device) is refused by it."""
 _PTE_IDENTIFIER = re.compile(rb"ET\d\d")
 
 __all__ = [
@@ -75,9 +79,9 @@ def model_format(path: Path | None) -> str | None:
     if path is None:
         return None
     try:
-        with Path(path).open("rb") as file:
-            head = file.read(8)
-    except OSError:
+        head = read_regular(Path(path), limit=MAX_MODEL_BYTES, what="model file",
+                            hint="")[:8]
+    except HpxError:
         return None
     try:
         return detect_format(head, Path(path).name)
@@ -89,18 +93,13 @@ def load_model(path: Path) -> ModelInfo:
     """Read and analyze one model file; the analysis a run kept of the same bytes comes from
     the hpx cache (:mod:`.analyses`)."""
     path = Path(path)
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
+    if not path.exists():
         raise ModelError(
             f"model file not found: {path}",
             hint="check model.path; relative paths are resolved from the current directory",
-        ) from None
-    except OSError as exc:
-        raise ModelError(
-            f"cannot read model file {path}: {exc.strerror or exc}",
-            hint="check that the path is a readable file",
-        ) from None
+        )
+    data = read_regular(path, limit=MAX_MODEL_BYTES, what="model file",
+                        hint="check that the path is a readable model file", error=ModelError)
     from hpx_core.models.analyses import kept_analysis
 
     sha256 = hashlib.sha256(data).hexdigest()

@@ -193,7 +193,7 @@ def test_truncated_model_raises_model_error(tmp_path: Path, cut: int) -> None:
 def test_missing_file_and_directory(tmp_path: Path) -> None:
     with pytest.raises(ModelError, match="not found"):
         load_model(tmp_path / "absent.tflite")
-    with pytest.raises(ModelError, match="cannot read"):
+    with pytest.raises(ModelError, match="is a folder, not a file"):
         load_model(tmp_path)
 
 
