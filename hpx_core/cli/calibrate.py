@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from hpx_core.atomic import write_atomic
 from hpx_core.cli.app import app, console
 
 
@@ -37,5 +38,5 @@ def calibrate(
         console.print(f"leave-one-model-out error: median {result.lomo_layer_error:.1%} per "
                       "layer; per model " + ", ".join(
                           f"{m[:12]} {e:+.1%}" for m, e in result.lomo_model_errors.items()))
-    output.write_text(json.dumps(result.document(), indent=2) + "\n", encoding="utf-8")
+    write_atomic(output, json.dumps(result.document(), indent=2, allow_nan=False) + "\n")
     console.print(f"written: {output}")

@@ -13,7 +13,7 @@ that one.
 
 from __future__ import annotations
 
-import json
+import math
 import statistics
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -25,9 +25,32 @@ from hpx_core.errors import UsageError
 from hpx_core.insight.classes import CLASSES
 from hpx_core.insight.cycles.estimate import FILE_NAME as ESTIMATE_FILE
 from hpx_core.insight.cycles.estimate import MODEL_VERSION
+from hpx_core.results.profile_schemas import MAX_ESTIMATED_CYCLES
 from hpx_core.results.view import BundleView, load_view
+from hpx_core.user_files import read_regular, strict_json
 
 SCHEMA_ID = "hpx.calibration/1"
+MAX_COST = 1000.0
+"""The most cycles one instruction may cost in a calibration. The slowest Cortex-M
+instructions (a divide, a load from flash behind wait states) take tens of cycles; a fit
+past this bound says the pairs do not belong together, not something about the board."""
+MAX_FILE_BYTES = 1 << 20  # hpx calibrate writes about 2 KiB
+_COST = {"type": "number", "minimum": 0, "maximum": MAX_COST}
+_COSTS = {"type": "object", "required": list(CLASSES), "additionalProperties": False,
+          "properties": {name: _COST for name in CLASSES}}
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["schema", "board", "costs"],
+    "properties": {
+        "schema": {"const": SCHEMA_ID}, "model": {"type": "string"},
+        "board": {"type": "string"}, "costs": _COSTS, "prior": {"type": "object"},
+        "layers": {"type": "integer", "minimum": 0},
+        "models": {"type": "array", "items": {"type": "string"}},
+        "leave_one_model_out": {"type": "object"},
+    },
+}
+"""What a calibration file must be: every class's cost present, finite, within bounds."""
+_FROM_CALIBRATE = "give a file hpx calibrate wrote"
 
 
 @attrs.frozen
@@ -62,17 +85,22 @@ class Calibration:
                                         "model_errors": self.lomo_model_errors}}
 
 
-def _estimate_of(view: BundleView) -> dict[str, Any] | None:
-    path = view.path / ESTIMATE_FILE
-    if not path.is_file():
-        return None
-    document: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    return document
+def _medians(measured: BundleView) -> dict[int, int]:
+    """Each measured layer's median, refused when no board can have measured it."""
+    for layer in measured.layers:
+        if not 0 <= layer.median <= MAX_ESTIMATED_CYCLES:
+            raise UsageError(f"{measured.path.name}: layer {layer.index} measured "
+                             f"{layer.median:,} cycles, which no board measures",
+                             "give bundles hpx profile measured on the board, unedited")
+    return {layer.index: layer.median for layer in measured.layers}
 
 
 def rows_of(estimated: BundleView, measured: BundleView) -> list[Row]:
-    """Each layer both bundles have: the estimate's counts and classes, the board's median."""
-    document = _estimate_of(estimated)
+    """Each layer both bundles have: the estimate's counts and classes, the board's median.
+
+    The estimate is the bundle's verified, schema-checked document (finite, non-negative,
+    bounded numbers), never the file read again."""
+    document = estimated.cycle_estimate
     if document is None:
         raise UsageError(f"{estimated.path.name} has no {ESTIMATE_FILE}",
                          "profile on the emulated board with --estimate-for BOARD")
@@ -80,7 +108,7 @@ def rows_of(estimated: BundleView, measured: BundleView) -> list[Row]:
         raise UsageError(f"{estimated.path.name} estimates {document['board']}, "
                          f"{measured.path.name} was measured on {measured.board}",
                          "pair bundles of the same silicon board")
-    medians = {layer.index: layer.median for layer in measured.layers}
+    medians = _medians(measured)
     rows = []
     for layer in document["layers"]:
         if layer["index"] in medians:
@@ -147,25 +175,52 @@ def _lomo(rows: Sequence[Row]) -> tuple[float | None, dict[str, float]]:
     return statistics.median(errors) if errors else None, per_model
 
 
+def _checked(costs: Mapping[str, float]) -> None:
+    """Refuse a fit no board can have: a class that costs less than nothing or more than
+    :data:`MAX_COST` cycles says the layers were not measured from the estimated build."""
+    for name, cost in costs.items():
+        if not (math.isfinite(cost) and -1e-9 <= cost <= MAX_COST):
+            raise UsageError(
+                f"the fit gives {name} instructions {cost:.4g} cycles each, which no board "
+                "costs", "pair each estimate with the silicon run of the same model and "
+                "build, and give more models so each class is measured")
+
+
 def calibrate(paths: Sequence[Path]) -> Calibration:
     """Fit ``paths`` (estimated and measured bundles, paired by model)."""
-    board, rows = pair_bundles(paths)
+    return fit_rows(*pair_bundles(paths))
+
+
+def fit_rows(board: str, rows: Sequence[Row]) -> Calibration:
+    """The calibration of ``board`` from paired layers, refused when no board can have it."""
+    if not rows:
+        raise UsageError("the estimated and measured bundles share no layer",
+                         "pair bundles of the same model and build")
     costs, prior = fit(rows)
+    _checked(costs)
+    costs = {name: max(cost, 0.0) for name, cost in costs.items()}  # -1e-9 is rounding
     layer_error, model_errors = _lomo(rows)
     return Calibration(board, costs, prior, len(rows), tuple(sorted({r.model for r in rows})),
                        layer_error, model_errors)
 
 
 def load_calibration(path: Path, board: str) -> dict[str, float]:
-    """The per-class costs of a calibration file made for ``board``."""
+    """The per-class costs of a calibration file made for ``board``: read only if it is a
+    regular file of a sane size, then checked by :data:`SCHEMA`."""
+    from hpx_core.results.bundle_schema import schema_problem
+
+    data = read_regular(path, limit=MAX_FILE_BYTES, what="calibration", hint=_FROM_CALIBRATE)
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as error:
-        raise UsageError(f"cannot read the calibration {path}: {error}",
-                         "give a file hpx calibrate wrote") from None
+        document = strict_json(data)
+    except ValueError as error:
+        raise UsageError(f"the calibration {path} is not JSON ({error})",
+                         _FROM_CALIBRATE) from None
     if not isinstance(document, dict) or document.get("schema") != SCHEMA_ID:
-        raise UsageError(f"{path} is not an hpx calibration", "give a file hpx calibrate wrote")
-    if document.get("board") != board:
-        raise UsageError(f"{path} calibrates {document.get('board')}, not {board}",
+        raise UsageError(f"{path} is not an hpx calibration", _FROM_CALIBRATE)
+    problem = schema_problem(SCHEMA, document)
+    if problem:
+        raise UsageError(f"the calibration {path} is damaged: {problem}", _FROM_CALIBRATE)
+    if document["board"] != board:
+        raise UsageError(f"{path} calibrates {document['board']}, not {board}",
                          f"calibrate on {board}'s own bundles")
-    return {k: float(document["costs"].get(k, 0.0)) for k in CLASSES}
+    return {k: float(document["costs"][k]) for k in CLASSES}

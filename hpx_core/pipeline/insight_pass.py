@@ -25,6 +25,7 @@ from hpx_core.models import ModelInfo
 from hpx_core.pipeline.context import RunContext
 from hpx_core.pipeline.products import PassInputs
 from hpx_core.results.bundle import dump_json
+from hpx_core.results.bundle_schema import shape_problem
 from hpx_core.results.profile_schemas import ESTIMATE_FILE, PROFILE_FILE
 from hpx_core.run.record import PassOutput
 
@@ -42,6 +43,10 @@ def wants_profile(ctx: RunContext) -> bool:
 
 def check_insight(ctx: RunContext) -> None:
     """Refuse, before any fetch, a profile or an estimate this run cannot make."""
+    profiling = ctx.config.profiling
+    if profiling.calibration is not None and profiling.estimate_for is None:
+        raise UsageError("profiling.calibration corrects an estimate, and none is asked for",
+                         "add --estimate-for BOARD, or leave the calibration out")
     if not wants_profile(ctx):
         return
     if not ctx.board.emulated:
@@ -64,9 +69,6 @@ def check_insight(ctx: RunContext) -> None:
             from hpx_core.insight.calibrate import load_calibration
 
             load_calibration(calibration, silicon.name)
-    elif ctx.config.profiling.calibration is not None:
-        raise UsageError("profiling.calibration corrects an estimate, and none is asked for",
-                         "add --estimate-for BOARD, or leave the calibration out")
 
 
 def estimate_board(ctx: RunContext) -> Board | None:
@@ -124,7 +126,12 @@ def _estimate(ctx: RunContext, found: InstructionProfile, silicon: Board,
 
         result = calibrated(result, load_calibration(calibration, silicon.name),
                             calibration.name)
-    return dump_json(estimate_document(result))
+    document = estimate_document(result)
+    problem = shape_problem(ESTIMATE_FILE, document)
+    if problem:  # bounded costs cannot get here; a bug of the model must not reach a bundle
+        raise RunError(f"the cycle estimate is out of bounds: {problem}",
+                       "report it, with the calibration file if one was given")
+    return dump_json(document)
 
 
 def _silicon_places(ctx: RunContext, model: ModelInfo, silicon: Board

@@ -135,16 +135,29 @@ REQUIRED_FILES = ("summary.json",)
 
 def shape_problem(name: str, document: Any) -> str | None:
     """What is wrong with the shape of the bundle file ``name``, in one line; None if fine."""
+    validator = _validator(name)
+    problem = _first_problem(validator, document) if validator else None
+    return f"{name}: {problem}" if problem else None
+
+
+def schema_problem(schema: Any, document: Any) -> str | None:
+    """What is wrong with ``document`` against ``schema`` (a document hpx reads back that is
+    not a bundle file: a calibration), in one line; None if fine."""
+    from jsonschema import Draft202012Validator
+
+    return _first_problem(Draft202012Validator(schema), document)
+
+
+def _first_problem(validator: Validator, document: Any) -> str | None:
     from jsonschema.exceptions import best_match
 
-    validator = _validator(name)
-    error = best_match(validator.iter_errors(document)) if validator else None
+    error = best_match(validator.iter_errors(document))
     if error is None:
         return None
     where = ".".join(str(part) for part in error.absolute_path)
     message = " ".join(error.message.split())
     message = message if len(message) <= 160 else message[:157] + "..."
-    return f"{name}: {where}: {message}" if where else f"{name}: {message}"
+    return f"{where}: {message}" if where else message
 
 
 @functools.cache

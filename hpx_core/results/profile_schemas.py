@@ -57,14 +57,16 @@ PROFILE_SCHEMA: dict[str, Any] = {
 }
 
 
-_NUMBERS = {"type": "object", "additionalProperties": {"type": "number"}}
+MAX_ESTIMATED_CYCLES = 1e15
+"""More cycles than any estimate can mean (46 days of one inference at 250 MHz): a document
+past it was made from nonsense costs, and is refused rather than shown."""
+_AMOUNT = {"type": "number", "minimum": 0, "maximum": MAX_ESTIMATED_CYCLES}
+_NUMBERS = {"type": "object", "additionalProperties": _AMOUNT}
 _SLOT = {"type": "object",
          "required": ["index", "name", "op", "estimated_cycles", "estimated_ms", "classes"],
          "properties": {"index": _COUNT, "name": {"type": "string"}, "op": {"type": "string"},
-                        "instructions": {"type": "number"},
-                        "estimated_cycles": {"type": "number"},
-                        "estimated_ms": {"type": "number"}, "classes": _NUMBERS,
-                        "counts": _NUMBERS}}
+                        "instructions": _AMOUNT, "estimated_cycles": _AMOUNT,
+                        "estimated_ms": _AMOUNT, "classes": _NUMBERS, "counts": _NUMBERS}}
 ESTIMATE_SCHEMA: dict[str, Any] = {
     "type": "object",
     "required": ["schema", "model", "board", "source_board", "clock_hz", "metric", "layers",

@@ -11,7 +11,6 @@ so readers get documents of the right shape and never open the files again.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
@@ -20,6 +19,7 @@ import attrs
 
 from hpx_core.errors import ResultsError
 from hpx_core.results.bundle_schema import REQUIRED_FILES, SCHEMAS, shape_problem
+from hpx_core.user_files import strict_json
 
 MANIFEST = "manifest.json"
 MAX_JSON_BYTES = 64 * 1024 * 1024  # a summary of 4,095 layers x 1,000 iterations is ~30 MB
@@ -75,8 +75,8 @@ def _inside(root: Path, name: str) -> Path:
 def _json(data: bytes, name: str, context: str, hint: str = _CHANGED) -> Any:
     """``data`` parsed, or ResultsError "<context>: <name> is not JSON (why)"."""
     try:
-        return json.loads(data.decode("utf-8"))
-    except (ValueError, RecursionError) as error:
+        return strict_json(data)
+    except ValueError as error:
         why = str(error).split(";")[0]
         raise ResultsError(f"{context}: {name} is not JSON ({why})", hint) from None
 
@@ -149,6 +149,10 @@ def verify_bundle(path: Path) -> BundleCheck:
     if problems:
         raise ResultsError(f"bundle {path} fails verification: " + "; ".join(problems), _CHANGED)
     documents = _documents(root, raw)
+    unlisted = [name for name in _named_files(documents["summary.json"]) if name not in listed]
+    if unlisted:
+        raise ResultsError(f"bundle {root} is incomplete: summary.json names "
+                           f"{', '.join(unlisted)}, which the manifest does not list", _CHANGED)
     status = str(manifest["status"])
     if documents["summary.json"].get("status") != status:
         raise ResultsError(
@@ -156,6 +160,19 @@ def verify_bundle(path: Path) -> BundleCheck:
             f"says {documents['summary.json'].get('status')!r}", _CHANGED,
         )
     return BundleCheck(path, status, tuple(files), documents)
+
+
+_FILE_KEYS = ("file", "estimate", "debug_buffer")
+"""Keys by which a summary's sections (and the engines' records under ``extra``) name a file
+of the bundle: the instruction profile and its estimate, a recorded trace and its buffer."""
+
+
+def _named_files(summary: Mapping[str, Any]) -> list[str]:
+    """The bundle files ``summary`` points its readers at."""
+    extra = summary.get("extra")
+    records = [*summary.values(), *(extra.values() if isinstance(extra, dict) else ())]
+    return sorted({record[key] for record in records if isinstance(record, dict)
+                   for key in _FILE_KEYS if isinstance(record.get(key), str)})
 
 
 def _documents(root: Path, raw: Mapping[str, bytes]) -> dict[str, Any]:

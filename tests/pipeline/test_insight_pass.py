@@ -12,11 +12,12 @@ from pathlib import Path
 
 import pytest
 from emulated_firmware import require_tools
+from tampered_bundles import copy_bundle, rehash
 
 from hpx_core import pipeline
 from hpx_core.cli import main
 from hpx_core.config.command_line import CommandLine
-from hpx_core.errors import UsageError
+from hpx_core.errors import ResultsError, UsageError
 from hpx_core.plugins import default_registry
 from hpx_core.report.html import bundle_report
 from hpx_core.results import verify_bundle
@@ -124,3 +125,59 @@ def test_hpx_profile_prints_the_estimate_beside_the_counts(
     assert code == 0
     assert "est. cycles apollo510_evb" in out
     assert "estimated on apollo510_evb:" in out and "not a measurement" in out
+
+
+def _tampered(profiled: tuple[Path, Path], into: Path, text: str) -> Path:
+    """The estimated bundle with its estimate replaced by ``text``, the manifest made to agree."""
+    bundle = copy_bundle(profiled[1], into)
+    (bundle / "cycle_estimate.json").write_text(text, encoding="utf-8")
+    rehash(bundle)
+    return bundle
+
+
+def _estimate_text(profiled: tuple[Path, Path], cycles: str) -> str:
+    text = (profiled[1] / "cycle_estimate.json").read_text(encoding="utf-8")
+    first = json.loads(text)["whole"]["estimated_cycles"]
+    return text.replace(f'"estimated_cycles": {first}', f'"estimated_cycles": {cycles}', 1)
+
+
+@pytest.mark.parametrize(("cycles", "words"), [
+    ("NaN", "NaN is not a JSON number"), ("Infinity", "Infinity is not a JSON number"),
+    ("-5.0", "is less than the minimum of 0"), ("1e300", "is greater than the maximum"),
+])
+def test_a_nonsense_estimate_is_refused_by_verify_show_and_compare(
+        profiled: tuple[Path, Path], cycles: str, words: str, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    bundle = _tampered(profiled, tmp_path, _estimate_text(profiled, cycles))
+    with pytest.raises(ResultsError, match=words):
+        verify_bundle(bundle)
+    for argv in (["results", "verify", str(bundle)], ["results", "show", str(bundle)],
+                 ["compare", str(profiled[1]), str(bundle)]):
+        assert main(argv) != 0
+        err = capsys.readouterr().err
+        assert "Traceback" not in err and words in err
+
+
+def test_a_bundle_missing_the_estimate_its_summary_names_fails_verification(
+        profiled: tuple[Path, Path], tmp_path: Path) -> None:
+    bundle = copy_bundle(profiled[1], tmp_path)
+    (bundle / "cycle_estimate.json").unlink()
+    rehash(bundle)  # the manifest no longer lists it either
+    with pytest.raises(ResultsError, match=r"summary\.json names cycle_estimate\.json"):
+        verify_bundle(bundle)
+
+
+def test_calibrate_refuses_measured_layers_no_board_can_have(
+        profiled: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    measured = copy_bundle(profiled[0], tmp_path / "measured")
+    summary = json.loads((measured / "summary.json").read_text(encoding="utf-8"))
+    summary["identity"] |= {"board": "apollo510_evb", "counter_units": "cycles"}
+    first = summary["measurement"]["layers"][0]
+    first["median"], first["samples"] = -400, [-400] * len(first["samples"])
+    (measured / "summary.json").write_text(json.dumps(summary), encoding="utf-8")
+    rehash(measured)
+    written = tmp_path / "calibration.json"
+    assert main(["calibrate", str(profiled[1]), str(measured), "-o", str(written)]) == 2
+    err = capsys.readouterr().err
+    assert "measured -400 cycles, which no board measures" in err and "Traceback" not in err
+    assert not written.exists()
