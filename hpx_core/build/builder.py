@@ -24,7 +24,7 @@ from hpx_core.build.launcher import (
     CompilerCache,
     build_env,
     cmake_args,
-    find_compiler_cache,
+    compiler_cache,
     read_stats,
 )
 from hpx_core.build.render import Project
@@ -157,7 +157,7 @@ def build_project(
     )
     stamp_path = project.root / STAMP
     previous = read_stamp(stamp_path)
-    cache = find_compiler_cache()
+    cache = compiler_cache()
     launcher = cache.describe() if cache else ""
     # Stamps written before the identity was kept have the version (a GCC's identity).
     identity = recipe_identity(toolchain)

@@ -8,6 +8,10 @@ with it gives the same bytes as one without.
 
 Each build counts its own hits and misses through a stats log of its own (``CCACHE_STATSLOG``),
 never by zeroing the user's counters.
+
+A build asks for :func:`compiler_cache`, which also checks that ccache's folder can be one: a
+``CCACHE_DIR`` naming a file fails every compile CMake's checks try, which CMake reports only as
+"Configuring incomplete" with the cause in the build log.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from __future__ import annotations
 import functools
 import os
 import shutil
+import subprocess
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -22,6 +27,7 @@ from pathlib import Path
 import attrs
 
 from hpx_core.build.templates import templates_root
+from hpx_core.errors import ToolError
 from hpx_core.tool_version import version_line
 
 ENV = "HPX_COMPILER_CACHE"
@@ -81,6 +87,47 @@ def _find(value: str) -> CompilerCache | None:
 def find_compiler_cache(env: Mapping[str, str] | None = None) -> CompilerCache | None:
     """The compiler cache hpx builds with, or None (none installed, or turned off)."""
     return _find((os.environ if env is None else env).get(ENV, ""))
+
+
+def compiler_cache() -> CompilerCache | None:
+    """The compiler cache a build uses (:func:`find_compiler_cache`), its folder checked: a
+    :class:`ToolError` that names the setting when ccache could not make its folder there."""
+    cache = find_compiler_cache()
+    if cache is not None:
+        check_cache_dir(cache)
+    return cache
+
+
+def check_cache_dir(cache: CompilerCache) -> None:
+    """Refuse a ccache folder that is a file or lies under one (nothing is created here)."""
+    folder = _cache_dir(cache.path, os.environ.get("CCACHE_DIR"),
+                        os.environ.get("CCACHE_CONFIGPATH"))
+    if folder is None:
+        return
+    blocking = next((p for p in (folder, *folder.parents) if p.exists()), None)
+    if blocking is None or blocking.is_dir():
+        return
+    where = "" if blocking == folder else f" (it is under {blocking}, a file)"
+    if os.environ.get("CCACHE_DIR"):
+        raise ToolError(f"CCACHE_DIR is not a directory: {folder}{where}",
+                        "point CCACHE_DIR at a folder (or unset it for ccache's own), or "
+                        f"build without the compiler cache: {ENV}=off")
+    raise ToolError(f"ccache's cache_dir is not a directory: {folder}{where}",
+                    "set cache_dir in ccache's configuration (ccache --show-config names "
+                    f"the file) to a folder, or build without the compiler cache: {ENV}=off")
+
+
+@functools.cache
+def _cache_dir(path: Path, env_dir: str | None, config: str | None) -> Path | None:
+    """ccache's own answer for its folder (its environment and configuration files read as it
+    reads them), asked once per setting; None when it cannot say."""
+    try:
+        done = subprocess.run([str(path), "--get-config", "cache_dir"], capture_output=True,
+                              text=True, timeout=20, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    answer = done.stdout.strip()
+    return Path(answer) if done.returncode == 0 and answer else None
 
 
 def cmake_args(cache: CompilerCache | None) -> list[str]:

@@ -19,7 +19,7 @@ from hpx_core.build.launcher import (
     CacheStats,
     build_env,
     cmake_args,
-    find_compiler_cache,
+    compiler_cache,
     read_stats,
 )
 from hpx_core.build.toolchain import Toolchain, get_toolchain
@@ -91,7 +91,7 @@ def configure_library(project: Path, build: Path, log_file: Path, *, what: str,
     compiler cache as launcher, unless that was done before (Ninja then reconfigures by itself
     when the project changed)."""
     if not (build / "build.ninja").is_file():
-        cache = find_compiler_cache()
+        cache = compiler_cache()
         run_logged(["cmake", "-G", "Ninja", "-S", str(project), "-B", str(build),
                     *toolchain_args(toolchain, cpu_flags, build.parent), *defines,
                     *cmake_args(cache)],
@@ -115,7 +115,7 @@ def cmake_library(
     """Configure ``project`` into ``build`` with ``toolchain``'s file for ``cpu_flags`` (unless
     that was done before: Ninja then reconfigures by itself when the project changed) and build
     it, counting the files of the targets ``apart`` apart."""
-    cache = find_compiler_cache()
+    cache = compiler_cache()
     stats_log = log_file.with_name(STATS_LOG)
     stats_log.unlink(missing_ok=True)
     configure_library(project, build, log_file, what=what, defines=defines,

@@ -15,8 +15,9 @@ from pathlib import Path
 import attrs
 
 from hpx_core.boards import Board, all_boards
-from hpx_core.build.launcher import ENV, OFF, find_compiler_cache
+from hpx_core.build.launcher import ENV, OFF, check_cache_dir, find_compiler_cache
 from hpx_core.build.toolchain import detect_toolchains
+from hpx_core.errors import HpxError
 from hpx_core.plugins import Registry
 from hpx_core.probe.route import JLINK_SOFTWARE, ProbeDesk, attached_desk, route_lines
 from hpx_core.sources import package_status
@@ -166,6 +167,10 @@ def _compiler_cache_check() -> Check:
                else "not found: builds compile everything (apt-get install ccache, or the "
                "hpx-core[ccache] extra)")
         return Check("ccache", False, why, False)
+    try:
+        check_cache_dir(cache)
+    except HpxError as error:
+        return Check("ccache", False, f"{error.message}; {error.hint}", True)
     remote = _ccache_setting(cache.path, "remote_storage")
     folder = _ccache_setting(cache.path, "cache_dir")
     where = f"cache {folder}" if folder else "its default cache"

@@ -11,7 +11,10 @@ from emulated_firmware import require_tools
 
 from hpx_core.boards import get_board
 from hpx_core.build import HarnessSettings, build_project, get_toolchain, render_project
-from hpx_core.build.launcher import ENV, find_compiler_cache, read_stats
+from hpx_core.build.launcher import ENV, compiler_cache, find_compiler_cache, read_stats
+from hpx_core.errors import ToolError
+from hpx_core.pipeline.doctor import run_doctor
+from hpx_core.plugins import load_registry
 from hpx_core.selftest.layers import selftest_contribution
 
 CCACHE = shutil.which("ccache")
@@ -70,3 +73,57 @@ def test_same_elf_bytes_with_and_without_ccache(tmp_path: Path,
     # every unit, the harness's assembler file included, came from the cache the second time
     assert warm.cache_stats.hits == warm.compiled == cold.compiled
     assert "Building ASM object" in warm.log.read_text(encoding="utf-8")
+
+
+def _selftest_project(root: Path):  # type: ignore[no-untyped-def]
+    board = get_board("qemu-m55")
+    return render_project(root, board, selftest_contribution(board), HarnessSettings("selftest"))
+
+
+@pytest.mark.emulated
+@needs_ccache
+@pytest.mark.parametrize("under", [False, True])
+def test_a_ccache_dir_that_is_a_file_is_said_before_cmake_configures(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, under: bool) -> None:
+    """CMake would say only "Configuring incomplete" (its compiler checks fail in ccache)."""
+    require_tools()
+    afile = tmp_path / "ccache"
+    afile.write_text("not a folder\n")
+    setting = afile / "sub" if under else afile
+    monkeypatch.setenv("CCACHE_DIR", str(setting))
+    monkeypatch.setenv(ENV, str(CCACHE))
+    project = _selftest_project(tmp_path / "work")
+    with pytest.raises(ToolError) as refused:
+        build_project(project, get_toolchain("arm-none-eabi-gcc"))
+    assert refused.value.message.startswith(f"CCACHE_DIR is not a directory: {setting}")
+    assert ("a file" in refused.value.message) is under
+    assert "CCACHE_DIR" in refused.value.hint and f"{ENV}=off" in refused.value.hint
+    assert not project.build_dir.exists()
+    assert afile.read_text() == "not a folder\n"
+
+
+@needs_ccache
+def test_a_cache_dir_from_ccaches_configuration_is_checked_too(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    afile = tmp_path / "cache-file"
+    afile.write_text("")
+    config = tmp_path / "ccache.conf"
+    config.write_text(f"cache_dir = {afile}\n")
+    monkeypatch.delenv("CCACHE_DIR", raising=False)
+    monkeypatch.setenv("CCACHE_CONFIGPATH", str(config))
+    monkeypatch.setenv(ENV, str(CCACHE))
+    with pytest.raises(ToolError, match="ccache's cache_dir is not a directory"):
+        compiler_cache()
+    report = run_doctor(load_registry(disabled=[]), toolchain="arm-none-eabi-gcc",
+                        emulated=None)
+    check = next(c for c in report.checks if c.name == "ccache")
+    assert not report.healthy and not check.ok and check.required and "cache_dir" in check.detail
+
+
+@needs_ccache
+def test_a_folder_still_to_be_made_is_fine(tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CCACHE_DIR", str(tmp_path / "not" / "yet"))
+    monkeypatch.setenv(ENV, str(CCACHE))
+    assert compiler_cache() is not None
+    assert not (tmp_path / "not").exists()

@@ -115,3 +115,25 @@ def test_apollo_build_of_a_real_model_exits_zero(capsys: pytest.CaptureFixture[s
     checks = json.loads((bundle / "kernel_checks.json").read_text())
     assert checks and all(c["passed"] for c in checks if c["fatal"])
     assert "placement on apollo510_evb checked" in out
+
+
+@pytest.mark.emulated
+@pytest.mark.usefixtures("loops_installed")
+def test_a_ccache_dir_that_is_a_file_is_one_error_naming_it(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    require_tools()
+    if shutil.which("ccache") is None:
+        pytest.skip("needs ccache")
+    monkeypatch.setenv("HPX_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("HPX_COMPILER_CACHE", str(shutil.which("ccache")))
+    monkeypatch.setenv("CCACHE_DIR", str(tmp_path / "ccache"))
+    (tmp_path / "ccache").write_text("")
+    code, out, err = _hpx(capsys, "build", str(KWS), "--engine", "loops", "--board", "qemu-m55",
+                          "--output-dir", str(tmp_path / "b"))
+    assert code == 1
+    assert err.splitlines() == [f"error: CCACHE_DIR is not a directory: {tmp_path / 'ccache'}",
+                                err.splitlines()[1]]
+    assert err.splitlines()[1].startswith("hint: point CCACHE_DIR at a folder")
+    assert "Configuring incomplete" not in out + err
+    assert not (tmp_path / "b").exists() or not any((tmp_path / "b").iterdir())
