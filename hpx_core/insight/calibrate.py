@@ -108,15 +108,18 @@ def rows_of(estimated: BundleView, measured: BundleView) -> list[Row]:
         raise UsageError(f"{estimated.path.name} estimates {document['board']}, "
                          f"{measured.path.name} was measured on {measured.board}",
                          "pair bundles of the same silicon board")
-    medians = _medians(measured)
-    rows = []
-    for layer in document["layers"]:
-        if layer["index"] in medians:
-            rows.append(Row(str(estimated.model_sha256), int(layer["index"]),
-                            tuple(float(layer["counts"].get(k, 0.0)) for k in CLASSES),
-                            tuple(float(layer["classes"].get(k, 0.0)) for k in CLASSES),
-                            float(medians[layer["index"]])))
-    return rows
+    return estimate_rows(document, _medians(measured), str(estimated.model_sha256))
+
+
+def estimate_rows(document: Mapping[str, Any], medians: Mapping[int, int], model: str
+                  ) -> list[Row]:
+    """The rows of an estimate document (of the bundle schema's shape) for the layers
+    ``medians`` measured."""
+    return [Row(model, int(layer["index"]),
+                tuple(float(layer["counts"].get(k, 0.0)) for k in CLASSES),
+                tuple(float(layer["classes"].get(k, 0.0)) for k in CLASSES),
+                float(medians[layer["index"]]))
+            for layer in document["layers"] if layer["index"] in medians]
 
 
 def pair_bundles(paths: Sequence[Path]) -> tuple[str, list[Row]]:
@@ -207,9 +210,14 @@ def fit_rows(board: str, rows: Sequence[Row]) -> Calibration:
 def load_calibration(path: Path, board: str) -> dict[str, float]:
     """The per-class costs of a calibration file made for ``board``: read only if it is a
     regular file of a sane size, then checked by :data:`SCHEMA`."""
+    data = read_regular(path, limit=MAX_FILE_BYTES, what="calibration", hint=_FROM_CALIBRATE)
+    return parse_calibration(data, path, board)
+
+
+def parse_calibration(data: bytes, path: Path, board: str) -> dict[str, float]:
+    """The per-class costs in ``data`` (the bytes of ``path``), or one UsageError."""
     from hpx_core.results.bundle_schema import schema_problem
 
-    data = read_regular(path, limit=MAX_FILE_BYTES, what="calibration", hint=_FROM_CALIBRATE)
     try:
         document = strict_json(data)
     except ValueError as error:

@@ -63,7 +63,8 @@ past it was made from nonsense costs, and is refused rather than shown."""
 _AMOUNT = {"type": "number", "minimum": 0, "maximum": MAX_ESTIMATED_CYCLES}
 _NUMBERS = {"type": "object", "additionalProperties": _AMOUNT}
 _SLOT = {"type": "object",
-         "required": ["index", "name", "op", "estimated_cycles", "estimated_ms", "classes"],
+         "required": ["index", "name", "op", "estimated_cycles", "estimated_ms", "classes",
+                      "counts"],
          "properties": {"index": _COUNT, "name": {"type": "string"}, "op": {"type": "string"},
                         "instructions": _AMOUNT, "estimated_cycles": _AMOUNT,
                         "estimated_ms": _AMOUNT, "classes": _NUMBERS, "counts": _NUMBERS}}

@@ -25,7 +25,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
 
-NAMES = ("tflite", "pte", "sidecar", "config", "config-yaml", "wire")  # fuzz_targets.TARGETS
+NAMES = ("tflite", "pte", "sidecar", "config", "config-yaml", "wire", "calibration",
+         "estimate")  # fuzz_targets.TARGETS
 _DONE = re.compile(r"Done (\d+) runs in (\d+) second")
 _EXECS = re.compile(r"stat::number_of_executed_units:\s*(\d+)")
 

@@ -27,9 +27,14 @@ from tflitebuild import build_model
 
 from hpx_core.boards import get_board
 from hpx_core.config import ConfigDocument, ProfileConfig, walk_values
+from hpx_core.errors import ResultsError
+from hpx_core.insight.calibrate import estimate_rows, fit_rows, parse_calibration
 from hpx_core.models.pte_reader import read_pte
 from hpx_core.models.tflite_reader import read_tflite
 from hpx_core.results import measure
+from hpx_core.results.bundle_schema import shape_problem
+from hpx_core.results.profile_schemas import ESTIMATE_FILE
+from hpx_core.user_files import strict_json
 from hpx_core.wire import WireParser
 
 REPO = Path(__file__).resolve().parents[2]
@@ -79,6 +84,34 @@ def _config(data: bytes) -> None:
 def _config_yaml(data: bytes) -> None:
     """YAML with positions and its bounds (size, nesting, aliases): the parse alone."""
     ConfigDocument.parse(data, Path("fuzzed.yaml"))
+
+
+CALIBRATED_BOARD = "apollo510_evb"
+
+
+def _calibration(data: bytes) -> None:
+    """A calibration file's bytes as ``--calibration`` reads them, then priced as an
+    estimate prices a layer."""
+    costs = parse_calibration(data, Path("fuzzed.json"), CALIBRATED_BOARD)
+    sum(cost * 1e6 for cost in costs.values())
+
+
+def _estimate(data: bytes) -> None:
+    """A bundle's ``cycle_estimate.json`` as verification reads it, then fitted as
+    ``hpx calibrate`` fits it against a board that measured every layer at two cycles an
+    instruction."""
+    try:
+        document = strict_json(data)
+    except ValueError as error:
+        raise ResultsError(f"{ESTIMATE_FILE} is not JSON ({error})", "as verification") from None
+    problem = shape_problem(ESTIMATE_FILE, document)
+    if problem is not None:
+        raise ResultsError(problem, "as verification")
+    medians = {layer["index"]: round(2 * sum(layer["counts"].values()))
+               for layer in document["layers"]}
+    rows = estimate_rows(document, medians, "fuzzed")
+    if rows:
+        fit_rows(CALIBRATED_BOARD, rows)
 
 
 _RECORD = re.compile(rb"^(@HPX [^\n]*?) \*[0-9a-f]{8}$", re.MULTILINE)
@@ -133,6 +166,35 @@ def _config_seeds() -> list[bytes]:
             for data in _config_yaml_seeds()]
 
 
+def _calibration_seeds() -> list[bytes]:
+    from hpx_core.insight.calibrate import SCHEMA_ID
+    from hpx_core.insight.classes import CLASSES
+
+    costs = {name: 1.0 + i / 4 for i, name in enumerate(CLASSES)}
+    document = {"schema": SCHEMA_ID, "model": "hpx-cycles 1", "board": CALIBRATED_BOARD,
+                "costs": costs, "prior": costs, "layers": 12, "models": ["a", "b"],
+                "leave_one_model_out": {"median_layer_error": 0.05, "model_errors": {"a": 0.1}}}
+    return [json.dumps(document, indent=2).encode()]
+
+
+def _estimate_seeds() -> list[bytes]:
+    """Estimate documents of the shape a profile writes, with a few layers."""
+    from hpx_core.insight.classes import CLASSES
+
+    def slot(index: int) -> dict[str, object]:
+        counts = {name: float(10 * (index + 2) + i) for i, name in enumerate(CLASSES)}
+        return {"index": index, "name": f"layer {index}", "op": "CONV_2D",
+                "instructions": sum(counts.values()), "estimated_cycles": 2.0 * sum(
+                    counts.values()), "estimated_ms": 0.01, "classes": {
+                    k: 2.0 * v for k, v in counts.items()}, "counts": counts}
+
+    document = {"schema": "hpx.cycle-estimate/1", "model": "hpx-cycles 1",
+                "board": CALIBRATED_BOARD, "source_board": "qemu-m55", "clock_hz": 96_000_000,
+                "metric": "estimated_cycles", "calibration": None, "regions": {"itcm": "tcm"},
+                "unmodelled": [], "layers": [slot(0), slot(1), slot(2)], "whole": slot(-1)}
+    return [json.dumps(document, indent=1).encode()]
+
+
 def _tflite_seeds() -> list[bytes]:
     """Small models of the features the MLPerf Tiny models lack, and the keyword spotter."""
     kws = REPO / "examples" / "models" / "mlperf_tiny" / "kws_ref_model.tflite"
@@ -148,6 +210,8 @@ TARGETS = {
         Target("config", _config, _config_seeds, 8192),
         Target("config-yaml", _config_yaml, _config_yaml_seeds, 8192),
         Target("wire", _wire, lambda: _files(FIXTURES / "wire", "*.bin"), 8192),
+        Target("calibration", _calibration, _calibration_seeds, 4096),
+        Target("estimate", _estimate, _estimate_seeds, 16384),
     )
 }
 
