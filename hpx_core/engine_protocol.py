@@ -33,7 +33,9 @@ from hpx_core.contract import (
     MatchManifest,
     MemoryNeeds,
     MemoryRequest,
+    ModelCheckRequest,
     ModelNote,
+    ModelRefusal,
     ModelRequest,
     NotesRequest,
     ResultExtras,
@@ -73,6 +75,12 @@ class DescribesModels(Protocol):
     def hpx_describe_model(self, request: NotesRequest) -> list[ModelNote]: ...
 
 
+class ChecksModels(Protocol):
+    """An engine that refuses, before any fetch, a model its interpreter cannot prepare."""
+
+    def hpx_check_model(self, request: ModelCheckRequest) -> ModelRefusal | None: ...
+
+
 class MaterializesSources(Protocol):
     """An engine that brings its sources itself (overrides, version checks)."""
 
@@ -97,5 +105,5 @@ class MatchesManifests(Protocol):
     def hpx_match_manifest(self, request: ManifestRequest) -> MatchManifest | None: ...
 
 
-PROTOCOLS = (Engine, ReadsItsOwnFormat, DescribesModels, MaterializesSources, PlansMemory,
-             ExplainsErrors, MatchesManifests)
+PROTOCOLS = (Engine, ReadsItsOwnFormat, DescribesModels, ChecksModels, MaterializesSources,
+             PlansMemory, ExplainsErrors, MatchesManifests)

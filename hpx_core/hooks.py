@@ -26,7 +26,9 @@ from hpx_core.contract import (
     MatchManifest,
     MemoryNeeds,
     MemoryRequest,
+    ModelCheckRequest,
     ModelNote,
+    ModelRefusal,
     ModelRequest,
     NotesRequest,
     ResultExtras,
@@ -73,6 +75,9 @@ class EngineHooks:
             if notes:
                 found[plugin] = [n for n in notes if n is not None]
         return found
+
+    def check_model(self, engine: str, request: ModelCheckRequest) -> ModelRefusal | None:
+        return self._checked(engine, "hpx_check_model", request, ModelRefusal)
 
     def materialize_sources(self, engine: str, request: SourcesRequest) -> SourceSet | None:
         return self._checked(engine, "hpx_materialize_sources", request, SourceSet)

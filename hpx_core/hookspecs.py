@@ -36,7 +36,9 @@ if TYPE_CHECKING:
         MatchManifest,
         MemoryNeeds,
         MemoryRequest,
+        ModelCheckRequest,
         ModelNote,
+        ModelRefusal,
         ModelRequest,
         NotesRequest,
         ResultExtras,
@@ -94,6 +96,19 @@ def hpx_describe_model(request: NotesRequest) -> list[ModelNote]:
     Called on every plugin; answer ``[]`` for a model of a format the engine does not read.
     Typical notes: which kernel libraries the model's operators need, export-time facts kept
     beside the model. Read nothing slow here: ``hpx analyze`` runs it for every model.
+    """
+
+
+@hookspec(firstresult=True)
+def hpx_check_model(request: ModelCheckRequest) -> ModelRefusal | None:
+    """Say whether the engine can prepare the model, before anything is fetched.
+
+    Optional; called in the model analysis stage (so by ``hpx config validate`` too) on the
+    selected engine. Answer a :class:`~hpx_core.contract.ModelRefusal` for a model the engine's
+    interpreter would refuse (an operator's quantization its kernel's prepare step rejects),
+    naming the operator and what to change; ``None`` when nothing is known to fail. The core
+    raises it as a :class:`~hpx_core.errors.ModelError` naming the model file. Check only what
+    is cheap to read from the model: this runs on every validation.
     """
 
 

@@ -146,6 +146,25 @@ class ModelNote:
 
 
 @attrs.frozen
+class ModelCheckRequest:
+    """For ``hpx_check_model``: the model the run will give the engine, and the engine chosen
+    for it (its backend may decide which kernels prepare the model)."""
+
+    engine: EngineSelection
+    model: ModelInfo
+
+
+@attrs.frozen
+class ModelRefusal:
+    """Why the engine cannot prepare a model: said at ``hpx config validate`` and before a
+    profile fetches anything, instead of an interpreter failing later (name the operator by
+    index and name, and what it requires)."""
+
+    message: str
+    hint: str
+
+
+@attrs.frozen
 class SourcesRequest:
     """For ``hpx_materialize_sources``: where the sources must be able to run, and the pins.
 

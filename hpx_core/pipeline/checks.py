@@ -11,7 +11,7 @@ from pathlib import Path
 
 from hpx_core.boards import all_boards
 from hpx_core.build import get_toolchain
-from hpx_core.contract import ModelRequest
+from hpx_core.contract import ModelCheckRequest, ModelRequest
 from hpx_core.errors import ConfigError, ModelError, SourceError, UsageError
 from hpx_core.hooks import EngineHooks
 from hpx_core.models import CORE_FORMATS, ModelInfo, detect_format, load_model
@@ -91,7 +91,17 @@ def analyze_model(ctx: RunContext) -> ModelInfo | None:
             f"but {path.name} is a {model.format} model",
             "choose an engine for this model format (hpx plugins lists them)",
         )
+    check_preparable(ctx, model)
     return model
+
+
+def check_preparable(ctx: RunContext, model: ModelInfo) -> None:
+    """Refuse a model the engine's interpreter cannot prepare (its ``hpx_check_model``), here
+    rather than as the interpreter's failure after sources, a build and the cache were
+    written."""
+    refusal = ctx.hooks.check_model(ctx.engine.name, ModelCheckRequest(ctx.engine, model))
+    if refusal is not None:
+        raise ModelError(f"{model.path.name}: {refusal.message}", refusal.hint)
 
 
 def check_license(ctx: RunContext) -> None:
