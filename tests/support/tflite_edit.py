@@ -21,3 +21,21 @@ def with_custom_op(model: Path, layer: int, name: str = "HpxNoSuchOp") -> bytes:
     builder = flatbuffers.Builder(len(data) + 1024)
     builder.Finish(edited.Pack(builder), file_identifier=b"TFL3")
     return bytes(builder.Output())
+
+
+def with_output_quantization(model: Path, layer: int, scale: float, zero_point: int,
+                             tensor_type: int | None = None) -> bytes:
+    """``model`` with layer ``layer``'s output tensor quantized as given (and of
+    ``tensor_type``, a TFLite TensorType, when given): a real model a kernel's Prepare may
+    refuse."""
+    data = model.read_bytes()
+    edited = schema.ModelT.InitFromObj(schema.Model.GetRootAs(data, 0))
+    graph = edited.subgraphs[0]
+    tensor = graph.tensors[graph.operators[layer].outputs[0]]
+    tensor.quantization.scale = [scale]
+    tensor.quantization.zeroPoint = [zero_point]
+    if tensor_type is not None:
+        tensor.type = tensor_type
+    builder = flatbuffers.Builder(len(data) + 1024)
+    builder.Finish(edited.Pack(builder), file_identifier=b"TFL3")
+    return bytes(builder.Output())

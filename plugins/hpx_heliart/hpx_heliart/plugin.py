@@ -19,6 +19,8 @@ from hpx_core.contract import (
     FirmwareRequest,
     MemoryNeeds,
     MemoryRequest,
+    ModelCheckRequest,
+    ModelRefusal,
     ResultExtras,
     ResultsRequest,
     SourceSet,
@@ -59,6 +61,15 @@ def hpx_validate_config(request: ConfigRequest) -> HeliaRtConfig:
             "keep one of them (check HELIART_SOURCE_PATH / HELIART_DIST_PATH too)",
         )
     return config
+
+
+@hookimpl
+def hpx_check_model(request: ModelCheckRequest) -> ModelRefusal | None:
+    """An operator whose quantization heliaRT (TFLite Micro's kernels' Prepare rules) refuses,
+    named before anything is fetched (hpx config validate says it too)."""
+    from hpx_tflm_family import check_model
+
+    return check_model(request.model)
 
 
 @hookimpl
@@ -129,6 +140,7 @@ if TYPE_CHECKING:  # mypy checks every hook against the contract (hpx_core.engin
     from hpx_heliart import plugin as this
 
     _engine: contract.Engine = this
+    _checksmodels: contract.ChecksModels = this
     _materializessources: contract.MaterializesSources = this
     _plansmemory: contract.PlansMemory = this
     _explainserrors: contract.ExplainsErrors = this

@@ -19,6 +19,8 @@ from hpx_core.contract import (
     FirmwareRequest,
     MemoryNeeds,
     MemoryRequest,
+    ModelCheckRequest,
+    ModelRefusal,
     ResultExtras,
     ResultsRequest,
     SourceSet,
@@ -51,6 +53,15 @@ def hpx_engines() -> list[EngineDescriptor]:
 @hookimpl
 def hpx_validate_config(request: ConfigRequest) -> TflmConfig:
     return request.section.structure(TflmConfig)
+
+
+@hookimpl
+def hpx_check_model(request: ModelCheckRequest) -> ModelRefusal | None:
+    """An operator whose quantization TFLite Micro refuses in its kernel's Prepare, named
+    before anything is fetched (hpx config validate says it too)."""
+    from hpx_tflm_family import check_model
+
+    return check_model(request.model)
 
 
 @hookimpl
@@ -121,6 +132,7 @@ if TYPE_CHECKING:  # mypy checks every hook against the contract (hpx_core.engin
     from hpx_tflm import plugin as this
 
     _engine: contract.Engine = this
+    _checksmodels: contract.ChecksModels = this
     _materializessources: contract.MaterializesSources = this
     _plansmemory: contract.PlansMemory = this
     _explainserrors: contract.ExplainsErrors = this

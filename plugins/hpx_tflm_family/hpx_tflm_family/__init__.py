@@ -1,6 +1,7 @@
 """Glue shared by engines built on TFLite Micro's MicroInterpreter (upstream TFLM, heliaRT, and
 heliaAOT's host reference): the generated model array, op resolver, inputs and layer table,
-arena sizing, the host reference and the C++ runner in ``templates/``.
+arena sizing, the host reference, the quantization TFLM's kernels refuse to prepare
+(prepare_rules.py) and the C++ runner in ``templates/``.
 
 A distribution of its own, not an engine (it declares no entry point): the engines that drive a
 MicroInterpreter depend on it, the core knows nothing of it, and no engine imports another.
@@ -13,6 +14,7 @@ from hpx_tflm_family.inputs import InputSpec, input_bytes
 from hpx_tflm_family.memory import family_needs, planned_arena
 from hpx_tflm_family.model_array import c_array, parse_c_array
 from hpx_tflm_family.prepare import FamilyFacts, ModelGlue, model_glue
+from hpx_tflm_family.prepare_rules import check_model
 from hpx_tflm_family.reference import host_outputs
 from hpx_tflm_family.resolver import (
     UPSTREAM_METHODS,
@@ -32,6 +34,7 @@ __all__ = [
     "ModelGlue",
     "arena_summary",
     "c_array",
+    "check_model",
     "explain",
     "family_extra",
     "family_glue",
