@@ -66,14 +66,20 @@ def _random(tensor: TensorInfo, rng: np.random.Generator) -> bytes:
     return rng.integers(0, 256, size, dtype=np.uint8).tobytes()
 
 
-def _random_inputs(seed: int, tensors: Sequence[TensorInfo]) -> tuple[bytes, ...]:
-    """Seeded random bytes per tensor, from the cache when made before."""
+def _random_key(seed: int, tensors: Sequence[TensorInfo]) -> str:
+    """What decides the random bytes: the seed, NumPy's version, the inputs' types and sizes."""
     try:
         generator = f"numpy {version('numpy')}"
     except PackageNotFoundError:
         generator = "numpy absent"
     made_of = [seed, generator, [[t.dtype, _size(t)] for t in tensors]]
-    key = hashlib.sha256(json.dumps(made_of).encode()).hexdigest()
+    return hashlib.sha256(json.dumps(made_of).encode()).hexdigest()
+
+
+def _random_inputs(seed: int, tensors: Sequence[TensorInfo], keep: bool) -> tuple[bytes, ...]:
+    """Seeded random bytes per tensor, from the cache when made before (kept now with
+    ``keep``, else by :func:`keep_inputs` once what they fed has succeeded)."""
+    key = _random_key(seed, tensors)
     kept = RANDOM_INPUTS.load_blobs(key)
     if kept is not None:
         return kept
@@ -81,8 +87,19 @@ def _random_inputs(seed: int, tensors: Sequence[TensorInfo]) -> tuple[bytes, ...
 
     rng = np.random.default_rng(seed)
     made = tuple(_random(t, rng) for t in tensors)
-    RANDOM_INPUTS.store_blobs(key, made)
+    if keep:
+        RANDOM_INPUTS.store_blobs(key, made)
     return made
+
+
+def keep_inputs(spec: InputSpec, model: ModelInfo, inputs: tuple[bytes, ...]) -> None:
+    """Keep random inputs made with ``keep=False`` in the cache, now that the host reference
+    ran on them: a model the interpreter refuses leaves nothing in the cache."""
+    if spec.kind != "random":
+        return
+    key = _random_key(spec.seed, model.inputs)
+    if not RANDOM_INPUTS.path(key).exists():
+        RANDOM_INPUTS.store_blobs(key, inputs)
 
 
 def _from_file(path: Path, tensor: TensorInfo) -> bytes:
@@ -106,12 +123,13 @@ def _from_file(path: Path, tensor: TensorInfo) -> bytes:
     return data
 
 
-def input_bytes(spec: InputSpec, model: ModelInfo) -> tuple[bytes, ...]:
-    """One byte string per model input, in input order."""
+def input_bytes(spec: InputSpec, model: ModelInfo, *, keep: bool = True) -> tuple[bytes, ...]:
+    """One byte string per model input, in input order; random ones kept in the cache unless
+    ``keep`` is False (then :func:`keep_inputs` keeps them after the host reference ran)."""
     if spec.kind == "zeros":
         return tuple(bytes(_size(t)) for t in model.inputs)
     if spec.kind == "random":
-        return _random_inputs(spec.seed, model.inputs)
+        return _random_inputs(spec.seed, model.inputs, keep)
     if len(model.inputs) != 1 or spec.path is None:
         raise ConfigError("an input file can feed only a single-input model",
                           "use random or zeros for models with several inputs")
