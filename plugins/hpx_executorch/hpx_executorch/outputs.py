@@ -11,6 +11,7 @@ import struct
 from pathlib import Path
 
 from hpx_core.contract import ReferenceOutput
+from hpx_core.errors import ModelError
 from hpx_core.models import ModelInfo
 from hpx_executorch.firmware import memory_order
 
@@ -26,13 +27,24 @@ def reference_output(model: ModelInfo) -> ReferenceOutput | None:
     tensor = model.outputs[0] if model.outputs else None
     if tensor is None or tensor.dtype != "float32" or not reference.is_file():
         return None
-    data = reference.read_bytes()
+    data = _read(reference, model)
     count = len(data) // 4
     logical = list(struct.unpack(f"<{count}f", data[: count * 4]))
     if tensor.size_bytes is None or count != tensor.size_bytes // 4:  # compared as it is
         return ReferenceOutput(0, "float32", data, _source(reference))
     ordered = memory_order(logical, tensor.shape, tensor.dim_order)
     return ReferenceOutput(0, "float32", struct.pack(f"<{count}f", *ordered), _source(reference))
+
+
+def _read(reference: Path, model: ModelInfo) -> bytes:
+    """The reference's bytes; a file that cannot be read is one error naming the program."""
+    try:
+        return reference.read_bytes()
+    except OSError as error:
+        raise ModelError(f"{model.path.name}: its host reference {reference.name} cannot be "
+                         f"read ({error.strerror or type(error).__name__})",
+                         "export the program again, or remove the file to run without a host "
+                         "reference") from None
 
 
 def _source(reference: Path) -> str:
