@@ -1,15 +1,19 @@
 """Why a git command failed, in one line: what hpx asked for and what the server answered.
 
 gitpython hands back an exit status and git's stderr, progress meters and all. A user needs to
-know whether the server refused or lacked something (and which object), or whether git was
-interrupted by a signal, in which case the pinned commit is not to blame.
+know whether the server refused or lacked something (and which object), whether git was
+interrupted by a signal, or whether the disk filled up, in which case the pinned commit (and
+the server) is not to blame: a full disk reads as "could not fetch ... from promisor remote" or
+"invalid index-pack output" further down git's answer.
 """
 
 from __future__ import annotations
 
 import re
+import shutil
 import signal
 from collections.abc import Iterable
+from pathlib import Path
 
 import attrs
 import git
@@ -30,6 +34,7 @@ _UNFILTERED = "filtering not recognized by server"
 _SILENT_HELPER = "invalid index-pack output"
 """fetch-pack's last word when index-pack stopped without writing anything (killed)."""
 _STDERR = "\n  stderr: '"
+_DISK_FULL = ("No space left on device", "Disk quota exceeded")  # ENOSPC, EDQUOT
 
 
 def mirror_hint(url: str) -> str:
@@ -98,6 +103,16 @@ class GitFailure:
         )
 
     @property
+    def disk_full(self) -> str | None:
+        """git's line saying the disk (or the user's quota) is full, when one does."""
+        return next((line for line in self.lines if any(m in line for m in _DISK_FULL)), None)
+
+    @property
+    def final(self) -> bool:
+        """Asking again cannot help: git was stopped from outside or the disk is full."""
+        return self.interrupted or self.disk_full is not None
+
+    @property
     def unfiltered(self) -> bool:
         """The server does not serve partial clones: every object of the history was asked."""
         return any(_UNFILTERED in line for line in self.lines)
@@ -149,9 +164,40 @@ def read_failure(exc: git.GitCommandError, said: Iterable[str] = ()) -> GitFailu
     return GitFailure(status, lines)
 
 
-def failure_error(asked: str, url: str, failure: GitFailure, *, context: str = "") -> SourceError:
-    """One error for a failed fetch: what was asked (``asked`` names ``url``) and the answer."""
+def _size(count: int) -> str:
+    value = float(count)
+    for unit in ("bytes", "KiB", "MiB", "GiB"):
+        if value < 1024 or unit == "GiB":
+            return f"{value:.0f} {unit}" if unit == "bytes" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{value:.1f} GiB"
+
+
+def free_space(folder: Path) -> str:
+    """What is free on the disk that holds ``folder`` (its nearest existing folder asked)."""
+    existing = next((p for p in (folder, *folder.parents) if p.is_dir()), None)
+    try:
+        return f"{_size(shutil.disk_usage(existing or folder).free)} free"
+    except OSError:
+        return "free space unknown"
+
+
+def disk_full_error(asked: str, failure: GitFailure, folder: Path, lead: str) -> SourceError:
+    """The disk is full: said first, with the folder of the checkouts and what is free there."""
+    return SourceError(
+        f"{lead}cannot {asked}: the disk is full ({free_space(folder)} in {folder}; git said: "
+        f"{failure.disk_full})",
+        "free space on that disk (or set HPX_CACHE_DIR to a folder on a disk with room), then "
+        "run it again; the pin is not to blame")
+
+
+def failure_error(asked: str, url: str, failure: GitFailure, *, folder: Path,
+                  context: str = "") -> SourceError:
+    """One error for a failed fetch: what was asked (``asked`` names ``url``) and the answer;
+    ``folder`` holds the checkout git was writing (the cache's sources folder)."""
     lead = f"{context}: " if context else ""
+    if failure.disk_full is not None:
+        return disk_full_error(asked, failure, folder, lead)
     if failure.interrupted:
         return SourceError(
             f"{lead}cannot {asked}: interrupted ({failure.interruption()})",

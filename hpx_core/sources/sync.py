@@ -87,12 +87,12 @@ def _ensure_commit(path: Path, url: str, commit: str) -> None:
             runner.fetch("--tags", "--force", *args)
         except git.GitCommandError as exc:
             failure = read_failure(exc)
-            if failure.interrupted:
-                raise failure_error(asked, url, failure) from exc
+            if failure.final:
+                raise failure_error(asked, url, failure, folder=path.parent) from exc
         if _has_commit(runner, commit):
             return
     if failure is not None:
-        raise failure_error(asked, url, failure)
+        raise failure_error(asked, url, failure, folder=path.parent)
     raise SourceError(f"commit {commit} is not reachable from {url}", mirror_hint(url))
 
 
@@ -119,7 +119,7 @@ def clone(pin: RepoPin, dest: Path, report: ProgressFn) -> None:
         _clone_into(pin.url, dest, _CloneProgress(pin.name, report))
     except git.GitCommandError as exc:
         asked = f"clone {pin.url} (a partial clone, {BLOBLESS})"
-        raise failure_error(asked, pin.url, read_failure(exc)) from exc
+        raise failure_error(asked, pin.url, read_failure(exc), folder=dest.parent) from exc
 
 
 def apply_exclude(path: Path, exclude: Sequence[str]) -> None:
@@ -180,10 +180,11 @@ def _sync_submodule(root: Path, pin: RepoPin, sub: SubmodulePin) -> bool:
         updater.submodule("update", "--init", "--force", *_submodule_filter(), "--", rel)
     except git.GitCommandError as exc:
         failure = read_failure(exc)
-        if sub.required or failure.interrupted:
+        if sub.required or failure.final:
             context = f"submodule {sub.path} of {pin.name}"
             asked = f"fetch commit {sub.commit} from {sub.url}"
-            raise failure_error(asked, sub.url, failure, context=context) from exc
+            raise failure_error(asked, sub.url, failure, folder=root.parent,
+                                context=context) from exc
         log.warning(
             "optional submodule not materialized",
             repo=pin.name,
@@ -220,9 +221,9 @@ def force_sync(path: Path, pin: RepoPin, report: ProgressFn) -> list[str]:
         _checkout(path, pin.commit)
     except git.GitCommandError as exc:
         failure = read_failure(exc)
-        if failure.interrupted:
+        if failure.final:
             asked = f"check out {pin.name} at {pin.commit} (its files come from {pin.url})"
-            raise failure_error(asked, pin.url, failure) from exc
+            raise failure_error(asked, pin.url, failure, folder=path.parent) from exc
         if any("promisor remote" in line for line in failure.lines):
             raise SourceError(
                 f"{pin.url} does not serve every file of {pin.commit}: {failure.answer()}",
