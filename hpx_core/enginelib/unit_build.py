@@ -23,11 +23,11 @@ from hpx_core.enginelib.cached import (
     discard,
     file_record,
     folder_contents,
-    intact_manifest,
     write_manifest,
 )
 from hpx_core.enginelib.checking import may_build
 from hpx_core.enginelib.identity import portable, resolved
+from hpx_core.enginelib.unit_repair import repaired_manifest
 from hpx_core.enginelib.unit_tree import (
     LISTS,
     TargetUnits,
@@ -78,10 +78,10 @@ def extend(folder: Path, recipe: UnitRecipe, select: Select, label: str, jobs: i
     of what was compiled for them (empty when nothing was)."""
     for stale in folder.parent.glob(f".{folder.name}.tmp-*"):  # a killed run's; we hold the lock
         shutil.rmtree(stale, ignore_errors=True)
-    found = intact_manifest(folder, recipe.key)
+    found = repaired_manifest(folder, recipe.key)  # a damaged unit costs its compile alone
     if found is None:
         discard(folder)
-    manifest = dict(found) if found is not None else _create(folder, recipe)
+    manifest = found if found is not None else _create(folder, recipe)
     tree = recipe.scratch(folder)
     held = hold(recipe.tree_lock, f"the build tree {tree.name}") if recipe.tree_lock else None
     try:

@@ -15,8 +15,10 @@ the firmware, and so every instruction count, is the whole library's.
 Every file is written aside and renamed into place; objects and link archives are never changed
 once there, and the manifest is replaced whole, so a run reading the folder while another
 extends it sees the state before or the state after, both whole. A run whose units are all
-there takes no lock. A damaged folder is removed and built again (:mod:`.cached`); paths in the
-manifest are relative to the source roots and to the folder, so a moved cache is used as it is.
+there takes no lock. A damaged object or link archive is forgotten and made again, which costs
+that unit's compile alone (:mod:`.unit_repair`); a damaged manifest or staged file makes the
+folder again (:mod:`.cached`). Paths in the manifest are relative to the source roots and to
+the folder, so a moved cache is used as it is.
 """
 
 from __future__ import annotations

@@ -125,13 +125,50 @@ def test_concurrent_selections_each_get_theirs_and_nothing_is_compiled_twice(
     assert sum(compiled for compiled, _ in results) == 4  # a, b, c and d, once each
 
 
-def test_a_damaged_unit_is_built_again(tmp_path: Path) -> None:
+@pytest.mark.parametrize("damage", ["truncated", "garbage", "deleted"])
+def test_a_damaged_unit_costs_only_its_own_compile(tmp_path: Path, damage: str) -> None:
+    """The other units, and the link archives that do not name it, stay as they were."""
     src, cache = _sources(tmp_path / "src"), tmp_path / "cache"
     first = _units(src, cache, {"a.c", "b.c"})
-    victim = next((first.folder / "objects").glob("b.c-*.o"))
-    victim.write_bytes(victim.read_bytes()[:20])
+    other = _units(src, cache, {"a.c", "c.c"})
+    objects = first.folder / "objects"
+    victim = next(objects.glob("b.c-*.o"))
+    whole = victim.read_bytes()
+    kept = {p.name: p.stat().st_mtime_ns for p in objects.iterdir() if p != victim}
+    others = other.archives[0].read_bytes(), other.archives[0].stat().st_mtime_ns
+    if damage == "deleted":
+        victim.unlink()
+    else:
+        victim.write_bytes(whole[:20] if damage == "truncated" else b"\xde\xad" * 40)
     again = _units(src, cache, {"a.c", "b.c"})
-    assert again.compiled == 2 and _members(again.archives[0]) == ["a.c", "b.c"]
+    assert again.built and again.compiled == 1  # b.c alone
+    assert victim.read_bytes() == whole
+    assert _members(again.archives[0]) == ["a.c", "b.c"]
+    assert {p.name: p.stat().st_mtime_ns for p in objects.iterdir() if p != victim} == kept
+    assert (other.archives[0].read_bytes(), other.archives[0].stat().st_mtime_ns) == others
+    warm = _units(src, cache, {"a.c", "b.c"})
+    assert not warm.built and warm.compiled == 0
+    assert _units(src, cache, {"a.c", "c.c"}).compiled == 0
+
+
+def test_a_damaged_link_archive_is_written_again_compiling_nothing(tmp_path: Path) -> None:
+    src, cache = _sources(tmp_path / "src"), tmp_path / "cache"
+    first = _units(src, cache, {"a.c", "d.c"})
+    archive = first.archives[0]
+    archive.write_bytes(b"!<thin>\n")
+    again = _units(src, cache, {"a.c", "d.c"})
+    assert again.compiled == 0 and _members(again.archives[0]) == ["a.c", "d.c"]
+
+
+def test_a_damaged_staged_header_makes_the_folder_again(tmp_path: Path) -> None:
+    """Found when an extension checks the folder (a damaged object sends it there)."""
+    src, cache = _sources(tmp_path / "src"), tmp_path / "cache"
+    first = _units(src, cache, {"a.c", "b.c"})
+    (first.folder / "staged" / "staged.h").write_text("#define STAGED 0\n")
+    next((first.folder / "objects").glob("b.c-*.o")).write_bytes(b"")
+    again = _units(src, cache, {"a.c", "b.c"})
+    assert again.compiled == 2
+    assert (again.folder / "staged" / "staged.h").read_text() == "#define STAGED 41\n"
 
 
 def test_a_unit_that_fails_keeps_what_was_built(tmp_path: Path) -> None:
