@@ -4,8 +4,12 @@ Feed it bytes as they arrive; it keeps them all, checks each record's checksum, 
 and fields (kinds and bounds, :mod:`hpx_core.wire.protocol`) and the stream's rules
 (:mod:`hpx_core.wire.rules`), and raises :class:`StreamError` (a CaptureError) at the first
 lost, corrupted, malformed or truncated record. Bad data never becomes numbers. Lines that do
-not start with the record prefix are the firmware's plain text output, kept. No line may
-outgrow :data:`~hpx_core.wire.protocol.MAX_LINE`, so buffering stays linear in the stream.
+not start with the record prefix are the firmware's plain text output: the first
+:data:`TEXT_LINES_KEPT` are kept as strings (an engine's words for an error come first), the
+rest stay in the raw bytes only, so firmware that prints a great deal costs no Python object per
+line. No line may outgrow :data:`~hpx_core.wire.protocol.MAX_LINE`, so buffering stays linear
+in the stream; :func:`parse_capture` feeds a whole stream :data:`FEED_CHUNK` bytes at a time
+and keeps it as given, so parsing holds no second copy of it.
 """
 
 from __future__ import annotations
@@ -27,6 +31,8 @@ _HEX32 = re.compile(rb"^0x[0-9a-f]{8}$")
 _INT = re.compile(rb"^\d{1,20}$")
 _SIGNED = re.compile(rb"^-?\d{1,19}$")
 _SPECS = {t: spec.fields for t, spec in RECORDS.items()}
+TEXT_LINES_KEPT = 1_000
+FEED_CHUNK = 1024 * 1024
 Converter = Callable[[FieldSpec, bytes], int | str | bytes]
 _VALUE = {
     "int": rb"(\d{1,20})",
@@ -83,7 +89,8 @@ def _converted(spec: FieldSpec, raw: bytes) -> int | str | bytes:
 class WireParser:
     """Incremental parser: ``feed`` chunks, then ``close`` for the checked :class:`Capture`."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, keep_raw: bool = True) -> None:
+        self._keep_raw = keep_raw  # False: the caller holds the stream (parse_capture)
         self._raw = bytearray()
         self._pending = bytearray()
         self._offset = 0  # stream offset of self._pending[0]
@@ -97,7 +104,8 @@ class WireParser:
 
     def feed(self, data: bytes) -> list[Record]:
         """Take the next bytes; return the records completed by them."""
-        self._raw += data
+        if self._keep_raw:
+            self._raw += data
         lines = data.split(b"\n")
         self._pending += lines[0]
         if len(lines) == 1:
@@ -115,8 +123,9 @@ class WireParser:
         self._check_length(self._pending)
         return done
 
-    def close(self) -> Capture:
-        """End of stream: the capture, or StreamError if it is incomplete."""
+    def close(self, raw: bytes | None = None) -> Capture:
+        """End of stream: the capture (of ``raw`` when the caller kept the stream), or
+        StreamError if it is incomplete."""
         if self._pending.strip():
             raise StreamError("truncated", "the last line has no end", self._offset)
         if not self._records:
@@ -126,7 +135,8 @@ class WireParser:
             raise StreamError(
                 "truncated", f"no END record (last was #{last.seq} {last.type})", self._offset
             )
-        capture = Capture(bytes(self._raw), tuple(self._records), tuple(self._text))
+        kept = bytes(self._raw) if raw is None else raw
+        capture = Capture(kept, tuple(self._records), tuple(self._text))
         check_outputs(capture, self._offset)
         return capture
 
@@ -140,7 +150,7 @@ class WireParser:
         if not line.startswith(PREFIX):
             if PREFIX.strip() in line:
                 raise StreamError("corrupted", "a record does not start its line", offset)
-            if line:
+            if line and len(self._text) < TEXT_LINES_KEPT:
                 self._text.append(line.decode("utf-8", errors="replace"))
             return None
         fast = self._fast(line, offset)
@@ -215,7 +225,10 @@ class WireParser:
 
 
 def parse_capture(data: bytes) -> Capture:
-    """Parse a whole captured stream (see :class:`WireParser`)."""
-    parser = WireParser()
-    parser.feed(data)
-    return parser.close()
+    """Parse a whole captured stream (see :class:`WireParser`), a chunk at a time so no list
+    of all its lines is ever made."""
+    parser = WireParser(keep_raw=False)
+    view = memoryview(data)
+    for start in range(0, len(data), FEED_CHUNK):
+        parser.feed(bytes(view[start : start + FEED_CHUNK]))
+    return parser.close(bytes(data))

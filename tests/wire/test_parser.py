@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from hpx_core.errors import CaptureError
 from hpx_core.wire import StreamError, WireParser, encode_record, parse_capture
+from hpx_core.wire.parser import FEED_CHUNK, TEXT_LINES_KEPT
 
 WIRE = Path(__file__).resolve().parents[1] / "fixtures" / "wire"
 STREAM = (WIRE / "selftest-qemu-m55.bin").read_bytes()
@@ -108,6 +109,16 @@ def test_record_glued_into_text_is_corruption() -> None:
 def test_plain_text_lines_are_kept_apart() -> None:
     capture = parse_capture(b"".join(LINES[:3]) + b"engine says hi\n" + b"".join(LINES[3:]))
     assert capture.text_lines == ("engine says hi",)
+    assert len(capture.records) == len(LINES)
+
+
+def test_a_stream_of_much_text_keeps_its_first_lines_and_its_bytes_once() -> None:
+    talk = b"".join(f"line {i}\n".encode() for i in range(250_000))
+    stream = b"".join(LINES[:3]) + talk + b"".join(LINES[3:])
+    assert len(stream) > 2 * FEED_CHUNK  # parsed in pieces: lines cross the pieces' ends
+    capture = parse_capture(stream)
+    assert capture.text_lines == tuple(f"line {i}" for i in range(TEXT_LINES_KEPT))
+    assert capture.raw is stream  # the caller's bytes, not a copy of them
     assert len(capture.records) == len(LINES)
 
 
