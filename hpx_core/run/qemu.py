@@ -7,14 +7,24 @@ peer; QEMU's default would give it a user-mode network that reaches the host), a
 under its own seccomp sandbox, which denies spawning processes. The firmware ends the run
 with a system reset request, which ``-no-reboot`` turns into QEMU's exit; its verdict is the
 stream's END record, as on a board. QEMU's own exit status says only whether QEMU failed.
+
+QEMU writes its stdout and stderr straight into temporary files, never through a pipe into
+Python: its UART model writes every character on its own, and a pipe read as it fills (what
+``communicate`` does) becomes one Python object per few bytes, tens of times the stream in
+memory. The run is watched from outside: it stops at its timeout, or once the stream passes
+the capture limit (:data:`~hpx_core.run.runner.MAX_CAPTURE`); only that many bytes are read
+back, so hpx's memory stays bounded however long the firmware talks.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
+import tempfile
 import time
 from pathlib import Path
+from typing import IO, Literal
 
 import attrs
 
@@ -23,7 +33,7 @@ from hpx_core.build.elfinfo import load_segments
 from hpx_core.contract import Json
 from hpx_core.errors import RunError, ToolError
 from hpx_core.log import get_logger
-from hpx_core.run.runner import Execution
+from hpx_core.run.runner import MAX_CAPTURE, Execution, over_capture_limit
 from hpx_core.tool_version import version_line
 
 log = get_logger(__name__)
@@ -33,6 +43,11 @@ SANDBOX = "on,obsolete=deny,elevateprivileges=deny,spawn=deny,resourcecontrol=de
 """QEMU's seccomp filter: no new processes, no privilege changes, no obsolete system calls."""
 NO_PEER = b"qemu-system-arm: warning: nic lan9118.0 has no peer\n"
 """What QEMU says of the boards' Ethernet controller without a network: expected, dropped."""
+STDERR_KEPT = 64 * 1024
+"""QEMU's own messages kept from one run: the firmware cannot write there, QEMU says little."""
+WATCH_EVERY = 0.05
+"""Seconds between looks at the run: the stream passes the limit by at most this much output."""
+Ending = Literal["exit", "timeout", "limit"]
 
 
 @attrs.frozen
@@ -42,9 +57,10 @@ class RunOutput:
     argv: tuple[str, ...]
     stream: bytes  # the UART stream (wire records), raw
     stderr: bytes
-    exit_code: int | None  # None when it was stopped at the timeout
+    exit_code: int | None  # None when it was stopped (the timeout, the capture limit)
     seconds: float
     timed_out: bool
+    over_limit: bool = False  # stopped once the stream passed the capture limit
 
 
 def qemu_argv(board: Board, elf: Path, qemu: str = QEMU) -> list[str]:
@@ -98,11 +114,14 @@ def check_load_segments(board: Board, elf: Path) -> None:
             )
 
 
-def run_on_qemu(board: Board, elf: Path, *, timeout: float = 60.0) -> RunOutput:
-    """Run ``elf`` on ``board`` until it exits or ``timeout`` seconds pass.
+def run_on_qemu(board: Board, elf: Path, *, timeout: float = 60.0,
+                max_capture: int = MAX_CAPTURE) -> RunOutput:
+    """Run ``elf`` on ``board`` until it exits, ``timeout`` seconds pass, or its stream passes
+    ``max_capture`` bytes.
 
-    A timeout is not raised here: the partial stream is returned (``timed_out``) so the caller
-    can keep it in a failed bundle, then raise :class:`RunError`.
+    Neither stop is raised here: the partial stream (at most ``max_capture`` bytes) is
+    returned (``timed_out``, ``over_limit``) so the caller can keep it in a failed bundle,
+    then raise :class:`RunError`.
     """
     found = shutil.which(QEMU)
     if not found:
@@ -114,21 +133,43 @@ def run_on_qemu(board: Board, elf: Path, *, timeout: float = 60.0) -> RunOutput:
     check_load_segments(board, elf)
     argv = qemu_argv(board, elf, found)
     started = time.perf_counter()
-    with subprocess.Popen(
-        argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE
-    ) as proc:
-        try:
-            stream, stderr = proc.communicate(timeout=timeout)
-            timed_out = False
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            stream, stderr = proc.communicate()
-            timed_out = True
-    seconds = time.perf_counter() - started
-    exit_code = None if timed_out else proc.returncode
-    log.info("qemu", board=board.name, exit_code=exit_code, seconds=round(seconds, 3))
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        with subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err) as proc:
+            ending = _watch(proc, out, started + timeout, max_capture)
+        seconds = time.perf_counter() - started
+        stream, stderr = _kept(out, max_capture), _kept(err, STDERR_KEPT)
+    exit_code = proc.returncode if ending == "exit" else None
+    log.info("qemu", board=board.name, exit_code=exit_code, seconds=round(seconds, 3),
+             ending=ending, stream_bytes=len(stream))
     return RunOutput(tuple(argv), stream, stderr.replace(NO_PEER, b""), exit_code, seconds,
-                     timed_out)
+                     ending == "timeout", ending == "limit")
+
+
+def _watch(proc: subprocess.Popen[bytes], out: IO[bytes], deadline: float,
+           max_capture: int) -> Ending:
+    """Wait for QEMU to exit; kill it at ``deadline`` or once ``out`` passes ``max_capture``
+    bytes. Only the file's size is looked at: nothing of the stream enters memory here."""
+    ending: Ending | None = None
+    while ending is None:
+        try:
+            proc.wait(WATCH_EVERY)
+            return "exit"
+        except subprocess.TimeoutExpired:
+            pass
+        if os.fstat(out.fileno()).st_size > max_capture:
+            ending = "limit"
+        elif time.perf_counter() >= deadline:
+            ending = "timeout"
+    proc.kill()
+    proc.wait()
+    return ending
+
+
+def _kept(file: IO[bytes], limit: int) -> bytes:
+    """The first ``limit`` bytes QEMU wrote to ``file`` (asked for by their size: a read of
+    ``limit`` would take that much memory first, whatever the file holds)."""
+    file.seek(0)
+    return file.read(min(os.fstat(file.fileno()).st_size, limit))
 
 
 def qemu_version(argv0: str) -> str:
@@ -143,6 +184,7 @@ class QemuRunner:
 
     board: Board
     timeout: float = 600.0
+    max_capture: int = MAX_CAPTURE
 
     def check(self) -> None:
         if not shutil.which(QEMU):
@@ -150,7 +192,10 @@ class QemuRunner:
                             "install it (Debian: apt-get install qemu-system-arm)")
 
     def execute(self, elf: Path) -> Execution:
-        output = run_on_qemu(self.board, elf, timeout=self.timeout)
+        output = run_on_qemu(self.board, elf, timeout=self.timeout,
+                             max_capture=self.max_capture)
+        if output.over_limit:
+            raise over_capture_limit(self.max_capture, output.stream)
         details: dict[str, Json] = {
             "runner": "qemu",
             "argv": list(output.argv),

@@ -19,6 +19,15 @@ from hpx_core.boards import Board
 from hpx_core.contract import Json
 from hpx_core.errors import RunError
 
+MAX_CAPTURE = 64 * 1024 * 1024
+"""The most bytes of a device stream hpx keeps from one run (64 MiB). A complete stream is a
+few MiB at most (``--check-layers=all`` dumps at most 1 MiB of tensors, about 2.2 MiB of
+records; MLPerf Tiny's VWW with every layer exact sends 19 KB), so a stream this long is
+firmware printing in a loop: the run stops there, with the first ``MAX_CAPTURE`` bytes in the
+failed bundle, and hpx's memory stays bounded however long the firmware talks. Runners take
+``max_capture`` (the Python API) to choose another; no command-line option, since no
+legitimate stream comes near it."""
+
 
 @attrs.frozen
 class Execution:
@@ -50,6 +59,22 @@ class StreamStoppedError(RunError):
         super().__init__(message, hint)
         self.partial = partial
         self.interrupted = interrupted
+
+
+def over_capture_limit(limit: int, partial: bytes | bytearray) -> StreamStoppedError:
+    """The run stopped at the capture limit: the error names it and keeps the first bytes."""
+    return StreamStoppedError(
+        f"the firmware sent more than the capture limit of {_size(limit)} before its END "
+        "record",
+        "it prints in a loop or far too much: print less (plain text lines and records are "
+        f"meant to be short); the first {_size(limit)} are in the failed bundle",
+        bytes(partial[:limit]),
+    )
+
+
+def _size(limit: int) -> str:
+    mib = limit / (1024 * 1024)
+    return f"{mib:g} MiB" if mib >= 1 else f"{limit:,} bytes"
 
 
 class RunInterruptedError(RunError):
