@@ -5,8 +5,10 @@ support, or pyocd with the part's pack); in a first session flash, forget the pr
 RTT control block (Apollo SRAM survives a reset) and reset; let go so the secure bootloader
 starts the application (:mod:`.session`); attach again and wait for this run's control block,
 retrying the probe's faults while the bootloader holds the bus; read until the stream's END
-record, the overall timeout, or a silence longer than the heartbeat window (then the core is
-asked what it is doing, so a hung target is reported as hung with where it hangs). After END
+record, the overall timeout, the capture limit (:data:`~hpx_core.run.runner.MAX_CAPTURE`:
+firmware talking forever stops there, and the host's buffer never grows past it), or a silence
+longer than the heartbeat window (then the core is asked what it is doing, so a hung target is
+reported as hung with where it hangs). After END
 the host reads the bytes the firmware dropped while a measurement ran and the part's caches,
 power states and clock mode (:mod:`.hwstate`); both become issues of the run when they are not
 as Ambiq's firmware has them.
@@ -42,7 +44,7 @@ from hpx_core.probe.rtt import (
     open_up_channel,
 )
 from hpx_core.probe.session import opened
-from hpx_core.run.runner import Execution, StreamStoppedError
+from hpx_core.run.runner import MAX_CAPTURE, Execution, StreamStoppedError, over_capture_limit
 
 log = get_logger(__name__)
 
@@ -60,12 +62,13 @@ def _paths(value: Iterable[str | Path]) -> tuple[Path, ...]:
 @attrs.frozen
 class ProbeSettings:
     """How long to wait: for the whole run, for RTT to appear after the bootloader hands over,
-    and for silence."""
+    and for silence; and how much of the stream to keep at most."""
 
     timeout: float = 120.0
     rtt_wait: float = 5.0
     heartbeat: float = 10.0
     poll: float = 0.02
+    max_capture: int = MAX_CAPTURE
     packs: tuple[Path, ...] = attrs.field(default=(), converter=_paths)
 
 
@@ -210,11 +213,15 @@ def read_stream(reader: UpReader, target: Any, elf: Path, settings: ProbeSetting
 def _read_until_end(reader: UpReader, target: Any, elf: Path, settings: ProbeSettings,
                     clock: Clock, data: bytearray) -> bytes:
     started = last = clock()
-    while not _END.search(data):
+    seen = 0  # the stream before this offset holds no END record
+    while not _END.search(data, seen):
+        seen = max(seen, data.rfind(b"\n", seen) + 1)  # END is a whole line: search past here
         chunk = reader.poll()
         now = clock()
         if chunk:
             data += chunk
+            if len(data) > settings.max_capture:
+                raise over_capture_limit(settings.max_capture, data)
             last = now
             continue
         if now - last > settings.heartbeat:

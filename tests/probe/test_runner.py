@@ -9,6 +9,7 @@ The same runner against a real Apollo ELF is in tests/boards/test_apollo_builds.
 from __future__ import annotations
 
 import json
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -202,6 +203,32 @@ def test_complete_capture_through_a_small_ring_becomes_a_bundle(elf: Path, tmp_p
     assert record.measurement.units == "instructions"  # the stream's own units, as sent
     run = json.loads((record.bundle / "run.json").read_text())
     assert run["probe"]["unique_id"] == "00123456780"
+
+
+def test_a_target_talking_forever_stops_at_the_capture_limit(elf: Path, tmp_path: Path) -> None:
+    limit = 32 * 1024
+    start = RECORDED[: RECORDED.index(b"\n") + 1]  # the real START record, then only text
+    talk = start + b"chatter: this firmware prints a line like this one forever\n" * 100_000
+    desk = bench(talk, buffer_size=4096, chunk=4000)
+    settings = ProbeSettings(timeout=120.0, rtt_wait=60.0, heartbeat=60.0, poll=0.0,
+                             max_capture=limit)
+    tracemalloc.start()
+    try:
+        with pytest.raises(RunError) as caught:
+            run_and_record(ProbeRunner(BOARD, settings, api=api(desk)), elf, tmp_path,
+                           engine="selftest")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert caught.value.message == ("the firmware sent more than the capture limit of 32,768 "
+                                    "bytes before its END record")
+    bundle = Path(caught.value.hint.split("failed bundle: ")[1])
+    assert (bundle / "capture.bin").read_bytes() == talk[:limit]
+    assert json.loads((bundle / "summary.json").read_text())["status"] == "failed"
+    assert desk.target.sent < 2 * limit  # the host stopped reading at the limit
+    # what the host held stayed near the limit, far below the 6 MB the target had to say (the
+    # fake probe's own reads of RAM, as lists of ints, are most of it)
+    assert peak < 1024 * 1024 + 4 * limit
 
 
 def test_a_stream_from_another_boards_firmware_is_refused(elf: Path, tmp_path: Path) -> None:
