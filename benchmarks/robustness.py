@@ -1,6 +1,8 @@
 """Trust drills on a real cache: concurrent runs, kills at every moment, damaged cache entries.
 
     python benchmarks/robustness.py [--kills 0.3,0.6,1,2,4,8] [--skip-library]
+    python benchmarks/robustness.py --chatter 60
+
 
 Every scenario runs ``hpx profile`` of KWS (tflm reference, qemu-m55) as a user types it, in new
 processes against the user's cache (``HPX_CACHE_DIR``, or hpx's default), and prints one line:
@@ -8,6 +10,12 @@ what was done, how many runs, and what came of them. A run must end in a complet
 one ``error:``/``hint:`` pair (never a traceback); no temporary bundle may be left once a later
 run went into the same folder; a damaged cache entry must be repaired or refused naming its path.
 The library scenarios rebuild ``tflm_reference`` through ccache (seconds when ccache is warm).
+
+``--chatter SECONDS`` is the capture drill alone: firmware whose inference prints a text line
+forever (tests/fixtures/firmware/chatter_engine.c, built for qemu-m55 by the real toolchain)
+runs under ``hpx run --timeout SECONDS``; it prints hpx's own peak resident memory (its
+``getrusage`` at exit, QEMU not counted), the bytes captured and how the run ended, which must
+be one error/hint pair naming the timeout or the capture limit, with a failed bundle.
 """
 
 from __future__ import annotations
@@ -27,6 +35,15 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 KWS = REPO / "examples/models/mlperf_tiny/kws_ref_model.tflite"
 HPX = [str(Path(sys.executable).with_name("hpx"))]  # the console script beside this Python
+CHATTER = REPO / "tests/fixtures/firmware/chatter_engine.c"
+# hpx's CLI in a Python that says its own peak resident memory as it exits (QEMU not counted)
+PEAK_SAYING_HPX = [sys.executable, "-c", (
+    "import atexit, resource, sys\n"
+    "atexit.register(lambda: sys.stderr.write("
+    "f'peak-rss-kib {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}\\n'))\n"
+    "from hpx_core.cli import main\n"
+    "sys.argv[0] = 'hpx'\n"
+    "sys.exit(main())\n")]
 
 
 def cache_root() -> Path:
@@ -160,13 +177,54 @@ def library_cases() -> dict[str, Callable[[Path], None]]:
     }
 
 
+def chatter_project(scratch: Path) -> Path:
+    """The talking firmware's project, rendered and built (``hpx run`` takes its folder)."""
+    from hpx_core.boards import get_board
+    from hpx_core.build import HarnessSettings, build_project, get_toolchain, render_project
+    from hpx_core.contract import FirmwareContribution
+
+    glue = FirmwareContribution(files={CHATTER.name: CHATTER.read_text("utf-8")},
+                                sources=(CHATTER.name,))
+    project = render_project(scratch / "chatter-work", get_board("qemu-m55"), glue,
+                             HarnessSettings("chatter"))
+    build_project(project, get_toolchain("arm-none-eabi-gcc"))
+    return project.root
+
+
+def chatter(scratch: Path, seconds: float) -> str:
+    """Run the firmware that prints forever under ``hpx run --timeout``: hpx's peak memory,
+    the bytes kept and how the run ended."""
+    out = scratch / "chatter"
+    done = run([*PEAK_SAYING_HPX, "run", str(chatter_project(scratch)), "--timeout",
+                f"{seconds:g}", "--output-dir", str(out)])
+    said = [line for line in done.stderr.splitlines() if line.startswith(("error:", "hint:"))]
+    peak = next((int(line.split()[1]) for line in done.stderr.splitlines()
+                 if line.startswith("peak-rss-kib ")), 0)
+    kept, temps = bundles(out)
+    captured = sum((b / "capture.bin").stat().st_size for b in kept
+                   if (b / "capture.bin").is_file())
+    status = [json.loads((b / "summary.json").read_text())["status"] for b in kept]
+    return (f"firmware printing forever, hpx run --timeout {seconds:g}: {outcome(done)} "
+            f"(exit {done.returncode}), hpx peak RSS {peak / 1024:.1f} MiB, capture kept "
+            f"{captured:,} bytes, bundles {status}, {len(temps)} temporary left; "
+            f"{' / '.join(said) or done.stderr.strip()[-300:]}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kills", default="0.3,0.6,1,1.5,2,3,4,6,8")
     parser.add_argument("--skip-library", action="store_true",
                         help="leave the engine library alone (each case rebuilds it)")
+    parser.add_argument("--chatter", type=float, metavar="SECONDS",
+                        help="only the capture drill: firmware printing forever this long")
     args = parser.parse_args()
     scratch = Path(tempfile.mkdtemp(prefix="hpx-robustness-"))
+    if args.chatter is not None:
+        try:
+            print(chatter(scratch, args.chatter), flush=True)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+        return
     try:
         print(concurrent(scratch), flush=True)
         print(kills(scratch, [float(d) for d in args.kills.split(",")]), flush=True)
