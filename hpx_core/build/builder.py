@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -28,6 +27,7 @@ from hpx_core.build.launcher import (
     read_stats,
 )
 from hpx_core.build.render import Project
+from hpx_core.build.stoppable import run_captured
 from hpx_core.build.toolchain import Toolchain
 from hpx_core.build.toolchain_file import recipe_identity, write_toolchain_file
 from hpx_core.contract import SourceSet
@@ -98,7 +98,7 @@ def _tool(name: str) -> str:
 
 def _run(argv: Sequence[str], log_file: Path, what: str,
          env: Mapping[str, str] | None = None) -> str:
-    done = subprocess.run(argv, capture_output=True, text=True, check=False, env=env)
+    done = run_captured(argv, env)
     output = done.stdout + done.stderr
     with log_file.open("a", encoding="utf-8") as handle:
         handle.write(f"$ {' '.join(argv)}\n{output}\n")

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import typer
 
 from hpx_core.cli.app import app
+from hpx_core.cli.stopping import interruptible, stopped_error
 from hpx_core.errors import HpxError
 
 # commands
@@ -44,6 +45,7 @@ OPTIONAL_VALUES = {"--check-layers": "first"}
 # exit: objects of native bindings, lief's among them, must be collected before they are torn
 # down, or nanobind reports them as leaked.)
 GC_THRESHOLDS = (50_000, 50, 100)
+INTERRUPTED = 130  # typer's exit status for a KeyboardInterrupt that reached it
 
 
 def spell_out(args: Sequence[str]) -> list[str]:
@@ -51,21 +53,29 @@ def spell_out(args: Sequence[str]) -> list[str]:
     return [f"{a}={OPTIONAL_VALUES[a]}" if a in OPTIONAL_VALUES else a for a in args]
 
 
+def _said(error: HpxError) -> int:
+    """Print ``error`` as its two lines; its exit code."""
+    typer.secho(f"error: {error.message}", fg="red", err=True)
+    if error.hint:
+        typer.echo(f"hint: {error.hint}", err=True)
+    return error.exit_code
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI. As the console script it exits; called with ``argv`` it returns the code."""
     if argv is None:
         gc.set_threshold(*GC_THRESHOLDS)
     try:
-        args = spell_out(sys.argv[1:] if argv is None else argv)
-        app(args=args, prog_name="hpx")
+        with interruptible():
+            args = spell_out(sys.argv[1:] if argv is None else argv)
+            app(args=args, prog_name="hpx")
         code = 0
     except HpxError as error:
-        typer.secho(f"error: {error.message}", fg="red", err=True)
-        if error.hint:
-            typer.echo(f"hint: {error.hint}", err=True)
-        code = error.exit_code
+        code = _said(error)
     except SystemExit as done:
         code = done.code if isinstance(done.code, int) else (0 if done.code is None else 1)
+        stopped = stopped_error() if code == INTERRUPTED else None
+        code = _said(stopped) if stopped is not None else code
     if argv is None:
         sys.exit(code)
     return code

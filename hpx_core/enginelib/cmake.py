@@ -11,6 +11,7 @@ from __future__ import annotations
 import subprocess
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import TextIO
 
 import attrs
 
@@ -22,6 +23,7 @@ from hpx_core.build.launcher import (
     compiler_cache,
     read_stats,
 )
+from hpx_core.build.stoppable import stoppable
 from hpx_core.build.toolchain import Toolchain, get_toolchain
 from hpx_core.build.toolchain_file import write_toolchain_file
 from hpx_core.enginelib.progress import tracker
@@ -65,16 +67,9 @@ def run_logged(args: Sequence[str], log_file: Path, what: str, *,
         out.write("$ " + " ".join(args) + "\n")
         out.flush()
         try:
-            process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                       text=True, errors="replace", env=env)
+            code = _stream(args, out, env, on_line)
         except FileNotFoundError as exc:
             raise ToolError(f"{args[0]} is not installed", "install cmake and ninja") from exc
-        assert process.stdout is not None
-        for line in process.stdout:
-            out.write(line)
-            if on_line is not None:
-                on_line(line)
-        code = process.wait()
     if code != 0:
         tail = log_file.read_text(encoding="utf-8", errors="replace").splitlines()[-30:]
         errors = [line for line in tail if "error" in line.lower()] or tail[-3:]
@@ -82,6 +77,20 @@ def run_logged(args: Sequence[str], log_file: Path, what: str, *,
             f"{what} failed: {errors[0].strip() if errors else 'see log'}",
             f"full log: {log_file}",
         )
+
+
+def _stream(args: Sequence[str], out: TextIO, env: Mapping[str, str] | None,
+            on_line: Callable[[str], None] | None) -> int:
+    """Run a tool (stopped with its children when hpx is), each line to ``out`` and
+    ``on_line``; its exit status."""
+    with stoppable(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                   errors="replace", env=env) as process:
+        assert process.stdout is not None
+        for line in process.stdout:
+            out.write(line)
+            if on_line is not None:
+                on_line(line)
+        return process.wait()
 
 
 def configure_library(project: Path, build: Path, log_file: Path, *, what: str,
