@@ -2,7 +2,8 @@
 
 A CI image or a team's shared cache prepares what its profiles will need. For each model (or
 each cell of a matrix file) and each engine, backend, board and toolchain named, the pipeline
-runs up to firmware generation in a temporary work folder: that fetches the pinned sources and
+runs up to firmware generation in a scratch work folder (removed when it ends; one a killed run
+left is removed by the next: :mod:`hpx_core.cli.scratch`): that fetches the pinned sources and
 builds the engine's libraries for the model's operators, and nothing else. Run again, it finds
 everything and compiles nothing. ``--offline`` fetches and builds nothing: it checks that the
 sources and libraries are in the cache and names what is not. Engines named without a model get
@@ -12,7 +13,6 @@ their sources only, since what of a library is built depends on the operators a 
 from __future__ import annotations
 
 import itertools
-import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
@@ -22,6 +22,7 @@ import attrs
 import typer
 
 from hpx_core.cli.app import app, console
+from hpx_core.cli.scratch import scratch_folder
 from hpx_core.errors import BuildError, HpxError, UsageError
 
 if TYPE_CHECKING:  # imported when the command runs: `hpx --help` stays fast
@@ -30,6 +31,7 @@ if TYPE_CHECKING:  # imported when the command runs: `hpx --help` stays fast
 
 FIRMWARE = "firmware generation"  # the last stage a preparation runs
 STAGES_WITH_FILES = ("output.dir", "build.work_dir")  # where a preparation writes, overridden
+SCRATCH = "hpx-prepare-"  # a preparation's scratch folder in the system's temporary folder
 
 
 @attrs.frozen
@@ -124,10 +126,10 @@ def _prepare(run: Preparation, config: Path | None, offline: bool) -> str | None
     from hpx_core.enginelib.checking import only_checking
 
     checking: AbstractContextManager[None] = only_checking() if offline else nullcontext()
-    with tempfile.TemporaryDirectory(prefix="hpx-prepare-") as scratch:
+    with scratch_folder(SCRATCH) as scratch:
         overrides = {**dict(run.overrides),
-                     "output.dir": (str(Path(scratch) / "results"), "hpx prepare"),
-                     "build.work_dir": (str(Path(scratch) / "work"), "hpx prepare"),
+                     "output.dir": (str(scratch / "results"), "hpx prepare"),
+                     "build.work_dir": (str(scratch / "work"), "hpx prepare"),
                      "build.offline": (offline, "--offline")}
         try:
             with console.status(run.label) as status, library_progress(status), checking:

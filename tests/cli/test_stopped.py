@@ -1,5 +1,5 @@
 """A build stopped by ``kill`` (SIGTERM) or Ctrl-C ends with one error and one hint, its tools
-stopped and nothing half-written.
+stopped and nothing half-written; a killed ``hpx prepare``'s scratch folder goes with the next.
 
 Real ``hpx`` processes build the loops engine's library and firmware with the real toolchain.
 The compiler cache hpx puts in front of every compile is a launcher of the test's own, which
@@ -9,6 +9,7 @@ after some guessed time): the launcher's process shows whether hpx stopped its t
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -114,3 +115,18 @@ def test_a_stopped_prepare_leaves_no_scratch_folder(tmp_path: Path) -> None:
     assert list((tmp_path / "tmp").iterdir()) == []
     assert _half_made(tmp_path / "cache") == []
 
+
+def test_a_killed_prepares_scratch_folder_is_removed_by_the_next(tmp_path: Path) -> None:
+    require_tools()
+    proc = _start(tmp_path, "prepare", str(KWS), *CELL)
+    compile_pid = _compiling(tmp_path, proc)
+    proc.kill()  # SIGKILL: nothing of hpx runs to clean up
+    proc.communicate(timeout=300)
+    os.killpg(os.getpgid(compile_pid), signal.SIGKILL)  # the tools hpx could not stop
+    left = [p.name for p in (tmp_path / "tmp").iterdir() if p.is_dir()]
+    assert len(left) == 1 and left[0].startswith("hpx-prepare-")
+    done = subprocess.run([str(HPX), "prepare", str(KWS), *CELL], cwd=tmp_path,
+                          env=_environment(tmp_path, blocking=False), capture_output=True,
+                          text=True, timeout=900, check=False)
+    assert done.returncode == 0, done.stderr
+    assert list((tmp_path / "tmp").iterdir()) == []
