@@ -2,6 +2,7 @@
 
     python benchmarks/robustness.py [--kills 0.3,0.6,1,2,4,8] [--skip-library]
     python benchmarks/robustness.py --chatter 60
+    python benchmarks/robustness.py --documents
 
 
 Every scenario runs ``hpx profile`` of KWS (tflm reference, qemu-m55) as a user types it, in new
@@ -16,6 +17,9 @@ forever (tests/fixtures/firmware/chatter_engine.c, built for qemu-m55 by the rea
 runs under ``hpx run --timeout SECONDS``; it prints hpx's own peak resident memory (its
 ``getrusage`` at exit, QEMU not counted), the bytes captured and how the run ended, which must
 be one error/hint pair naming the timeout or the capture limit, with a failed bundle.
+
+``--documents`` is the drills of ``benchmarks/hostile_documents.py`` alone: hostile calibration
+files, edited estimates, ``hpx calibrate`` on impossible medians (the full run does them too).
 """
 
 from __future__ import annotations
@@ -31,6 +35,8 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+from hostile_documents import drills
 
 REPO = Path(__file__).resolve().parents[1]
 KWS = REPO / "examples/models/mlperf_tiny/kws_ref_model.tflite"
@@ -217,15 +223,20 @@ def main() -> None:
                         help="leave the engine library alone (each case rebuilds it)")
     parser.add_argument("--chatter", type=float, metavar="SECONDS",
                         help="only the capture drill: firmware printing forever this long")
+    parser.add_argument("--documents", action="store_true",
+                        help="only the hostile calibration and estimate documents")
     args = parser.parse_args()
     scratch = Path(tempfile.mkdtemp(prefix="hpx-robustness-"))
-    if args.chatter is not None:
+    if args.chatter is not None or args.documents:
         try:
-            print(chatter(scratch, args.chatter), flush=True)
+            lines = [chatter(scratch, args.chatter)] if args.chatter is not None else []
+            print("\n".join(lines + (drills(scratch) if args.documents else [])), flush=True)
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
         return
     try:
+        for line in drills(scratch):
+            print(line, flush=True)
         print(concurrent(scratch), flush=True)
         print(kills(scratch, [float(d) for d in args.kills.split(",")]), flush=True)
         cases: dict[str, Callable[[Path], None]] = {
