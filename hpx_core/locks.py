@@ -68,7 +68,8 @@ def hold(path: Path, what: str, timeout: float = WAIT_TIMEOUT_S) -> Iterator[Non
     except Timeout:  # before OSError: filelock's Timeout is a TimeoutError
         _wait(lock, path, what, timeout)
     except OSError as error:
-        raise HpxError(f"cannot take the lock {path} ({error.strerror or error})",
+        raise HpxError(f"cannot take the lock {path} ({error.strerror or error}): {what} "
+                       "must be written there",
                        f"{path.parent} must be a folder hpx can write in; remove or fix what "
                        "is there (it holds only hpx's cache)") from None
     try:

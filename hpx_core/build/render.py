@@ -7,6 +7,7 @@ and Ninja finds nothing to do.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -118,7 +119,8 @@ def _compiled_templates() -> jinja2.BytecodeCache | None:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError:
         return None
-    return jinja2.FileSystemBytecodeCache(str(folder))
+    # jinja writes a template it compiles without asking: a read-only cache is not offered
+    return jinja2.FileSystemBytecodeCache(str(folder)) if os.access(folder, os.W_OK) else None
 
 
 def _cmake_path(path: Path) -> str:

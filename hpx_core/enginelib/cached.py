@@ -7,6 +7,9 @@ temporary folder beside the final one and is renamed into place only when it suc
 interrupted build never leaves a usable-looking entry; a failed build's log is kept beside the
 cache entry, where the error points.
 
+An entry found whole is used without the lock and without writing (a read-only cache, a CI
+image's, serves as well); only an entry to make or mend takes the lock.
+
 An entry is checked before each use: its manifest must parse and name the key, and every file
 the build left must be there with the size, and (when its time changed) the SHA-256, recorded
 when it was made. A damaged entry (a truncated archive, a deleted or garbled manifest) is
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 import time
 from collections.abc import Callable, Mapping
@@ -68,6 +72,9 @@ def cached_folder(name: str, key: str, make: Make, *, root: Path | None = None) 
     final = entry_folder(name, key, root)
     base = final.parent
     started = time.monotonic()
+    found = whole_as_found(final, key)
+    if found is not None:  # no lock, nothing written: a read-only cache serves as well
+        return CachedFolder(final, found, False, time.monotonic() - started)
     with hold(base / f".{final.name}.lock", f"engine library {final.name}"):
         # An interrupted build left its temporary folder; we hold the lock, so it is dead.
         for stale in base.glob(f".{final.name}.tmp-*"):
@@ -90,6 +97,22 @@ def read_manifest(folder: Path, key: str) -> dict[str, Any] | None:
     return manifest if isinstance(manifest, dict) and manifest.get("key") == key else None
 
 
+def whole_as_found(folder: Path, key: str) -> Mapping[str, Any] | None:
+    """The manifest of ``folder`` when the entry is sealed, whole and made for ``key``, and
+    nothing needs writing (no new file times to seal, no killed build's folder to clear, or a
+    cache that cannot be written anyway); read without the lock. Entries are renamed into place
+    whole and never changed, so what is whole now stays so. None: take the lock."""
+    manifest = read_manifest(folder, key)
+    contents = manifest.get(CONTENTS) if manifest is not None else None
+    if manifest is None or not isinstance(contents, dict) or not contents:
+        return None
+    moved = _moved(folder, contents)
+    if moved is None:
+        return None
+    tidy = not moved and not any(folder.parent.glob(f".{folder.name}.tmp-*"))
+    return manifest if tidy or not os.access(folder.parent, os.W_OK) else None
+
+
 def intact_manifest(folder: Path, key: str) -> Mapping[str, Any] | None:
     """The manifest of ``folder`` when the entry is whole and made for ``key``; else None.
     Call it holding the entry's lock: it seals new file times into the manifest."""
@@ -101,6 +124,16 @@ def intact_manifest(folder: Path, key: str) -> Mapping[str, Any] | None:
         return _seal_found(folder, manifest)
     if not isinstance(contents, dict) or not contents:
         return None
+    moved = _moved(folder, contents)
+    if moved is None:
+        return None
+    if moved:  # times changed, contents the same: keep the new times (best effort)
+        write_manifest(folder, {**manifest, CONTENTS: {**contents, **moved}})
+    return manifest
+
+
+def _moved(folder: Path, contents: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The new records of files whose time alone changed; None when any file is damaged."""
     moved: dict[str, Any] = {}
     for rel, record in contents.items():
         state = file_state(folder / rel, record)
@@ -108,9 +141,7 @@ def intact_manifest(folder: Path, key: str) -> Mapping[str, Any] | None:
             return None
         if state is not record:
             moved[rel] = state
-    if moved:  # times changed, contents the same: keep the new times (best effort)
-        write_manifest(folder, {**manifest, CONTENTS: {**contents, **moved}})
-    return manifest
+    return moved
 
 
 def file_state(path: Path, record: Any) -> Any:

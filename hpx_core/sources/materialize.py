@@ -5,12 +5,15 @@ files are discarded, and only the named submodules are initialized at their reco
 so the pin alone defines the build (a checkout found exactly so is left as it is, and one
 unchanged since it was found so is not asked again: :mod:`hpx_core.sources.memo`). A first
 clone is made in a temporary folder and renamed into place, so an interrupted clone never
-leaves a half cache; a file lock per repository lets concurrent runs share the cache.
+leaves a half cache; a file lock per repository lets concurrent runs share the cache. A cache
+hpx cannot write (a CI image's shared cache mounted read-only) is read: a checkout found exactly
+at its pin is used, and only one that would have to be fetched or synced is refused.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping
@@ -112,14 +115,37 @@ def materialize_pin(
 
 def _unchanged(pin: RepoPin, store: SourceCache, report: ProgressFn) -> Materialized | None:
     """``pin``'s checkout when nothing in it changed since it was found at the pin (no git
-    asked), else None."""
+    asked, no lock taken: the note is replaced whole, and a sync under way changes what it
+    is compared with), else None."""
     final = store.checkout(pin.name)
-    if not final.exists():
+    if not final.exists() or not remembered(store.locks, pin, final):
         return None
-    with _locked(store, pin):
-        if not remembered(store.locks, pin, final):
-            return None
     return _done(pin, final, [], report)
+
+
+def _read_only(pin: RepoPin, store: SourceCache, report: ProgressFn, *,
+               offline: bool) -> Materialized:
+    """``pin``'s checkout in a cache hpx cannot write (a shared cache mounted read-only): used
+    when git finds it exactly at the pin and complete; refused when it would have to be
+    written."""
+    final = store.checkout(pin.name)
+    if offline:
+        return _done(pin, final, _verified(pin, final, offline=True), report)
+    state = inspect(final, pin)
+    if state.state == "at pin" and not state.absent_optional:
+        return _done(pin, final, [], report)
+    what = state.state if final.exists() else "absent"
+    raise SourceError(
+        f"{pin.name} must be fetched into the cache {store.root}, which hpx cannot write: it "
+        f"is {what} there ({state.detail or final})",
+        "make the cache writable, or set HPX_CACHE_DIR to a folder hpx can write "
+        "(`hpx prepare` fills one)")
+
+
+def _writable(store: SourceCache) -> bool:
+    """hpx can make its locks in the cache (or the folders to hold them)."""
+    existing = next((p for p in (store.locks, *store.locks.parents) if p.exists()), None)
+    return existing is not None and os.access(existing, os.W_OK)
 
 
 def _synced(pin: RepoPin, store: SourceCache, report: ProgressFn, *,
@@ -127,6 +153,8 @@ def _synced(pin: RepoPin, store: SourceCache, report: ProgressFn, *,
     final = store.checkout(pin.name)
     if offline and not final.exists():
         _verified(pin, final, offline=True)  # refuses: nothing to lock, nothing to write
+    if not _writable(store):
+        return _read_only(pin, store, report, offline=offline)
     with _locked(store, pin):
         report(pin.name, "locked", None)
         store.remove_stale_temps(pin.name)
