@@ -7,8 +7,12 @@ from typing import Literal
 
 import attrs
 
+from hpx_core.errors import ConfigError
+
 BoardKind = Literal["emulated", "silicon"]
 RunnerName = Literal["qemu", "probe"]
+ClockMode = Literal["lp", "hp"]
+"""A performance mode: ``lp`` the clock after reset, ``hp`` the SoC's high-performance mode."""
 
 
 @attrs.frozen
@@ -56,7 +60,9 @@ class SiliconSpec:
     (``hpx_core.probe.route``): ``jlink_device`` in SEGGER J-Link's device list (what Ambiq's
     own tools pass to J-Link), ``pyocd_target`` the CMSIS-pack part pyocd flashes with Ambiq's
     pack. ``boot_handoff`` is how long the secure bootloader needs, after a reset with the
-    debugger let go, before it starts the application (seconds).
+    debugger let go, before it starts the application (seconds). ``hal_library`` is the SDK's
+    prebuilt AmbiqSuite HAL for the SoC (relative to the SDK root): only a build in the
+    high-performance mode links it, for the HAL's own mode switch and SpotManager.
     """
 
     family: str
@@ -67,6 +73,7 @@ class SiliconSpec:
     pmu_counters: int = 0
     jlink_device: str = ""
     boot_handoff: float = 0.2
+    hal_library: str = ""
 
 
 @attrs.frozen
@@ -87,6 +94,10 @@ class Board:
     memory: tuple[MemoryRegion, ...]
     qemu: QemuSpec | None = None
     silicon: SiliconSpec | None = None
+    clocks: tuple[tuple[str, int], ...] = ()
+    """Each performance mode the firmware can run the core in, with its clock (Hz)."""
+    clock: ClockMode = "lp"
+    """The mode this board runs in; ``clock_hz`` is that mode's clock."""
 
     @property
     def emulated(self) -> bool:
@@ -96,6 +107,21 @@ class Board:
     def family(self) -> str:
         """The board family (``apollo`` for the Apollo EVBs, ``qemu`` for the emulated ones)."""
         return self.silicon.family if self.silicon is not None else "qemu"
+
+    def clock_modes(self) -> tuple[str, ...]:
+        return tuple(mode for mode, _ in self.clocks)
+
+    def at_clock(self, mode: ClockMode | str) -> Board:
+        """This board in performance mode ``mode`` (its clock_hz that mode's); a mode the
+        board does not have is a ConfigError naming those it has."""
+        hz = dict(self.clocks).get(mode)
+        if hz is None:
+            have = ", ".join(self.clock_modes()) or "none"
+            hint = ("the emulated boards run at one clock: use --clock hp with an Apollo board "
+                    "(--board, or --estimate-for)") if self.emulated else (
+                f"{self.name} runs in: {have}")
+            raise ConfigError(f"board {self.name} has no {mode!r} clock mode", hint)
+        return attrs.evolve(self, clock="hp" if mode == "hp" else "lp", clock_hz=hz)
 
     def counter_units(self) -> str:
         """What the host reports counts in (emulated boards count instructions, not cycles)."""

@@ -14,13 +14,16 @@ from hpx_core.suggest import did_you_mean
 
 def _board_from(name: str, data: dict[str, Any]) -> Board:
     qemu = data.get("qemu")
+    clock_hz = int(data["clock_hz"])
+    # a board without modes runs at its one clock, called lp (the reset clock)
+    clocks = tuple((mode, int(hz)) for mode, hz in data.get("clocks", {"lp": clock_hz}).items())
     return Board(
         name=name,
         kind=data["kind"],
         description=data["description"],
         core=data["core"],
         cpu_vendor=data["cpu_vendor"],
-        clock_hz=int(data["clock_hz"]),
+        clock_hz=clock_hz,
         counter=data["counter"],
         runner=data["runner"],
         support=data["support"],
@@ -29,6 +32,7 @@ def _board_from(name: str, data: dict[str, Any]) -> Board:
         memory=tuple(MemoryRegion(**region) for region in data["memory"]),
         qemu=QemuSpec(**qemu) if qemu else None,
         silicon=SiliconSpec(**data["silicon"]) if "silicon" in data else None,
+        clocks=clocks,
     )
 
 

@@ -170,6 +170,7 @@ def _cmakelists(
             )
         ],
         link_dirs=[_cmake_path(p) for p in plan.link_dirs],
+        link_libraries=[_cmake_path(p) for p in plan.link_libraries],
         engine_include_dirs=_resolve(engine_dir, (".", *contribution.include_dirs)),
         defines=list(defines.items()),
         linker_dir=_cmake_path(support),
@@ -244,6 +245,7 @@ def _describe(project: Project) -> bytes:
     c = project.contribution
     data = {
         "board": project.board.name,
+        "clock": project.board.clock,
         "settings": attrs.asdict(project.settings),
         "files": list(project.files),
         "engine": {
@@ -280,7 +282,7 @@ def load_project(work_dir: Path) -> Project:
         )
         return Project(
             path.parent,
-            get_board(data["board"]),
+            get_board(data["board"]).at_clock(data.get("clock", "lp")),
             HarnessSettings(**data["settings"]),
             contribution,
             tuple(data["files"]),

@@ -31,6 +31,7 @@ APOLLO_SOURCES = (
     "boards/apollo/apollo_platform.c",
 )
 TRANSPORT_SOURCES = {"rtt": ("transport/rtt/hpx_rtt.c",)}
+HP_SOURCE = "boards/apollo/apollo_clock.c"
 
 
 def _paths(value: tuple[Path, ...] | list[Path]) -> tuple[Path, ...]:
@@ -49,6 +50,7 @@ class SupportPlan:
     link_dirs: tuple[Path, ...] = attrs.field(default=(), converter=_paths)
     defines: Mapping[str, str] = attrs.field(factory=dict)
     sdk: SourceSet | None = None
+    link_libraries: tuple[Path, ...] = attrs.field(default=(), converter=_paths)
 
 
 def sdk_root(sources: SourceSet) -> Path:
@@ -93,13 +95,33 @@ def support_plan(
             f"board {board.name} asks for transport {silicon.transport!r}, which has no template",
             f"known transports: {', '.join(TRANSPORT_SOURCES)}",
         )
+    hal = _hp_library(board, root)
     return SupportPlan(
         folders=("boards/apollo", f"transport/{silicon.transport}"),
-        sources=(*APOLLO_SOURCES, *transport),
+        sources=(*APOLLO_SOURCES, *transport, *((HP_SOURCE,) if hal else ())),
         include_dirs=("boards/apollo", f"transport/{silicon.transport}"),
         external_include_dirs=(include,),
         link_dirs=(script.parent,),
         # the SDK's commit is part of the build's inputs (the fingerprint covers CMakeLists)
-        defines={"HPX_BOARD_SDK_COMMIT": _commit(sources)},
+        defines={"HPX_BOARD_SDK_COMMIT": _commit(sources), "HPX_CLOCK_HP": "1" if hal else "0"},
         sdk=sources,
+        link_libraries=hal,
     )
+
+
+def _hp_library(board: Board, root: Path) -> tuple[Path, ...]:
+    """The SDK's prebuilt HAL when ``board`` runs in the high-performance mode: the mode switch
+    and, on the Apollo5 family, SpotManager are the HAL's own (their settings come from trim
+    data only it reads), so the firmware calls them rather than copy them."""
+    silicon = board.silicon
+    if board.clock != "hp" or silicon is None:
+        return ()
+    library = root / silicon.hal_library
+    if not silicon.hal_library or not library.is_file():
+        raise BuildError(
+            f"the board support for {board.name} in the hp clock mode needs the SDK's HAL "
+            f"library{f' {silicon.hal_library}' if silicon.hal_library else ''}, which "
+            f"{SDK_REPOSITORY} lacks",
+            "run `hpx sources fetch` again, or profile in the lp mode (--clock lp)",
+        )
+    return (library,)

@@ -10,11 +10,11 @@
  * names the function each write comes from. It uses no HAL: the few Ambiq registers it needs
  * are defined below from the SoC's register reference.
  *
- * Left out, on purpose: the performance-mode switch (the core keeps the clock it has after
- * reset, the LP mode, as boards.toml's clock_hz says) and, on the Apollo5 family,
- * am_hal_spotmgr_init, whose settings come from the part's revision and trim data that only
- * the HAL reads. The host reads the result back after every run (hpx_core/probe/hwstate.py)
- * and the bundle records it.
+ * Not here: the performance-mode switch and, on the Apollo5 family, am_hal_spotmgr_init, whose
+ * settings come from the part's revision and trim data that only the HAL reads. In the LP mode
+ * (the default) the core keeps the clock it has after reset; in the HP mode (`--clock hp`)
+ * apollo_clock.c calls the HAL's own functions after this file's writes. The host reads the
+ * mode back after every run (hpx_core/probe/hwstate.py) and the bundle records it.
  */
 #include <stdint.h>
 

@@ -3,10 +3,12 @@
  * linker scripts: the table goes in .isr_vector, the stack in .stack, and every section the
  * script may load (data, shared SRAM, ITCM/DTCM/TCM code) is copied from its load address.
  * Sections a SoC's script lacks have weak, absent symbols: their copy loops do nothing.
- * The order is the SDK start-up's (nsx-core/src/<soc>/gcc/startup_gcc.c): vector table, FPU
- * access, stack limit, copies, zeroing; then the SoC's initialisation as Ambiq's firmware does
- * it before main (apollo_init.c: SystemInit, nsx_minimal_hw_init, nsx_cache_enable).
- * Every exception and interrupt goes to the harness's fault reporter (none are enabled).
+ * The order is the SDK start-up's (nsx-core/src/<soc>/gcc/startup_gcc.c): vector table, stack
+ * pointer, FPU access, stack limit, copies, zeroing; then the SoC's initialisation as Ambiq's
+ * firmware does it before main (apollo_init.c: SystemInit, nsx_minimal_hw_init,
+ * nsx_cache_enable) and, in the high-performance clock mode, the HAL's mode switch
+ * (apollo_clock.c). Every exception and interrupt goes to the harness's fault reporter (none
+ * are enabled), except, in that mode, SpotManager's own timer, whose handler is the HAL's.
  */
 #include <stdint.h>
 
@@ -17,7 +19,8 @@
 extern int main(void);
 extern void __libc_init_array(void);
 void hpx_fault_entry(void);
-void Reset_Handler(void) __attribute__((noreturn));
+void Reset_Handler(void) __attribute__((naked, noreturn));
+void hpx_reset_continue(void) __attribute__((noreturn, used));
 void SysTick_Handler(void);
 
 /* A counter backend that uses SysTick overrides this. */
@@ -53,11 +56,26 @@ static void zero_words(uint32_t *to, const uint32_t *end) {
 }
 
 void hpx_apollo_init(void); /* apollo_init.c */
+#if HPX_CLOCK_HP
+void hpx_apollo_clock(void); /* apollo_clock.c, with the SDK's HAL */
+#endif
 
 extern const uintptr_t hpx_vectors[];
 
+/* The SDK start-up's first instructions: VTOR, then the stack pointer from the vector table's
+ * first word (`ldr sp, [r1]`), so the stack is hpx's whoever started the core (a bootloader
+ * that left SP elsewhere, a debugger that jumped here). Naked: no C code may touch the stack
+ * before it is set. */
 void Reset_Handler(void) {
-    SCB->VTOR = (uint32_t)(uintptr_t)hpx_vectors;
+    __asm volatile("ldr r0, =0xE000ED08\n" /* SCB->VTOR */
+                   "ldr r1, =hpx_vectors\n"
+                   "str r1, [r0]\n"
+                   "ldr sp, [r1]\n"
+                   "b hpx_reset_continue\n"
+                   ".ltorg\n");
+}
+
+void hpx_reset_continue(void) {
     SCB->CPACR |= 0xFu << 20; /* CP10/CP11: FPU, and MVE on Armv8.1-M (the SDK start-up's) */
     __DSB();
     __ISB();
@@ -72,6 +90,9 @@ void Reset_Handler(void) {
     zero_words(&_sbss, &_ebss);
     zero_words(&_ssram_bss, &_esram_bss);
     hpx_apollo_init();
+#if HPX_CLOCK_HP
+    hpx_apollo_clock();
+#endif
     hpx_platform_init();
     __libc_init_array();
     hpx_platform_exit(main());
@@ -83,6 +104,9 @@ void hpx_platform_stack(uintptr_t *low, uintptr_t *top) {
 }
 
 #define HPX_VECTORS (16 + HPX_IRQ_COUNT)
+#if HPX_CLOCK_HP && defined(HPX_IRQ_SPOTMGR_TIMER)
+void am_timer15_isr(void); /* the HAL's: SpotManager's boost timer (am_hal_spotmgr) */
+#endif
 
 __attribute__((section(".isr_vector"), used)) const uintptr_t hpx_vectors[HPX_VECTORS] = {
     [0] = (uintptr_t)&hpx_stack[sizeof(hpx_stack) / sizeof(hpx_stack[0])],
@@ -90,4 +114,7 @@ __attribute__((section(".isr_vector"), used)) const uintptr_t hpx_vectors[HPX_VE
     [2 ... 14] = (uintptr_t)hpx_fault_entry,
     [15] = (uintptr_t)SysTick_Handler,
     [16 ... HPX_VECTORS - 1] = (uintptr_t)hpx_fault_entry,
+#if HPX_CLOCK_HP && defined(HPX_IRQ_SPOTMGR_TIMER)
+    [16 + HPX_IRQ_SPOTMGR_TIMER] = (uintptr_t)am_timer15_isr,
+#endif
 };

@@ -3,7 +3,7 @@
 #define HPX_BOARD_H
 
 #define HPX_BOARD_NAME "apollo330mP_evb"
-#define HPX_CPU_CLOCK_HZ 96000000u /* after reset; hpx does not switch clock modes */
+#define HPX_CPU_CLOCK_HZ 96000000u /* after reset (the LP mode; hp: apollo_clock.c) */
 /* the SoC, for the start-up's per-SoC initialisation (apollo/apollo_init.c) */
 #define HPX_SOC_APOLLO510 0
 #define HPX_SOC_APOLLO330P 1
@@ -15,5 +15,8 @@
 #define HPX_HAS_SECUREFAULT 1
 #define HPX_STACK_BYTES 16384u
 #define HPX_IRQ_COUNT 135 /* external interrupts in the vector table */
+/* TIMER15, SpotManager's boost timer in the high-performance mode (the SDK start-up's
+ * am_timer15_isr slot) */
+#define HPX_IRQ_SPOTMGR_TIMER 124
 
 #endif

@@ -3,7 +3,7 @@
 #define HPX_BOARD_H
 
 #define HPX_BOARD_NAME "apollo4p_evb"
-#define HPX_CPU_CLOCK_HZ 96000000u /* after reset; hpx does not switch clock modes */
+#define HPX_CPU_CLOCK_HZ 96000000u /* after reset (the LP mode; hp: apollo_clock.c) */
 /* the SoC, for the start-up's per-SoC initialisation (apollo/apollo_init.c) */
 #define HPX_SOC_APOLLO510 0
 #define HPX_SOC_APOLLO330P 0
