@@ -17,6 +17,7 @@ from hpx_core.cli.main_commands import (
     MODEL_HELP,
     ArenaLocationOption,
     BackendOption,
+    ClockOption,
     ConfigOption,
     EngineConfigOption,
     EngineOption,
@@ -44,6 +45,7 @@ def build(
         typer.Option("--board", help="Board name (without a model: render the selftest for it)."),
     ] = None,
     toolchain: Annotated[str | None, typer.Option("--toolchain", help="Toolchain name.")] = None,
+    clock: ClockOption = None,
     engine_config: EngineConfigOption = None,
     output_dir: Annotated[
         Path | None, typer.Option("--output-dir", help="Where the build bundle goes.")
@@ -62,7 +64,8 @@ def build(
 ) -> None:
     """Build a model's firmware (checked, kept in a build bundle), or a rendered project."""
     if model is None and config is None:
-        _build_project(board, work_dir or PROJECT_DIR, toolchain or "arm-none-eabi-gcc", jobs or 2)
+        _build_project(board, work_dir or PROJECT_DIR, toolchain or "arm-none-eabi-gcc", jobs or 2,
+                       clock)
         return
     from hpx_core import api, pipeline
     from hpx_core.config.command_line import CommandLine, engine_config_values
@@ -71,7 +74,7 @@ def build(
 
     flags = CommandLine(
         model=model, engine=engine, backend=backend, board=board, toolchain=toolchain,
-        engine_config=engine_config_values(engine_config), output_dir=output_dir,
+        clock=clock, engine_config=engine_config_values(engine_config), output_dir=output_dir,
         model_location=model_location, arena_location=arena_location,
         iterations=iterations, warmup=warmup, offline=offline, work_dir=work_dir, jobs=jobs,
     )
@@ -91,7 +94,8 @@ def build(
     console.print(f"bundle: {bundle}  (run it: hpx run {bundle})", markup=False)
 
 
-def _build_project(board: str | None, work_dir: Path, toolchain: str, jobs: int) -> None:
+def _build_project(board: str | None, work_dir: Path, toolchain: str, jobs: int,
+                   clock: str | None) -> None:
     from hpx_core.boards import get_board
     from hpx_core.build import build_project, get_toolchain, render_project
     from hpx_core.build.placement import check_elf
@@ -100,8 +104,11 @@ def _build_project(board: str | None, work_dir: Path, toolchain: str, jobs: int)
     from hpx_core.selftest.run import ENGINE
 
     chain = get_toolchain(toolchain)
+    if clock is not None and board is None:
+        raise UsageError("--clock sets the board's mode, and no board is named",
+                         "add --board BOARD (the project's board keeps its recorded mode)")
     if board is not None:
-        target = get_board(board)
+        target = get_board(board).at_clock(clock or "lp")
         project = render_project(
             work_dir, target, selftest_contribution(target, gnu_as=chain.family == "gcc"),
             HarnessSettings(ENGINE),

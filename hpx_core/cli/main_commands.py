@@ -29,6 +29,10 @@ EngineOption = Annotated[str | None, typer.Option("--engine", help="Engine name.
 BackendOption = Annotated[str | None, typer.Option("--backend", help="Engine backend.")]
 BoardOption = Annotated[str | None, typer.Option("--board", help="Board name.")]
 ToolchainOption = Annotated[str | None, typer.Option("--toolchain", help="Toolchain name.")]
+ClockOption = Annotated[str | None, typer.Option(
+    "--clock", help="The Apollo board's performance mode: lp (the clock after reset) or hp "
+    "(high performance: 250 MHz on the Apollo510 and Apollo330P, 192 MHz on the Apollo4 Plus); "
+    "with --estimate-for, the estimate board's.")]
 PlaceOption = Annotated[str | None, typer.Option(
     "--place", help="Run on this labgrid place (a board farm; LG_COORDINATOR names it).")]
 WaitOption = Annotated[float | None, typer.Option(
@@ -244,6 +248,7 @@ def profile(
     backend: BackendOption = None,
     board: BoardOption = None,
     toolchain: ToolchainOption = None,
+    clock: ClockOption = None,
     engine_config: EngineConfigOption = None,
     output_dir: Annotated[Path | None, typer.Option(
         "--output-dir", help="Where the result bundle goes (default: the config's output.dir, "
@@ -293,7 +298,7 @@ def profile(
 
     flags = CommandLine(
         model=model, engine=engine, backend=backend, board=board, toolchain=toolchain,
-        engine_config=engine_config_values(engine_config), output_dir=output_dir,
+        clock=clock, engine_config=engine_config_values(engine_config), output_dir=output_dir,
         model_location=model_location, arena_location=arena_location,
         iterations=iterations, warmup=warmup, counters=counter_names(counters), probe=probe,
         place=place, wait=wait, no_wait=no_wait, ssh_key=ssh_key, offline=offline,

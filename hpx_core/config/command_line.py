@@ -26,6 +26,7 @@ SETS: dict[str, tuple[str, str]] = {
     "board": ("target.board", "--board"),
     "toolchain": ("target.toolchain", "--toolchain"),
     "probe": ("target.probe", "--probe"),
+    "clock": ("target.clock", "--clock"),
     "place": ("target.place", "--place"),
     "output_dir": ("output.dir", "--output-dir"),
     "iterations": ("profiling.iterations", "--iterations"),
@@ -55,6 +56,7 @@ class CommandLine:
     board: str | None = None
     toolchain: str | None = None
     probe: str | None = None
+    clock: str | None = None
     place: str | None = None
     output_dir: Path | None = None
     iterations: int | None = None

@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 import attrs
 
+from hpx_core.boards.model import ClockMode
 from hpx_core.config.checks import at_least, finite_at_least
 from hpx_core.contract import CheckLayers, ToolchainName
 
@@ -56,6 +57,10 @@ class TargetSection:
     toolchain: Toolchain = "arm-none-eabi-gcc"
     probe: str | None = None
     place: str | None = None
+    clock: ClockMode = "lp"
+    """The silicon board's performance mode: ``lp`` the clock after reset, ``hp`` the SoC's
+    high-performance mode (the firmware switches at start-up as Ambiq's HAL does; with an
+    emulated board, the mode of the ``profiling.estimate_for`` board)."""
 
 
 @attrs.frozen

@@ -9,7 +9,7 @@ from typing import Any
 import attrs
 from attrs import AttrsInstance
 
-from hpx_core.boards import Board, get_board
+from hpx_core.boards import Board, all_boards, get_board
 from hpx_core.config import ConfigDocument, ProfileConfig, load_config
 from hpx_core.config.document import DocumentSection
 from hpx_core.contract import ConfigRequest
@@ -62,12 +62,28 @@ def validate_config(
         board = get_board(config.target.board)
     except HpxError as error:
         raise document.error("target.board", error.message, error.hint) from None
+    board = clocked_board(config, document, board)
     engine = _select_engine(config, document, reg, board)
     config = attrs.evolve(config, engine=attrs.evolve(config.engine, type=engine.descriptor.name))
     config = _with_backend(config, document, engine)
     request = ConfigRequest(config.engine.type, config.engine.backend, DocumentSection(document))
     engine_config = EngineHooks(reg).validate_config(engine.descriptor.name, request)
     return ValidatedConfig(config, document, engine, engine_config, board)
+
+
+def clocked_board(config: ProfileConfig, document: ConfigDocument, board: Board) -> Board:
+    """``board`` in ``target.clock``'s mode. With an emulated board the mode is the estimate
+    board's (``profiling.estimate_for``, checked there); without one it is refused."""
+    clock = config.target.clock
+    estimate = config.profiling.estimate_for
+    try:
+        if board.emulated and estimate is not None:
+            if estimate in all_boards():  # an unknown name is the estimate's own error
+                all_boards()[estimate].at_clock(clock)
+            return board
+        return board.at_clock(clock)
+    except HpxError as error:
+        raise document.error("target.clock", error.message, error.hint) from None
 
 
 def _select_engine(config: ProfileConfig, document: ConfigDocument, reg: Registry,

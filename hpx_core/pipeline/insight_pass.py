@@ -72,8 +72,10 @@ def check_insight(ctx: RunContext) -> None:
 
 
 def estimate_board(ctx: RunContext) -> Board | None:
+    """The estimate's silicon board in the run's clock mode (``target.clock``): its clock_hz
+    is what the estimate's milliseconds are at."""
     name = ctx.config.profiling.estimate_for
-    return get_board(name) if name is not None else None
+    return get_board(name).at_clock(ctx.config.target.clock) if name is not None else None
 
 
 @attrs.frozen
@@ -103,7 +105,8 @@ class InstructionProfilePass:
         silicon = estimate_board(ctx)
         if silicon is not None:
             files[ESTIMATE_FILE] = _estimate(ctx, found, silicon, inputs)
-            section |= {"estimate": ESTIMATE_FILE, "estimate_for": silicon.name}
+            section |= {"estimate": ESTIMATE_FILE, "estimate_for": silicon.name,
+                        "clock": silicon.clock, "clock_hz": silicon.clock_hz}
         return PassOutput(SECTION, section, files, found)
 
 

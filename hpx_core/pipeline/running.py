@@ -134,9 +134,15 @@ def _recorder(ctx: RunContext, model: ModelInfo, sources: SourceSet, built: Buil
         toolchain=f"{build.toolchain} {build.toolchain_version}",
         config=config_json(ctx.validated), build=build_info(build),
         provenance=provenance(None, source_provenance(sources, ctx.registry.catalog) | copy),
-        extra=_run_extra(built, events, findings), logs=_logs(built),
+        extra=_run_extra(built, events, findings) | _clock(ctx), logs=_logs(built),
         files={"placement.json": dump_json(attrs.asdict(built.placement))},
     ))
+
+
+def _clock(ctx: RunContext) -> dict[str, Any]:
+    """A silicon run's clock mode and the core clock its counts are in (``target.clock``)."""
+    board = ctx.board
+    return {} if board.emulated else {"clock": {"mode": board.clock, "hz": board.clock_hz}}
 
 
 def _run_extra(built: Built, events: EventPlan,

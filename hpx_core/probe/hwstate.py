@@ -5,7 +5,9 @@ After a run the host reads the registers hpx's Apollo start-up
 that start-up sets, which is the value Ambiq's own firmware sets (nsx-ambiq-sdk's minimal
 hardware initialisation and cache enable; the source is named with each field). The bundle's
 ``run.json`` keeps every field as read (``hardware``); a field that differs is an issue of the
-run, so a measurement taken with a cache off, or in another clock mode, says so.
+run, so a measurement taken with a cache off, or in another clock mode, says so. The clock
+mode wanted is the run's (``target.clock``): LP after reset, HP when the firmware switched to
+it with the HAL (firmware_templates/boards/apollo/apollo_clock.c).
 """
 
 from __future__ import annotations
@@ -75,9 +77,24 @@ def _pwrctrl(debug_bit: int) -> tuple[Field, ...]:
     return (
         Field("debug_domain_power", AMBIQ_PWRCTRL + 0x8, 1 << debug_bit, 1,
               "am_hal_debug_power: am_hal_pwrctrl_periph_enable(AM_HAL_PWRCTRL_PERIPH_DEBUG)"),
-        Field("mcu_perf_mode", AMBIQ_PWRCTRL, 0x3 << 3, 1,
+        Field(PERF_MODE, AMBIQ_PWRCTRL, 0x3 << 3, 1,
               "reset default, kept: LP, 96 MHz (PWRCTRL->MCUPERFREQ.MCUPERFSTATUS)"),
     )
+
+
+PERF_MODE = "mcu_perf_mode"
+HP_MODE = Field(PERF_MODE, AMBIQ_PWRCTRL, 0x3 << 3, 2,
+                "apollo_clock.c: am_hal_pwrctrl_mcu_mode_select(AM_HAL_PWRCTRL_MCU_MODE_HIGH_"
+                "PERFORMANCE), as nsx_platform_set_perf_mode(NSX_PERF_HIGH): HP "
+                "(PWRCTRL->MCUPERFREQ.MCUPERFSTATUS)")
+
+
+def fields_for(soc: str, clock: str = "lp") -> tuple[Field, ...]:
+    """The fields read on ``soc`` with what the run's clock mode wants of each."""
+    fields = SOC_FIELDS.get(soc, ())
+    if clock != "hp":
+        return fields
+    return tuple(HP_MODE if field.name == PERF_MODE else field for field in fields)
 
 
 def _cachecfg(base: int, config: int, defaults: str) -> tuple[Field, ...]:
@@ -114,13 +131,14 @@ class HardwareState:
         return {name: value for name, value in self.fields.items()}
 
 
-def read_state(target: Any, soc: str, errors: tuple[type[Exception], ...]) -> HardwareState:
-    """The fields of ``soc`` read from ``target`` (pyocd's ``read32``); a register the probe
-    cannot read is recorded as unread, never guessed."""
+def read_state(target: Any, soc: str, errors: tuple[type[Exception], ...],
+               clock: str = "lp") -> HardwareState:
+    """The fields of ``soc`` read from ``target`` (pyocd's ``read32``), judged against the run's
+    clock mode; a register the probe cannot read is recorded as unread, never guessed."""
     words: dict[int, int | None] = {}
     fields: dict[str, int | None] = {}
     issues: list[str] = []
-    for field in SOC_FIELDS.get(soc, ()):
+    for field in fields_for(soc, clock):
         if field.address not in words:
             try:
                 words[field.address] = int(target.read32(field.address))

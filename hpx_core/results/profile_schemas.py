@@ -75,7 +75,8 @@ ESTIMATE_SCHEMA: dict[str, Any] = {
     "properties": {
         "schema": {"const": ESTIMATE_SCHEMA_ID}, "model": {"type": "string"},
         "board": {"type": "string"}, "source_board": {"type": "string"},
-        "clock_hz": {"type": "integer", "minimum": 1}, "metric": {"const": "estimated_cycles"},
+        "clock_hz": {"type": "integer", "minimum": 1}, "clock": {"enum": ["lp", "hp"]},
+        "metric": {"const": "estimated_cycles"},
         "calibration": {"type": ["string", "null"]},
         "regions": {"type": "object", "additionalProperties": {"type": "string"}},
         "unmodelled": {"type": "array", "items": {"type": "string"}},

@@ -114,6 +114,7 @@ def estimate_document(estimate: Estimate) -> dict[str, Any]:
     return {
         "schema": SCHEMA_ID, "model": MODEL_VERSION, "board": estimate.board.name,
         "source_board": estimate.source_board, "clock_hz": estimate.board.clock_hz,
+        "clock": estimate.board.clock,
         "metric": "estimated_cycles", "calibration": estimate.calibration,
         "regions": estimate.regions, "unmodelled": list(estimate.unmodelled),
         "layers": [_slot_json(estimate, s) for s in estimate.layers],
