@@ -135,7 +135,12 @@ def run_on_qemu(board: Board, elf: Path, *, timeout: float = 60.0,
     started = time.perf_counter()
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         with subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err) as proc:
-            ending = _watch(proc, out, started + timeout, max_capture)
+            try:
+                ending = _watch(proc, out, started + timeout, max_capture)
+            except BaseException:  # stopped (SIGTERM reaches hpx alone): QEMU goes too
+                proc.kill()
+                proc.wait()
+                raise
         seconds = time.perf_counter() - started
         stream, stderr = _kept(out, max_capture), _kept(err, STDERR_KEPT)
     exit_code = proc.returncode if ending == "exit" else None

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
-from emulated_firmware import require_tools
+from emulated_firmware import fixture_build, require_tools
 from loops_engine import loops_environment
 
 from hpx_core.cli.stopping import KEPT
@@ -130,3 +130,30 @@ def test_a_killed_prepares_scratch_folder_is_removed_by_the_next(tmp_path: Path)
                           text=True, timeout=900, check=False)
     assert done.returncode == 0, done.stderr
     assert list((tmp_path / "tmp").iterdir()) == []
+
+
+def _child(proc: subprocess.Popen[str]) -> int:
+    """The process id of ``proc``'s first child, once there is one (bounded)."""
+    for _ in range(3000):
+        found = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True)
+        if found.stdout.split():
+            return int(found.stdout.split()[0])
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.1)
+    raise AssertionError("hpx started no child")
+
+
+def test_a_stopped_run_ends_qemu_and_keeps_a_failed_bundle(tmp_path: Path) -> None:
+    """A firmware that never ends: SIGTERM reaches hpx alone, and QEMU must end with it."""
+    hang, _ = fixture_build("hang_engine")
+    out = tmp_path / "out"
+    proc = _start(tmp_path, "run", "--work-dir", str(hang.root), "--output-dir", str(out),
+                  "--timeout", "300")
+    qemu = _child(proc)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    said = [line for line in err.splitlines() if line.startswith(("error:", "hint:"))]
+    assert said[0] == "error: the run was interrupted" and len(said) == 2, err
+    assert "failed bundle: " in said[1] and proc.returncode == 130
+    assert not _alive(qemu)
+    assert [p.name.endswith("-failed") for p in out.iterdir()] == [True]
