@@ -221,6 +221,19 @@ def _update_or_clone(pin: RepoPin, store: SourceCache, report: ProgressFn) -> bo
     return False
 
 
+def _synced_side_by_side(pins: list[RepoPin], store: SourceCache, report: ProgressFn, *,
+                         offline: bool) -> dict[str, Materialized]:
+    """Each pin synced on a thread of its own. Stopped (Ctrl-C, SIGTERM), no pin still
+    waiting starts; the fetches under way end whole (a clone is renamed into place only then,
+    or removed), which the stop waits for."""
+    pool = ThreadPoolExecutor(max_workers=PARALLEL_PINS)
+    try:
+        found = pool.map(lambda p: _synced(p, store, report, offline=offline), pins)
+        return dict(zip((pin.name for pin in pins), found, strict=True))
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
 def provenance_of(parts: Iterable[Provenance]) -> Provenance:
     """The weakest provenance among ``parts``."""
     chosen = set(parts)
@@ -257,10 +270,7 @@ def materialize_pins(
     done = {pin.name: found for pin in cached if (found := _unchanged(pin, store, report))}
     rest = [pin for pin in cached if pin.name not in done]
     if rest:
-        with ThreadPoolExecutor(max_workers=PARALLEL_PINS) as pool:
-            done |= zip((pin.name for pin in rest),
-                        pool.map(lambda p: _synced(p, store, report, offline=offline), rest),
-                        strict=True)
+        done |= _synced_side_by_side(rest, store, report, offline=offline)
     repos: list[SourceRepo] = []
     stamps: list[Provenance] = []
     for pin in chosen:
