@@ -18,6 +18,10 @@ import attrs
 
 from hpx_core.probe.pyocd_api import PyocdApi
 
+DHCSR = 0xE000EDF0  # the core's Debug Halting Control and Status Register
+S_HALT = 1 << 17
+S_LOCKUP = 1 << 19
+
 
 class JLinkDeviceError(Exception):
     """J-Link's device list does not name the part (the J-Link Software is too old)."""
@@ -48,8 +52,21 @@ class _Target:
     def halt(self) -> None:
         self.link.halt()
 
+    def resume(self) -> None:
+        """Let a halted core run (pylink's ``restart``, J-Link's go; heliaPROFILER's
+        ``resume_if_halted`` calls the same after every attach)."""
+        self.link.restart()
+
     def get_state(self) -> _State:
-        return _State("HALTED" if self.link.halted() else "RUNNING")
+        """The core's state from DHCSR, as pyocd reads it (pylink's ``halted()`` cannot tell
+        a locked-up core from a running one); ``halted()`` when DHCSR cannot be read."""
+        try:
+            status = self.read32(DHCSR)
+        except self.error:
+            return _State("HALTED" if self.link.halted() else "RUNNING")
+        if status & S_LOCKUP:
+            return _State("LOCKUP")
+        return _State("HALTED" if status & S_HALT else "RUNNING")
 
     def read_core_register(self, reg: str) -> int:
         wanted = reg.upper()

@@ -11,7 +11,8 @@ longer than the heartbeat window (then the core is asked what it is doing, so a 
 reported as hung with where it hangs). After END
 the host reads the bytes the firmware dropped while a measurement ran and the part's caches,
 power states and clock mode (:mod:`.hwstate`); both become issues of the run when they are not
-as Ambiq's firmware has them.
+as Ambiq's firmware has them. On the J-Link path an Apollo part is reset by J-Link Commander
+when it is installed (:mod:`.commander`), else through pylink; ``run.json`` says which.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ from hpx_core.build.placement import check_elf
 from hpx_core.contract import Json
 from hpx_core.errors import CaptureError, RunError
 from hpx_core.log import get_logger
+from hpx_core.probe.commander import COMMANDER_RESET, ResetWay, commander_reset, find_commander
+from hpx_core.probe.commander import reset_way as choose_reset
 from hpx_core.probe.hwstate import HardwareState, read_state
 from hpx_core.probe.jlink import jlink_api
 from hpx_core.probe.probes import ProbeInfo, ProbeLinkError, choose_probe, list_probes
@@ -43,7 +46,7 @@ from hpx_core.probe.rtt import (
     find_control_block,
     open_up_channel,
 )
-from hpx_core.probe.session import opened
+from hpx_core.probe.session import Patience, attached, opened
 from hpx_core.run.runner import MAX_CAPTURE, Execution, StreamStoppedError, over_capture_limit
 
 log = get_logger(__name__)
@@ -61,10 +64,14 @@ def _paths(value: Iterable[str | Path]) -> tuple[Path, ...]:
 
 @attrs.frozen
 class ProbeSettings:
-    """How long to wait: for the whole run, for RTT to appear after the bootloader hands over,
-    and for silence; and how much of the stream to keep at most."""
+    """How long to wait: for the whole run, for the probe to connect again after the
+    bootloader hand-off (``attach_wait``, retried every ``attach_interval``: heliaPROFILER's
+    30 s and 0.1 s), for RTT to appear, and for silence; and how much of the stream to keep
+    at most."""
 
     timeout: float = 120.0
+    attach_wait: float = 30.0
+    attach_interval: float = 0.1
     rtt_wait: float = 5.0
     heartbeat: float = 10.0
     poll: float = 0.02
@@ -74,18 +81,22 @@ class ProbeSettings:
 
 @attrs.frozen
 class Links:
-    """The probe software a run uses: pyocd (listing probes, the pyocd path) and pylink (the
-    J-Link path; None when SEGGER's J-Link library is not installed)."""
+    """The probe software a run uses: pyocd (listing probes, the pyocd path), pylink (the
+    J-Link path; None when SEGGER's J-Link library is not installed) and J-Link Commander
+    (the Apollo parts' reset on that path; None when not found)."""
 
     pyocd: PyocdApi
     pylink: Any | None = None
     jlink_version: str = "unknown"
+    commander: Path | None = None
 
 
 def installed_links() -> Links:
-    """The real pyocd and, where SEGGER's library loads, pylink."""
+    """The real pyocd and, where SEGGER's library loads, pylink and J-Link Commander."""
     version = jlink_software()
-    return Links(pyocd_api(), pylink_module() if version else None, version or "unknown")
+    pylink = pylink_module() if version else None
+    commander = find_commander(pylink) if pylink is not None else None
+    return Links(pyocd_api(), pylink, version or "unknown", commander)
 
 
 @attrs.frozen
@@ -100,6 +111,7 @@ class ProbeOutput:
     rtt_address: int
     dropped: int
     hardware: HardwareState
+    reset: ResetWay
 
 
 def _rtt_address(elf: Path) -> int | None:
@@ -132,11 +144,17 @@ def _flash(api: PyocdApi, session: Any, elf: Path) -> None:
         ) from None
 
 
-def _reset(api: PyocdApi, target: Any, board: Board, address: int | None) -> None:
-    """Forget the previous run's RTT control block, then reset the part (left running)."""
+def _reset(api: PyocdApi, target: Any, board: Board, address: int | None,
+           way: ResetWay) -> None:
+    """Forget the previous run's RTT control block, then reset the part (left running). When
+    Commander resets it after this session, the core is halted first, so nothing it runs
+    in between can write a control block again (heliaPROFILER halts before it wipes too)."""
     try:
+        if way.name == COMMANDER_RESET:
+            target.halt()
         cleared = clear_control_blocks(target, _ram_ranges(board), address=address)
-        target.reset()
+        if way.name != COMMANDER_RESET:
+            target.reset()
     except api.error as error:
         raise RunError(f"resetting {board.name} failed: {error}",
                        "check the board's power and the probe cable, then run again") from None
@@ -167,10 +185,12 @@ def _wait_for_rtt(target: Any, board: Board, address: int | None, settings: Prob
 
 
 def _resume_if_halted(target: Any, error: type[Exception]) -> None:
-    """A part left halted when the flashing session let go would never run: resume it."""
+    """A core halted at the attach (left so by the flashing session, or halted by the
+    probe's connect) would never run: resume it, as heliaPROFILER does after every attach."""
     try:
         if getattr(target.get_state(), "name", "") == "HALTED":
             target.resume()
+            log.info("probe", resumed="the core was halted at the attach")
     except error:
         pass  # the wait for RTT reports a part that does not answer
 
@@ -271,14 +291,19 @@ def run_on_probe(
     check_elf(board, elf)  # a broken link is an error before anything is flashed
     chosen = choose_probe(list_probes(world.pyocd), probe)
     route, link = route_for(world, board, chosen, chosen_settings.packs)
+    way = choose_reset(board, route, world.commander)
     address = _rtt_address(elf)
     started = clock()
     packs = chosen_settings.packs
     with opened(link, chosen, board, route, packs) as session:
         _flash(link, session, elf)
-        _reset(link, session.target, board, address)
+        _reset(link, session.target, board, address, way)
+    if way.commander is not None:
+        commander_reset(way.commander, route.device, chosen.unique_id)
     sleep(board.silicon.boot_handoff)  # the bootloader starts the application once let go
-    with opened(link, chosen, board, route, packs, attach=True) as session:
+    patience = Patience(chosen_settings.attach_wait, chosen_settings.attach_interval, clock,
+                        sleep)
+    with attached(link, chosen, board, route, packs, patience) as session:
         target = session.target
         _resume_if_halted(target, link.error)
         block, reader = _wait_for_rtt(target, board, address, chosen_settings, clock,
@@ -288,7 +313,7 @@ def run_on_probe(
         stream = read_stream(reader, target, elf, chosen_settings, clock, (link.error,))
         dropped, state = _after_end(target, block, board, link.error)
     return ProbeOutput(chosen, route, link.version, stream, clock() - started,
-                       reader.channel.descriptor, dropped, state)
+                       reader.channel.descriptor, dropped, state, way)
 
 
 def _issues(output: ProbeOutput) -> tuple[str, ...]:
@@ -325,6 +350,7 @@ class ProbeRunner:
         details: dict[str, Json] = {
             "runner": "probe", "probe": probe, "flash_path": output.route.path,
             "device": output.route.device, "route": output.route.why,
+            "reset": output.reset.name, "reset_why": output.reset.why,
             "probe_software": output.software, "seconds": round(output.seconds, 3),
             "rtt_control_block": f"{output.rtt_address:#010x}",
             "rtt_dropped_bytes": output.dropped, "hardware": output.hardware.as_json(),

@@ -10,22 +10,29 @@ The reset handoff is what the Apollo parts' secure bootloader needs: it holds th
 a debugger that was attached at the reset stays attached. So the flashing session resets the
 part and closes (the debugger lets go), the host waits the board's ``boot_handoff``, and the
 capture session attaches without halting or resetting (pyocd's ``connect_mode=attach``; J-Link
-connects without either).
+connects without either). The bootloader's phase cannot be observed, so the attach is retried
+until a deadline, as heliaPROFILER retries its connect for 30 s after a 0.2 s settle.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+import attrs
 
 from hpx_core.boards import Board
 from hpx_core.errors import RunError
 from hpx_core.probe.probes import ProbeInfo
 from hpx_core.probe.pyocd_api import PyocdApi
 from hpx_core.probe.route import JLINK, JLINK_SOFTWARE, Route, is_jlink
+
+
+class ConnectError(RunError):
+    """The probe could not open a session to the part (it may still be booting)."""
 
 
 def session_options(board: Board, route: Route, probe: ProbeInfo, packs: tuple[Path, ...], *,
@@ -72,8 +79,8 @@ def open_session(link: PyocdApi, probe: ProbeInfo, board: Board, route: Route,
         raise _unknown_target(route, board, packs, error) from None
     except link.error as error:
         _close_quietly(session, link)
-        raise RunError(f"cannot connect through probe {probe.unique_id} ({route.path}): "
-                       f"{error}", "check the board's power and the probe's cable") from None
+        raise ConnectError(f"cannot connect through probe {probe.unique_id} ({route.path}): "
+                           f"{error}", "check the board's power and the probe's cable") from None
     return session
 
 
@@ -88,6 +95,46 @@ def opened(link: PyocdApi, probe: ProbeInfo, board: Board, route: Route,
            packs: tuple[Path, ...], *, attach: bool = False) -> Iterator[Any]:
     """:func:`open_session`, closed when the block ends."""
     session = open_session(link, probe, board, route, packs, attach=attach)
+    try:
+        yield session
+    finally:
+        session.close()
+
+
+@attrs.frozen
+class Patience:
+    """How long the capture session's connect is retried after the bootloader hand-off,
+    how long between tries, and the clock and sleep that measure it."""
+
+    wait: float
+    interval: float
+    clock: Callable[[], float]
+    sleep: Callable[[float], None]
+
+
+def open_attached(link: PyocdApi, probe: ProbeInfo, board: Board, route: Route,
+                  packs: tuple[Path, ...], patience: Patience) -> Any:
+    """The capture session, attached without halting or resetting; a refused connect is
+    retried until ``patience.wait`` has passed (an unknown target is not: it will not change)."""
+    deadline = patience.clock() + patience.wait
+    while True:
+        try:
+            return open_session(link, probe, board, route, packs, attach=True)
+        except ConnectError as error:
+            if patience.clock() >= deadline:
+                raise ConnectError(f"{error.message}, still after {patience.wait:g} s of "
+                                   "retries after the bootloader hand-off",
+                                   "check the board's power and the probe's cable; a part "
+                                   "that never lets a debugger in may need a power cycle"
+                                   ) from None
+        patience.sleep(patience.interval)
+
+
+@contextmanager
+def attached(link: PyocdApi, probe: ProbeInfo, board: Board, route: Route,
+             packs: tuple[Path, ...], patience: Patience) -> Iterator[Any]:
+    """:func:`open_attached`, closed when the block ends."""
+    session = open_attached(link, probe, board, route, packs, patience)
     try:
         yield session
     finally:

@@ -17,6 +17,7 @@ import pytest
 from emulated_firmware import selftest_build
 from fake_pyocd import Bench, FakeError, FakeProbe, FakeTarget, FakeTargetSupportError, Firmware
 from probe_board import BOARD, CB, RECORDED, RING
+from probe_paths import PATHS, Reach, reach
 
 from hpx_core.errors import CaptureError, RunError
 from hpx_core.probe.pyocd_api import PyocdApi
@@ -25,7 +26,8 @@ from hpx_core.run import run_and_record
 from hpx_core.wire import parse_capture
 from hpx_core.wire.encode import encode_record
 
-FAST = ProbeSettings(timeout=10.0, rtt_wait=2.0, heartbeat=0.3, poll=0.0)  # a loaded host is slow
+FAST = ProbeSettings(timeout=10.0, rtt_wait=2.0, heartbeat=0.3, poll=0.0,  # a loaded host is slow
+                     attach_interval=0.0)
 
 
 @pytest.fixture(scope="module")
@@ -46,27 +48,82 @@ def api(desk: Bench) -> PyocdApi:
                     FakeTargetSupportError)
 
 
-def test_the_debugger_lets_go_between_reset_and_capture(elf: Path) -> None:
+@pytest.fixture(params=PATHS)
+def path(request: pytest.FixtureRequest) -> str:
+    value: str = request.param
+    return value
+
+
+@pytest.fixture
+def on(path: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    """The bench through the test's path."""
+    return lambda desk: reach(path, desk, tmp_path / "jlink", monkeypatch)
+
+
+def test_the_debugger_lets_go_between_reset_and_capture(elf: Path, path: str, on) -> None:  # type: ignore[no-untyped-def]
     desk = bench()  # the bootloader holds the core while the resetting session stays attached
-    out = run_on_probe(BOARD, elf, api=api(desk), settings=FAST)
+    r: Reach = on(desk)
+    out = run_on_probe(r.board, elf, settings=FAST, **r.kwargs)
     assert out.stream == RECORDED
-    flashing, capturing = desk.sessions
-    assert flashing.closed and "connect_mode" not in flashing.options
-    assert capturing.options["connect_mode"] == "attach"  # attached without halting
     assert desk.target.resets == 1 and desk.target.attached == 0
+    if path == "pyocd":
+        flashing, capturing = desk.sessions
+        assert flashing.closed and "connect_mode" not in flashing.options
+        assert capturing.options["connect_mode"] == "attach"  # attached without halting
+        assert out.reset.name == "pyocd"
+    else:
+        assert r.lib is not None and r.lib.resets == ["commander"]  # not pylink's reset
+        assert out.reset.name == "commander"
 
 
-def test_faults_while_the_bootloader_runs_are_retried(elf: Path) -> None:
+def test_faults_while_the_bootloader_runs_are_retried(elf: Path, on) -> None:  # type: ignore[no-untyped-def]
     desk = bench(boot_faults=7)
-    out = run_on_probe(BOARD, elf, api=api(desk), settings=FAST)
+    r: Reach = on(desk)
+    out = run_on_probe(r.board, elf, settings=FAST, **r.kwargs)
     assert out.stream == RECORDED
     assert desk.target.faults_left == 0  # every faulting read was met and retried
 
 
-def test_faults_that_do_not_end_are_one_capture_error(elf: Path) -> None:
+def test_a_connect_refused_after_the_handoff_is_retried(elf: Path, path: str, on) -> None:  # type: ignore[no-untyped-def]
+    desk = bench(boot_refusals=6)  # the bootloader's phase: the debug port does not answer
+    r: Reach = on(desk)
+    out = run_on_probe(r.board, elf, settings=FAST, **r.kwargs)
+    assert out.stream == RECORDED
+    assert desk.target.refusals_left == 0 and desk.target.attached == 0
+    if r.lib is not None:
+        assert r.lib.refused == 6
+
+
+def test_a_connect_refused_past_the_wait_is_one_error(elf: Path, path: str, on) -> None:  # type: ignore[no-untyped-def]
+    desk = bench(boot_refusals=10**9)
+    r: Reach = on(desk)
+    ticks = iter(range(10**6))
+    settings = ProbeSettings(timeout=10.0, attach_wait=5.0, attach_interval=0.0, poll=0.0)
+    with pytest.raises(RunError) as caught:
+        run_on_probe(r.board, elf, settings=settings, clock=lambda: float(next(ticks)),
+                     sleep=lambda _: None, **r.kwargs)
+    assert caught.value.message.startswith("cannot connect through probe 00123456780 "
+                                           f"({path}): ")
+    assert caught.value.message.endswith(", still after 5 s of retries after the bootloader "
+                                         "hand-off")
+    assert "power cycle" in caught.value.hint
+    assert desk.target.attached == 0  # every refused try was closed
+
+
+def test_a_core_halted_at_the_attach_is_resumed(elf: Path, path: str, on) -> None:  # type: ignore[no-untyped-def]
+    desk = bench(halts_on_attach=True)  # the probe's connect halts the core
+    r: Reach = on(desk)
+    out = run_on_probe(r.board, elf, settings=FAST, **r.kwargs)
+    assert out.stream == RECORDED
+    if r.lib is not None:
+        assert r.lib.restarts == 1  # J-Link's go, once, in the capture session
+
+
+def test_faults_that_do_not_end_are_one_capture_error(elf: Path, on) -> None:  # type: ignore[no-untyped-def]
     desk = bench(boot_faults=10**9)
+    r: Reach = on(desk)
     with pytest.raises(CaptureError) as caught:
-        run_on_probe(BOARD, elf, api=api(desk), settings=FAST)
+        run_on_probe(r.board, elf, settings=FAST, **r.kwargs)
     assert caught.value.message == (
         "the probe's reads failed (memory transfer fault (SWD fault ACK) while the bootloader "
         "runs) within 2 s of reset")
@@ -81,19 +138,22 @@ def previous_run() -> bytes:
     return encode_record(0, "START", fields) + encode_record(1, "END", {"status": 0})
 
 
-def test_a_control_block_left_by_the_previous_run_is_not_read(elf: Path) -> None:
+def test_a_control_block_left_by_the_previous_run_is_not_read(elf: Path, on) -> None:  # type: ignore[no-untyped-def]
     desk = bench()
     old = previous_run()
     desk.target.leave_previous_run(old)
-    out = run_on_probe(BOARD, elf, api=api(desk), settings=FAST)
+    r: Reach = on(desk)
+    out = run_on_probe(r.board, elf, settings=FAST, **r.kwargs)
     assert out.stream == RECORDED  # not the old stream that sat unread in SRAM
     assert old not in out.stream
 
 
-def test_a_probe_lost_mid_stream_keeps_the_capture_so_far(elf: Path, tmp_path: Path) -> None:
+def test_a_probe_lost_mid_stream_keeps_the_capture_so_far(  # type: ignore[no-untyped-def]
+        elf: Path, tmp_path: Path, on) -> None:
     desk = bench(fault_after=700)
+    r: Reach = on(desk)
     with pytest.raises(RunError) as caught:
-        run_and_record(ProbeRunner(BOARD, FAST, api=api(desk)), elf, tmp_path,
+        run_and_record(ProbeRunner(r.board, FAST, **r.kwargs), elf, tmp_path / "out",
                        engine="selftest")
     assert caught.value.message.startswith("the probe failed while reading RTT after ")
     assert "no ACK: the probe lost SWD" in caught.value.message
@@ -104,10 +164,12 @@ def test_a_probe_lost_mid_stream_keeps_the_capture_so_far(elf: Path, tmp_path: P
     assert desk.target.attached == 0
 
 
-def test_a_block_remade_mid_stream_keeps_the_capture_so_far(elf: Path, tmp_path: Path) -> None:
+def test_a_block_remade_mid_stream_keeps_the_capture_so_far(  # type: ignore[no-untyped-def]
+        elf: Path, tmp_path: Path, on) -> None:
     desk = bench(moves_after=500)
+    r: Reach = on(desk)
     with pytest.raises(RunError) as caught:
-        run_and_record(ProbeRunner(BOARD, FAST, api=api(desk)), elf, tmp_path,
+        run_and_record(ProbeRunner(r.board, FAST, **r.kwargs), elf, tmp_path / "out",
                        engine="selftest")
     assert caught.value.message.startswith("the RTT up-buffer moved while hpx was reading it")
     bundle = Path(caught.value.hint.split("failed bundle: ")[1])

@@ -24,6 +24,7 @@ from fake_pyocd import (
     State,
 )
 from probe_board import BOARD, CB, RECORDED, RING, SRAM
+from probe_paths import PATHS, Reach, reach
 
 from hpx_core.build.elfinfo import symbol_inventory
 from hpx_core.errors import CaptureError, RunError
@@ -150,29 +151,35 @@ def test_rtt_control_block_not_found(elf: Path) -> None:
     assert [s.closed for s in desk.sessions] == [True, True] and desk.target.attached == 0
 
 
-def test_silent_target_is_reported_hung_where_it_hangs(elf: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("path", PATHS)
+def test_silent_target_is_reported_hung_where_it_hangs(
+        elf: Path, tmp_path: Path, path: str, monkeypatch: pytest.MonkeyPatch) -> None:
     main = next(s for s in symbol_inventory(elf).symbols if s.name == "main")
     stream = RECORDED
     desk = bench(stream, stop_after=500, pc=main.address + 4)
+    r: Reach = reach(path, desk, tmp_path / "jlink", monkeypatch)
     with pytest.raises(RunError) as caught:
         run_and_record(
-            ProbeRunner(BOARD, FAST, api=api(desk)), elf, tmp_path, engine="selftest"
+            ProbeRunner(r.board, FAST, **r.kwargs), elf, tmp_path / "out", engine="selftest"
         )
     message = caught.value.message
     assert message.startswith("the target is hung: no output for 0.3 s")
     assert f"core RUNNING, pc {main.address + 4:#010x} in main" in message
     assert "after 500 bytes" in message
-    assert desk.target.halts == 1
+    assert desk.target.halts_since_reset == 1  # halted once, to read where it hangs
     bundle = Path(caught.value.hint.split("failed bundle: ")[1])
     assert (bundle / "capture.bin").read_bytes() == stream[:500]
     assert json.loads((bundle / "summary.json").read_text())["status"] == "failed"
 
 
-def test_locked_up_target_is_not_halted_again(elf: Path) -> None:
+@pytest.mark.parametrize("path", PATHS)
+def test_locked_up_target_is_not_halted_again(
+        elf: Path, tmp_path: Path, path: str, monkeypatch: pytest.MonkeyPatch) -> None:
     desk = bench(RECORDED, stop_after=100, stopped_state=State.LOCKUP)
+    r: Reach = reach(path, desk, tmp_path / "jlink", monkeypatch)
     with pytest.raises(RunError, match=r"core LOCKUP, pc 0x00410123"):
-        run_on_probe(BOARD, elf, api=api(desk), settings=FAST)
-    assert desk.target.halts == 0
+        run_on_probe(r.board, elf, settings=FAST, **r.kwargs)
+    assert desk.target.halts_since_reset == 0
 
 
 def test_complete_capture_through_a_small_ring_becomes_a_bundle(elf: Path, tmp_path: Path) -> None:

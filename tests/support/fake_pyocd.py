@@ -14,6 +14,9 @@ What an Apollo part does that a plain Cortex-M does not, the fake does too:
   attached it holds the core (``parks_while_attached``); once let go, the debug port faults
   for ``boot_faults`` reads, answers ``boot_reads`` more with RAM untouched, and then the
   application starts.
+- Right after the reset the part refuses a debugger's connect ``boot_refusals`` times (the
+  bootloader's phase the host cannot observe), and with ``halts_on_attach`` a connect leaves
+  the core halted.
 - Session creation raises TargetSupportError for a target pyocd does not know, as pyocd does
   (it builds the board in the Session constructor); ``auto_open`` opens only in ``__enter__``;
   the default ``connect_mode`` halts the core on connect.
@@ -81,6 +84,8 @@ class Firmware:
     fault_after: int | None = None  # the probe's reads fail once this many bytes were sent
     moves_after: int | None = None  # the firmware re-makes its block with another ring size
     registers: dict[int, int] = attrs.field(factory=lambda: dict(APOLLO510_STARTUP))
+    boot_refusals: int = 0  # connects refused after a reset, before the debug port answers
+    halts_on_attach: bool = False  # a connect leaves the core halted
 
 
 DESCRIPTORS = 24 + 2 * 24  # header, one up and one down descriptor: hpx's word follows
@@ -116,6 +121,9 @@ class FakeTarget:
         self.halts = 0
         self.attached = 0
         self.held = False  # a debugger attached at the reset has not let go yet
+        self.stuck = False  # reset in a way the bootloader does not hand off after
+        self.refusals_left = 0
+        self.halts_since_reset = 0
         self.faults_left = 0
         self.boot_reads_left = 0
         self.dropped = 0
@@ -160,6 +168,9 @@ class FakeTarget:
         self.polls = 0
         self.sent = 0
         self.held = self.attached > 0
+        self.stuck = False
+        self.refusals_left = self.firmware.boot_refusals
+        self.halts_since_reset = 0
         self.faults_left = self.firmware.boot_faults
         self.boot_reads_left = self.firmware.boot_reads
         self.burst_written = 0
@@ -176,7 +187,17 @@ class FakeTarget:
 
     def halt(self) -> None:
         self.halts += 1
+        self.halts_since_reset += 1
         self.state = State.HALTED
+
+    def connect(self) -> bool:
+        """A debugger's connect: False while the part refuses it after a reset."""
+        if self.refusals_left > 0:
+            self.refusals_left -= 1
+            return False
+        if self.firmware.halts_on_attach:
+            self.state = State.HALTED
+        return True
 
     def resume(self) -> None:
         self.state = State.RUNNING
@@ -217,7 +238,7 @@ class FakeTarget:
         fw = self.firmware
         if self.resets == 0 or self.state is not State.RUNNING:
             return
-        if self.held and fw.parks_while_attached:
+        if (self.held or self.stuck) and fw.parks_while_attached:
             return  # the bootloader waits for the debugger to let go
         if self.faults_left > 0:
             self.faults_left -= 1
@@ -314,6 +335,8 @@ class FakeSession:
         self.target.attach()  # pyocd opens the probe before it inits the board
         if self.open_error:
             raise FakeError(self.open_error)
+        if not self.target.connect():
+            raise FakeError("no ACK received (the part does not answer the debug port yet)")
         if self.options.get("connect_mode", "halt") != "attach":
             self.target.state = State.HALTED  # pyocd's default connect mode halts the core
 
