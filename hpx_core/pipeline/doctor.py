@@ -79,14 +79,12 @@ def run_doctor(
 
 def _probe_checks(desk: ProbeDesk, board: Board | None) -> list[Check]:
     """pyocd, J-Link's software and each attached probe's route; required for a silicon
-    board only."""
+    board only, J-Link's software for a board whose EVB is reached through its J-Link."""
     silicon = board is not None and board.silicon is not None
     checks = [
         Check("pyocd", desk.pyocd is not None, desk.pyocd or f"not importable ({desk.error})",
               silicon),
-        Check("J-Link software", desk.jlink is not None, desk.jlink or
-              f"not found: pyocd and hpx cannot see J-Link probes (the EVBs' own); install "
-              f"the {JLINK_SOFTWARE}", False),
+        _jlink_check(desk, board),
     ]
     if not desk.probes:
         why = f"pyocd could not list probes: {desk.error}" if desk.error else "none attached"
@@ -97,6 +95,19 @@ def _probe_checks(desk: ProbeDesk, board: Board | None) -> list[Check]:
         checks.append(Check(f"probe {line.probe.unique_id}", not line.route.missing,
                             line.detail(), silicon))
     return checks
+
+
+def _jlink_check(desk: ProbeDesk, board: Board | None) -> Check:
+    """SEGGER's J-Link software: required for a board with a J-Link device name, whose EVB's
+    on-board J-Link takes the J-Link path (a CMSIS-DAP probe with --pack needs none)."""
+    needed = board is not None and board.silicon is not None and bool(board.silicon.jlink_device)
+    if desk.jlink is not None:
+        return Check("J-Link software", True, desk.jlink, needed)
+    why = (f"{board.name}'s on-board J-Link flashes and resets the part through it"
+           if needed and board is not None else
+           "pyocd and hpx cannot see J-Link probes (the EVBs' own) without it")
+    return Check("J-Link software", False, f"not found: {why}; install the {JLINK_SOFTWARE} "
+                 "(its J-Link library and J-Link Commander, JLinkExe)", needed)
 
 
 def _python_check() -> Check:

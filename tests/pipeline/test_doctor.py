@@ -101,3 +101,21 @@ def test_without_a_board_every_apollo_board_is_routed_and_nothing_is_required() 
         "apollo510_evb", "apollo330mP_evb", "apollo4p_evb", "apollo3p_evb"]
     assert all(not c.required and not c.ok for c in lines)  # no J-Link software, no pack
     assert "SEGGER J-Link Software" in lines[0].detail
+
+
+def test_a_jlink_board_without_the_jlink_software_is_unhealthy_and_says_what_to_install() -> None:
+    from hpx_core.boards import get_board
+    from hpx_core.probe.route import ProbeDesk
+
+    desk = ProbeDesk((), "0.46.0", None, pyocd_knows=lambda name: False)
+    report = run_doctor(load_registry(disabled=[]), toolchain="arm-none-eabi-gcc",
+                        emulated=False, board=get_board("apollo510_evb"), desk=desk)
+    (jlink,) = [c for c in report.checks if c.name == "J-Link software"]
+    assert jlink.required and not jlink.ok and not report.healthy
+    assert jlink.detail == (
+        "not found: apollo510_evb's on-board J-Link flashes and resets the part through it; "
+        "install the SEGGER J-Link Software (https://www.segger.com/downloads/jlink) (its "
+        "J-Link library and J-Link Commander, JLinkExe)")
+    emulated = run_doctor(load_registry(disabled=[]), toolchain="arm-none-eabi-gcc",
+                          emulated=True, board=get_board("qemu-m55"), desk=desk)
+    assert not next(c for c in emulated.checks if c.name == "J-Link software").required
