@@ -105,6 +105,11 @@ static void calibrate(void) {
 #endif
 }
 
+/* Transports whose host attaches after the firmware starts (RTT through a debug probe) wait
+ * here for it (hpx_platform.h); the emulated boards' UART is read from the first byte. */
+__attribute__((weak)) void hpx_transport_wait_host(void) {
+}
+
 /* Boards that need nothing around a counted inference (hpx_platform.h) get this. */
 __attribute__((weak)) void hpx_platform_timed(int timed) {
     (void)timed;
@@ -182,6 +187,10 @@ static int run_layers(uint32_t iteration) {
 
 int main(void) {
     send_start();
+    /* Nothing is counted before the host is there: on the silicon boards it attaches after the
+     * bootloader hands over, and an attach can reset DEMCR/DWT (and without a debugger the
+     * Apollo4's CYCCNT may not run), so the counter is enabled and checked only after. */
+    hpx_transport_wait_host();
     int counter = hpx_counter_init(); /* the backend's own code says what failed */
     if (counter != 0) {
         return fail("counter_init", counter, HPX_EXIT_HARNESS_ERROR);

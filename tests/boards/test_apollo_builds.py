@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import re
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -167,3 +168,22 @@ def test_hpx_build_reports_sizes_and_placement(
         u for u in check_elf(get_board("apollo4p_evb"), elf).regions if u.region.name == "MCU_MRAM"
     )
     assert f"{used.used:,} B used" in mram
+
+
+def _calls(elf: Path, function: str) -> list[str]:
+    """The functions ``function`` calls, in the order its code calls them (objdump)."""
+    listing = subprocess.run(
+        ["arm-none-eabi-objdump", "-d", f"--disassemble={function}", str(elf)],
+        capture_output=True, text=True, check=True).stdout
+    return re.findall(r"\bbl\w*\s+[0-9a-f]+ <(\w+)>", listing)
+
+
+@pytest.mark.parametrize("name", ["apollo510_evb", "apollo4p_evb"])
+def test_the_counter_starts_only_once_the_host_drained_the_start(name: str, work: Path) -> None:
+    elf = build(name, work).elf
+    calls = _calls(elf, "main")
+    # the host attaches after the bootloader's hand-off; the counter starts (and is checked:
+    # TRCENA, enable, advance) only after it read START
+    assert calls.index("hpx_transport_wait_host") < calls.index("hpx_counter_init")
+    symbols = {s.name: s for s in symbol_inventory(elf).symbols}
+    assert symbols["hpx_transport_wait_host"].size > 2  # RTT's wait, not the harness's no-op

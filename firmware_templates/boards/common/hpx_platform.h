@@ -13,6 +13,9 @@
 void hpx_platform_init(void);
 void hpx_platform_putc(char c);
 void hpx_platform_timed(int timed);
+/* Returns once the host reads the stream (RTT: it drained what was written so far); the
+ * harness calls it after START, before the counter starts. Weak no-op in the harness. */
+void hpx_transport_wait_host(void);
 void hpx_platform_exit(int code) __attribute__((noreturn));
 /* The main stack's bounds: its lowest address and its top (the initial stack pointer). The
  * memory pass paints what is free of it. */

@@ -1,4 +1,5 @@
 /* SEGGER RTT up-channel writer (layout in hpx_rtt.h). */
+#include "hpx_platform.h"
 #include "hpx_rtt.h"
 
 hpx_rtt_cb_t _SEGGER_RTT __attribute__((aligned(8), used));
@@ -70,4 +71,16 @@ size_t hpx_rtt_write(const char *data, size_t size) {
 void hpx_rtt_no_wait(int on) {
     _SEGGER_RTT.up[0].flags = on ? 1u : HPX_RTT_MODE;
     memory_barrier();
+}
+
+/* The host's first drain: RdOff caught up with WrOff, which only a probe reading the ring can
+ * do. The host attaches after the bootloader hands over (0.2 s and more), so the harness waits
+ * here before it starts the counter, rather than count while nobody is attached (heliaPROFILER
+ * waits for the same drain before its DWT-timed window and re-runs its DWT set-up after it).
+ * Without a host this waits for ever, as a full ring in wait mode does. */
+void hpx_transport_wait_host(void) {
+    const hpx_rtt_buffer_t *up = &_SEGGER_RTT.up[0];
+    while (up->rd_off != up->wr_off) {
+        memory_barrier();
+    }
 }
