@@ -268,7 +268,7 @@ def _after_end(target: Any, block: ControlBlock, board: Board,
         dropped = dropped_bytes(target, block)
     except error:
         dropped = 0
-    return dropped, read_state(target, board.silicon.soc, (error,))
+    return dropped, read_state(target, board.silicon.soc, (error,), clock=board.clock)
 
 
 def run_on_probe(

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import attrs
 import pytest
 from emulated_firmware import selftest_build
 from fake_pyocd import (
@@ -39,14 +40,15 @@ def elf() -> Path:
     return built
 
 
-def runner(registers: dict[int, int]) -> ProbeRunner:
+def runner(registers: dict[int, int], clock: str = "lp") -> ProbeRunner:
     fw = Firmware(stream=RECORDED, cb_address=CB, buffer_address=RING, registers=registers)
     target = FakeTarget([(r.origin, r.length) for r in BOARD.memory], fw)
     desk = Bench([FakeProbe("00123456780", "Apollo510 EVB J-Link")], target,
                  known_targets={"ap510nfa_cbr"})
     api = PyocdApi(desk.connect_helper(), desk.file_programmer(), FakeError,
                    FakeTargetSupportError)
-    return ProbeRunner(BOARD, FAST, api=api)
+    board = attrs.evolve(BOARD, clocks=(("lp", 96_000_000), ("hp", 250_000_000)))
+    return ProbeRunner(board.at_clock(clock), FAST, api=api)
 
 
 def test_the_bundle_records_caches_power_states_and_clock_mode(elf: Path,
@@ -72,6 +74,22 @@ def test_a_data_cache_left_off_is_an_issue_of_the_run(elf: Path, tmp_path: Path)
     assert record.measurement.issues == (
         "dcache reads 0, Ambiq's start-up sets 1 (nsx_cache_enable: "
         "am_hal_cachectrl_dcache_enable): counts were not taken as Ambiq's firmware runs",)
+
+
+@pytest.mark.parametrize(("clock", "mode", "issues"), [
+    ("hp", 2, ()),
+    ("hp", 1, ("mcu_perf_mode reads 1",)),
+    ("lp", 2, ("mcu_perf_mode reads 2",)),
+])
+def test_the_clock_mode_is_read_back_against_the_runs(
+        elf: Path, tmp_path: Path, clock: str, mode: int, issues: tuple[str, ...]) -> None:
+    registers = dict(APOLLO510_STARTUP)
+    registers[0x4002_1000] = (registers[0x4002_1000] & ~(0x3 << 3)) | (mode << 3)
+    record = run_and_record(runner(registers, clock), elf, tmp_path, engine="selftest")
+    assert record.execution.details["hardware"]["mcu_perf_mode"] == mode  # type: ignore[index]
+    said = record.measurement.issues
+    assert len(said) == len(issues) and all(s.startswith(i) for s, i in zip(said, issues,
+                                                                            strict=True))
 
 
 def test_a_register_the_probe_cannot_read_is_recorded_unread(elf: Path,
