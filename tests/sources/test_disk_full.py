@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from gitrepos import git, new_repo
+from read_only import needs_unshare
 
 CHILD = """
 import json, sys
@@ -38,19 +39,6 @@ sources = disk / "cache" / "sources"
 said["left"] = sorted(p.name for p in sources.iterdir()) if sources.is_dir() else []
 print(json.dumps(said))
 """
-
-
-def _namespaces_work() -> bool:
-    try:
-        done = subprocess.run(["unshare", "-r", "-m", "true"], capture_output=True, timeout=30,
-                              check=False)
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return done.returncode == 0
-
-
-needs_unshare = pytest.mark.skipif(not _namespaces_work(),
-                                   reason="needs unshare -r -m (user and mount namespaces)")
 
 
 @pytest.fixture
