@@ -26,6 +26,7 @@ def test_the_exporters_reference_is_handed_over() -> None:
 _NAMING = """
 import sys
 from pathlib import Path
+from hpx_core.errors import ModelError
 from hpx_core.models import read_model_bytes
 from hpx_executorch.outputs import reference_output
 program = Path(sys.argv[1])
