@@ -16,8 +16,8 @@ from pathlib import Path
 
 from hpx_tflm_family.glue import ARENA_SYMBOL
 
-from hpx_core.build import symbol_inventory
 from hpx_core.config.validate import overrides
+from hpx_core.firmware import symbol_inventory
 from hpx_core.pipeline import profile
 
 REPO = Path(__file__).resolve().parents[1]

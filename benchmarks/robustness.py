@@ -186,8 +186,8 @@ def library_cases() -> dict[str, Callable[[Path], None]]:
 def chatter_project(scratch: Path) -> Path:
     """The talking firmware's project, rendered and built (``hpx run`` takes its folder)."""
     from hpx_core.boards import get_board
-    from hpx_core.build import HarnessSettings, build_project, get_toolchain, render_project
     from hpx_core.contract import FirmwareContribution
+    from hpx_core.firmware import HarnessSettings, build_project, get_toolchain, render_project
 
     glue = FirmwareContribution(files={CHATTER.name: CHATTER.read_text("utf-8")},
                                 sources=(CHATTER.name,))

@@ -28,7 +28,7 @@ from hpx_core.cli.placement import print_placement
 from hpx_core.errors import UsageError
 
 if TYPE_CHECKING:
-    from hpx_core.build import BuildResult
+    from hpx_core.firmware import BuildResult
 
 PROJECT_DIR = Path("hpx-work/build")
 BUILD_ONLY = "kernel verification"
@@ -97,9 +97,9 @@ def build(
 def _build_project(board: str | None, work_dir: Path, toolchain: str, jobs: int,
                    clock: str | None) -> None:
     from hpx_core.boards import get_board
-    from hpx_core.build import build_project, get_toolchain, render_project
-    from hpx_core.build.placement import check_elf
-    from hpx_core.build.render import HarnessSettings, load_project
+    from hpx_core.firmware import build_project, get_toolchain, render_project
+    from hpx_core.firmware.placement import check_elf
+    from hpx_core.firmware.render import HarnessSettings, load_project
     from hpx_core.selftest.layers import selftest_contribution
     from hpx_core.selftest.run import ENGINE
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from hpx_core.cli.app import console
 
 if TYPE_CHECKING:
-    from hpx_core.build.placement import PlacementReport
+    from hpx_core.firmware.placement import PlacementReport
 
 
 def print_placement(report: PlacementReport) -> None:

@@ -26,7 +26,7 @@ from hpx_core.cli.main_commands import (
 from hpx_core.errors import BuildError, UsageError
 
 if TYPE_CHECKING:
-    from hpx_core.build import Project
+    from hpx_core.firmware import Project
     from hpx_core.results.build_bundle import BuiltFirmware
     from hpx_core.run import Runner, RunRecord
 
@@ -57,8 +57,8 @@ def run(
 ) -> None:
     """Run built firmware; a result bundle is written whether it succeeds or not."""
     from hpx_core.boards import get_board
-    from hpx_core.build import load_project
     from hpx_core.config.schema import FarmSection
+    from hpx_core.firmware import load_project
     from hpx_core.results.build_bundle import is_build_bundle, read_build_bundle
     from hpx_core.runners import runner_for
 
@@ -98,7 +98,7 @@ def run_bundle(runner: Runner, firmware: BuiltFirmware, results_dir: Path) -> Ru
 
 
 def _run_project(project: Project, runner: Runner, results_dir: Path) -> RunRecord:
-    from hpx_core.build.fingerprint import read_stamp
+    from hpx_core.firmware.fingerprint import read_stamp
     from hpx_core.run import run_and_record
 
     stamp = read_stamp(project.root / "hpx-build.json")

@@ -1,7 +1,7 @@
 """A command stopped by Ctrl-C or ``kill`` ends with one error and one hint, like any failure.
 
 Python turns Ctrl-C into ``KeyboardInterrupt``, which every stage already answers by removing
-what it half-made (temporary folders, build tools' process groups: :mod:`hpx_core.build.
+what it half-made (temporary folders, build tools' process groups: :mod:`hpx_core.firmware.
 stoppable`); SIGTERM, the signal ``kill``, a CI job's timeout and service managers send, ended
 hpx at once instead, with no word and its temporary folders left. While a command runs, both
 signals raise that same interruption, remembering which one came; typer ends the command with

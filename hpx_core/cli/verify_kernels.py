@@ -23,8 +23,8 @@ if TYPE_CHECKING:
 def verify_kernels_of(elf: Path, engine: str, backend: str | None,
                       expect: Iterable[str] = ()) -> list[SymbolFinding]:
     """Every plugin's findings for ``elf`` built by ``engine`` with ``backend``."""
-    from hpx_core.build import symbol_inventory
     from hpx_core.contract import SymbolsRequest
+    from hpx_core.firmware import symbol_inventory
     from hpx_core.hooks import EngineHooks
     from hpx_core.plugins import default_registry
 

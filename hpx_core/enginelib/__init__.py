@@ -12,7 +12,6 @@ A kernel library may instead be kept as units (:func:`ensure_units`): configured
 an object at a time as programs need them, linked through archives in the whole library's order.
 """
 
-from hpx_core.build.cmake_text import cmake_quote, shell_join
 from hpx_core.enginelib.build import (
     EngineLibrary,
     archive_cmake,
@@ -40,6 +39,7 @@ from hpx_core.enginelib.tool_output import tool_output_to
 from hpx_core.enginelib.unit_build import ensure_units
 from hpx_core.enginelib.unit_tree import TargetUnits, Unit
 from hpx_core.enginelib.units import UnitLibrary, UnitRecipe
+from hpx_core.firmware.cmake_text import cmake_quote, shell_join
 
 __all__ = [
     "CachedFolder",

@@ -12,14 +12,14 @@ from typing import Any
 
 import attrs
 
-from hpx_core.build.cmake_text import cmake_quote, shell_join
-from hpx_core.build.toolchain import Toolchain
 from hpx_core.contract import LibraryUse
 from hpx_core.enginelib.cached import BUILD_LOG, cached_folder
 from hpx_core.enginelib.cmake import LibraryBuild, cmake_library
 from hpx_core.enginelib.identity import debug_prefix_flags, identity_key
 from hpx_core.enginelib.spec import LibrarySpec, Stage
 from hpx_core.enginelib.units import UnitRecipe
+from hpx_core.firmware.cmake_text import cmake_quote, shell_join
+from hpx_core.firmware.toolchain import Toolchain
 from hpx_core.log import get_logger
 from hpx_core.sources import cache_root
 

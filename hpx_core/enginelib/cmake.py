@@ -2,7 +2,7 @@
 built (a file list the engine gives, or the library's own CMake project).
 
 The compiler cache goes in front of every compile when there is one
-(:mod:`hpx_core.build.launcher`); Ninja's status lines feed the progress
+(:mod:`hpx_core.firmware.launcher`); Ninja's status lines feed the progress
 (:mod:`hpx_core.enginelib.progress`); the whole output goes to the build's log.
 """
 
@@ -15,7 +15,9 @@ from typing import TextIO
 
 import attrs
 
-from hpx_core.build.launcher import (
+from hpx_core.enginelib.progress import tracker
+from hpx_core.errors import BuildError, ToolError
+from hpx_core.firmware.launcher import (
     STATS_LOG,
     CacheStats,
     build_env,
@@ -23,11 +25,9 @@ from hpx_core.build.launcher import (
     compiler_cache,
     read_stats,
 )
-from hpx_core.build.stoppable import stoppable
-from hpx_core.build.toolchain import Toolchain, get_toolchain
-from hpx_core.build.toolchain_file import write_toolchain_file
-from hpx_core.enginelib.progress import tracker
-from hpx_core.errors import BuildError, ToolError
+from hpx_core.firmware.stoppable import stoppable
+from hpx_core.firmware.toolchain import Toolchain, get_toolchain
+from hpx_core.firmware.toolchain_file import write_toolchain_file
 
 COMPILE_LINE = ("Building C object", "Building CXX object", "Building ASM object")
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import attrs
 
-from hpx_core.build.toolchain import Toolchain, get_toolchain
-from hpx_core.build.toolchain_file import recipe_identity
 from hpx_core.enginelib.identity import identity_key
+from hpx_core.firmware.toolchain import Toolchain, get_toolchain
+from hpx_core.firmware.toolchain_file import recipe_identity
 
 RECIPE_VERSION = 2
 """Bump when the way libraries are built changes, so old cache entries are not reused."""

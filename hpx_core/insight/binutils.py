@@ -16,8 +16,8 @@ from pathlib import Path
 import attrs
 
 from hpx_core.boards import Board
-from hpx_core.build import get_toolchain
 from hpx_core.errors import ToolError
+from hpx_core.firmware import get_toolchain
 
 GNU_PREFIX = "arm-none-eabi-"
 HINT = "install the GNU Arm toolchain (Debian: apt-get install binutils-arm-none-eabi)"

@@ -10,7 +10,7 @@ from pathlib import Path
 import attrs
 
 from hpx_core.boards import Board
-from hpx_core.build.elfinfo import symbol_inventory
+from hpx_core.firmware.elfinfo import symbol_inventory
 from hpx_core.insight.binutils import Binutils
 from hpx_core.insight.classes import Kind, classify, is_branch
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import attrs
 
 from hpx_core.boards import Board
-from hpx_core.build.elfinfo import Symbol, symbol_inventory
 from hpx_core.errors import RunError
+from hpx_core.firmware.elfinfo import Symbol, symbol_inventory
 
 SYST_CVR = 0xE000_E018
 """SysTick's current value register: what the systick_icount backend reads."""

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import attrs
 
-from hpx_core.build.elfinfo import code_at
+from hpx_core.firmware.elfinfo import code_at
 from hpx_core.insight.classes import CONDITIONS
 from hpx_core.insight.cycles.timing import registers_moved
 from hpx_core.insight.disasm import Code, Instruction

@@ -13,8 +13,8 @@ from typing import Any
 
 import attrs
 
-from hpx_core.build.toolchain import DEFAULT_TOOLCHAIN
 from hpx_core.errors import ConfigError
+from hpx_core.firmware.toolchain import DEFAULT_TOOLCHAIN
 from hpx_core.matrix.spec import (
     BoardAxis,
     CellRule,

@@ -19,10 +19,10 @@ from typing import Any
 import attrs
 
 from hpx_core.boards import all_boards, get_board
-from hpx_core.build import get_toolchain
 from hpx_core.config.schema import FarmSection
 from hpx_core.config.validate import Overrides, validate_config
 from hpx_core.errors import ConfigError, HpxError, LicenseError
+from hpx_core.firmware import get_toolchain
 from hpx_core.matrix.cells import Cell, expand
 from hpx_core.matrix.spec import LoadedSpec
 from hpx_core.models import CORE_FORMATS, OTHER_FORMAT, model_format

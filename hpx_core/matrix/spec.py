@@ -17,11 +17,11 @@ import attrs
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from hpx_core.boards import get_board
-from hpx_core.build.toolchain import DEFAULT_TOOLCHAIN
 from hpx_core.config import ConfigDocument, ProfileConfig
 from hpx_core.config.schema import Toolchain
 from hpx_core.errors import ConfigError, HpxError
 from hpx_core.farm.places import PlaceChoice
+from hpx_core.firmware.toolchain import DEFAULT_TOOLCHAIN
 from hpx_core.plugins import Registry
 from hpx_core.suggest import did_you_mean
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from hpx_core.build import BuildResult, build_project, get_toolchain
-from hpx_core.build.builder import RegionOverflowError
-from hpx_core.build.elfinfo import symbol_inventory
-from hpx_core.build.placement import check_elf
 from hpx_core.contract import SourceSet, SymbolFinding, SymbolsRequest
 from hpx_core.errors import BuildError
+from hpx_core.firmware import BuildResult, build_project, get_toolchain
+from hpx_core.firmware.builder import RegionOverflowError
+from hpx_core.firmware.elfinfo import symbol_inventory
+from hpx_core.firmware.placement import check_elf
 from hpx_core.models import ModelInfo
 from hpx_core.pipeline.context import RunContext
 from hpx_core.pipeline.facts import config_json

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import attrs
 
-from hpx_core.build import build_info
+from hpx_core.firmware import build_info
 from hpx_core.pipeline.facts import config_json, source_provenance
 from hpx_core.pipeline.products import ProfileOutcome, need
 from hpx_core.results.build_bundle import BuildBundleInputs, write_build_bundle

@@ -10,9 +10,9 @@ import hashlib
 from pathlib import Path
 
 from hpx_core.boards import all_boards
-from hpx_core.build import get_toolchain
 from hpx_core.contract import ModelCheckRequest, ModelRequest
 from hpx_core.errors import ConfigError, ModelError, SourceError, UsageError
+from hpx_core.firmware import get_toolchain
 from hpx_core.hooks import EngineHooks
 from hpx_core.models import CORE_FORMATS, ModelInfo, detect_format, load_model
 from hpx_core.pipeline.context import RunContext

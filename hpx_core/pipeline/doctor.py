@@ -15,9 +15,9 @@ from pathlib import Path
 import attrs
 
 from hpx_core.boards import Board, all_boards
-from hpx_core.build.launcher import ENV, OFF, check_cache_dir, find_compiler_cache
-from hpx_core.build.toolchain import detect_toolchains
 from hpx_core.errors import HpxError
+from hpx_core.firmware.launcher import ENV, OFF, check_cache_dir, find_compiler_cache
+from hpx_core.firmware.toolchain import detect_toolchains
 from hpx_core.plugins import Registry
 from hpx_core.probe.route import JLINK_SOFTWARE, ProbeDesk, attached_desk, route_lines
 from hpx_core.sources import package_status

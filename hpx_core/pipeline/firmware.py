@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hpx_core.build import HarnessSettings, render_project
-from hpx_core.build.placement import check_plan
 from hpx_core.contract import FirmwareRequest, SourceSet, SourcesRequest
+from hpx_core.firmware import HarnessSettings, render_project
+from hpx_core.firmware.placement import check_plan
 from hpx_core.models import ModelInfo
 from hpx_core.models.analyses import keep_analysis
 from hpx_core.pipeline.context import RunContext

@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING
 import attrs
 
 from hpx_core.boards import Board, get_board
-from hpx_core.build import HarnessSettings
-from hpx_core.build.layout import plan_layout
 from hpx_core.contract import FirmwareContribution, MemoryRequest
 from hpx_core.errors import RunError, UsageError
+from hpx_core.firmware import HarnessSettings
+from hpx_core.firmware.layout import plan_layout
 from hpx_core.models import ModelInfo
 from hpx_core.pipeline.context import RunContext
 from hpx_core.pipeline.products import PassInputs

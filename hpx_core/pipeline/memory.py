@@ -12,8 +12,6 @@ import math
 
 import attrs
 
-from hpx_core.build.builder import RegionOverflowError
-from hpx_core.build.layout import link_overflow, linked_code, plan_layout
 from hpx_core.contract import (
     CodeSize,
     FirmwareContribution,
@@ -22,6 +20,8 @@ from hpx_core.contract import (
     PlannedBuffer,
 )
 from hpx_core.errors import ConfigError, HpxError, PluginError
+from hpx_core.firmware.builder import RegionOverflowError
+from hpx_core.firmware.layout import link_overflow, linked_code, plan_layout
 from hpx_core.log import get_logger
 from hpx_core.models import ModelInfo
 from hpx_core.pipeline.context import RunContext

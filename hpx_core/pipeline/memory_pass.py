@@ -12,9 +12,9 @@ from __future__ import annotations
 import attrs
 
 from hpx_core.boards import Board
-from hpx_core.build import HarnessSettings
-from hpx_core.build.placement import PlacementReport
 from hpx_core.contract import FirmwareContribution
+from hpx_core.firmware import HarnessSettings
+from hpx_core.firmware.placement import PlacementReport
 from hpx_core.pipeline.context import RunContext
 from hpx_core.pipeline.products import PassInputs
 from hpx_core.results.memory import (

@@ -15,8 +15,8 @@ from typing import Protocol
 
 import attrs
 
-from hpx_core.build import HarnessSettings
 from hpx_core.contract import FirmwareContribution
+from hpx_core.firmware import HarnessSettings
 from hpx_core.pipeline.context import RunContext
 from hpx_core.pipeline.insight_pass import InstructionProfilePass
 from hpx_core.pipeline.memory_pass import MemoryPass

@@ -14,8 +14,6 @@ from typing import TypeVar
 import attrs
 
 from hpx_core.boards import Board
-from hpx_core.build import BuildResult, Project
-from hpx_core.build.placement import PlacementReport
 from hpx_core.config import ProfileConfig
 from hpx_core.config.validate import ValidatedConfig
 from hpx_core.contract import (
@@ -27,6 +25,8 @@ from hpx_core.contract import (
     SymbolFinding,
 )
 from hpx_core.errors import HpxError, PluginError
+from hpx_core.firmware import BuildResult, Project
+from hpx_core.firmware.placement import PlacementReport
 from hpx_core.models import ModelInfo
 from hpx_core.pipeline.model_copy import ModelCopy
 from hpx_core.probe.passes import EventPlan

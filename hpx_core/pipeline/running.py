@@ -12,9 +12,9 @@ from typing import Any
 
 import attrs
 
-from hpx_core.build import build_info
 from hpx_core.contract import ErrorRequest, ResultsRequest, SourceSet, SymbolFinding
 from hpx_core.errors import HpxError, RunError, ToolError
+from hpx_core.firmware import build_info
 from hpx_core.models import ModelInfo
 from hpx_core.pipeline.arena_fit import ArenaTooSmallError
 from hpx_core.pipeline.context import RunContext

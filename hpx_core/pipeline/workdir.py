@@ -16,12 +16,12 @@ import re
 from contextlib import ExitStack
 from pathlib import Path
 
-from hpx_core.build.cmake_text import unbuildable
-from hpx_core.build.toolchain import DEFAULT_TOOLCHAIN
 from hpx_core.cachedir import cache_root
 from hpx_core.config import ProfileConfig
 from hpx_core.config.validate import ValidatedConfig
 from hpx_core.errors import ConfigError
+from hpx_core.firmware.cmake_text import unbuildable
+from hpx_core.firmware.toolchain import DEFAULT_TOOLCHAIN
 from hpx_core.locks import hold
 from hpx_core.models import ModelInfo
 from hpx_core.pipeline.facts import firmware_settings

@@ -15,10 +15,10 @@ import attrs
 
 from hpx_core.boards import Board
 from hpx_core.boards.counters import CounterPlan, plan_counters, pmu_events
-from hpx_core.build import Project, build_project, get_toolchain, render_project
-from hpx_core.build.placement import check_elf
-from hpx_core.build.support import SupportPlan, sdk_root, support_plan
 from hpx_core.errors import HpxError, RunError, ToolError
+from hpx_core.firmware import Project, build_project, get_toolchain, render_project
+from hpx_core.firmware.placement import check_elf
+from hpx_core.firmware.support import SupportPlan, sdk_root, support_plan
 from hpx_core.probe.probes import NoProbeError
 from hpx_core.results import Measurement, measure
 from hpx_core.run.record import judge

@@ -26,10 +26,10 @@ from typing import Any
 import attrs
 
 from hpx_core.boards import Board
-from hpx_core.build.elfinfo import symbol_inventory
-from hpx_core.build.placement import check_elf
 from hpx_core.contract import Json
 from hpx_core.errors import CaptureError, RunError
+from hpx_core.firmware.elfinfo import symbol_inventory
+from hpx_core.firmware.placement import check_elf
 from hpx_core.log import get_logger
 from hpx_core.probe.commander import COMMANDER_RESET, ResetWay, commander_reset, find_commander
 from hpx_core.probe.commander import reset_way as choose_reset

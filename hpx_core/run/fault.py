@@ -6,7 +6,7 @@ from pathlib import Path
 
 import attrs
 
-from hpx_core.build.elfinfo import SymbolInventory, code_at, symbol_inventory
+from hpx_core.firmware.elfinfo import SymbolInventory, code_at, symbol_inventory
 from hpx_core.wire import Record
 
 _EXCEPTIONS = {

@@ -29,9 +29,9 @@ from typing import IO, Literal
 import attrs
 
 from hpx_core.boards import Board
-from hpx_core.build.elfinfo import load_segments
 from hpx_core.contract import Json
 from hpx_core.errors import RunError, ToolError
+from hpx_core.firmware.elfinfo import load_segments
 from hpx_core.log import get_logger
 from hpx_core.run.runner import MAX_CAPTURE, Execution, over_capture_limit
 from hpx_core.tool_version import version_line

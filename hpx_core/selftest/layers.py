@@ -19,8 +19,8 @@ import attrs
 import jinja2
 
 from hpx_core.boards import Board
-from hpx_core.build.templates import templates_root
 from hpx_core.contract import FirmwareContribution
+from hpx_core.firmware.templates import templates_root
 
 STACK_LAYER_BYTES = 2048
 STACK_LAYER_DEPTH = STACK_LAYER_BYTES + 8  # hpx_engine_invoke's push {r4, lr}, then the layer's

@@ -17,7 +17,7 @@ from pathlib import Path
 import attrs
 
 from hpx_core.boards import Board, get_board
-from hpx_core.build import (
+from hpx_core.firmware import (
     BuildResult,
     HarnessSettings,
     build_info,
@@ -25,7 +25,7 @@ from hpx_core.build import (
     get_toolchain,
     render_project,
 )
-from hpx_core.build.placement import check_elf
+from hpx_core.firmware.placement import check_elf
 from hpx_core.results import LayerResult, Measurement
 from hpx_core.run import RunRecord, run_and_record
 from hpx_core.runners import runner_for

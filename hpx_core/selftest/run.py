@@ -12,7 +12,8 @@ from pathlib import Path
 import attrs
 
 from hpx_core.boards import all_boards, get_board
-from hpx_core.build import (
+from hpx_core.errors import RunError, UsageError
+from hpx_core.firmware import (
     BuildResult,
     HarnessSettings,
     build_info,
@@ -20,7 +21,6 @@ from hpx_core.build import (
     get_toolchain,
     render_project,
 )
-from hpx_core.errors import RunError, UsageError
 from hpx_core.results.memory import memory_use
 from hpx_core.run import RunRecord, run_and_record
 from hpx_core.runners import runner_for

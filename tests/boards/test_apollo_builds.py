@@ -18,11 +18,11 @@ from pathlib import Path
 import pytest
 
 from hpx_core.boards import all_boards, get_board
-from hpx_core.build import HarnessSettings, build_project, get_toolchain, render_project
-from hpx_core.build.builder import BuildResult
-from hpx_core.build.elfinfo import symbol_inventory
-from hpx_core.build.placement import check_elf
-from hpx_core.build.support import sdk_root, support_plan
+from hpx_core.firmware import HarnessSettings, build_project, get_toolchain, render_project
+from hpx_core.firmware.builder import BuildResult
+from hpx_core.firmware.elfinfo import symbol_inventory
+from hpx_core.firmware.placement import check_elf
+from hpx_core.firmware.support import sdk_root, support_plan
 from hpx_core.selftest.layers import selftest_contribution
 
 pytestmark = pytest.mark.e2e

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from hpx_core.boards import get_board
-from hpx_core.build import HarnessSettings, build_project, get_toolchain, render_project
-from hpx_core.build.elfinfo import symbol_inventory
+from hpx_core.firmware import HarnessSettings, build_project, get_toolchain, render_project
+from hpx_core.firmware.elfinfo import symbol_inventory
 from hpx_core.selftest.layers import selftest_contribution
 
 pytestmark = pytest.mark.e2e

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from hpx_core.boards import get_board
-from hpx_core.build.elfinfo import symbol_inventory
-from hpx_core.build.placement import ARENA_USES, WEIGHTS_USES, check_elf
 from hpx_core.contract import PlannedBuffer
+from hpx_core.firmware.elfinfo import symbol_inventory
+from hpx_core.firmware.placement import ARENA_USES, WEIGHTS_USES, check_elf
 from hpx_core.probe.probes import list_probes
 from hpx_core.probe.pyocd_api import pyocd_api
 
@@ -75,7 +75,7 @@ def test_counters_compile_the_first_event_pass_into_the_apollo510_firmware(
     import lief
 
     from hpx_core.boards.counters import pmu_events
-    from hpx_core.build.support import sdk_root, support_plan
+    from hpx_core.firmware.support import sdk_root, support_plan
 
     events = ["INST_RETIRED", "MVE_INST_RETIRED", "L1D_CACHE_REFILL", "L1D_CACHE", "STALL"]
     elf = _build_without_probe("apollo510_evb", tmp_path, **{"profiling.counters": events})

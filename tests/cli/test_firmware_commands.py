@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from hpx_core.boards import get_board
-from hpx_core.build import HarnessSettings, render_project
 from hpx_core.cli import main
 from hpx_core.contract import FirmwareContribution
+from hpx_core.firmware import HarnessSettings, render_project
 
 FAULT_C = Path(__file__).resolve().parents[1] / "fixtures" / "firmware" / "fault_engine.c"
 

@@ -26,11 +26,11 @@ from fake_pyocd import Bench, FakeError, FakeProbe, FakeTarget, FakeTargetSuppor
 from labgrid_lab import Lab, SshServer, require_lab
 from probe_board import BOARD, CB, RECORDED, RING
 
-from hpx_core.build.elfinfo import symbol_inventory
 from hpx_core.config.schema import FarmSection
 from hpx_core.errors import FarmError, RunError
 from hpx_core.farm import probe_driver
 from hpx_core.farm.client import close_clients, farm_client
+from hpx_core.firmware.elfinfo import symbol_inventory
 from hpx_core.probe.pyocd_api import PyocdApi
 from hpx_core.probe.runner import ProbeSettings
 from hpx_core.results import measure, verify_bundle

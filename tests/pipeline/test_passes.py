@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hpx_core.build import HarnessSettings
 from hpx_core.config.validate import validate_config
 from hpx_core.contract import FirmwareContribution
+from hpx_core.firmware import HarnessSettings
 from hpx_core.pipeline.context import RunContext
 from hpx_core.pipeline.passes import PASSES, harness_settings
 from hpx_core.plugins import default_registry

@@ -14,8 +14,8 @@ import pytest
 from emulated_firmware import require_tools
 
 from hpx_core.boards import get_board
-from hpx_core.build import HarnessSettings, build_project, get_toolchain, render_project
 from hpx_core.errors import RunError
+from hpx_core.firmware import HarnessSettings, build_project, get_toolchain, render_project
 from hpx_core.run import QemuRunner, judge
 from hpx_core.run.record import COUNTER_ERRORS
 from hpx_core.selftest.layers import selftest_contribution

@@ -17,10 +17,10 @@ from fake_pyocd import Bench, FakeError, FakeProbe, FakeTarget, FakeTargetSuppor
 
 from hpx_core.boards import SiliconSpec, get_board
 from hpx_core.boards.counters import CounterPlan
-from hpx_core.build import HarnessSettings, build_project, get_toolchain, render_project
-from hpx_core.build.support import support_plan
 from hpx_core.compare import load_view
 from hpx_core.errors import ConfigError
+from hpx_core.firmware import HarnessSettings, build_project, get_toolchain, render_project
+from hpx_core.firmware.support import support_plan
 from hpx_core.probe.passes import EventPlan, plan_events, run_extra_passes
 from hpx_core.probe.pyocd_api import PyocdApi
 from hpx_core.probe.runner import ProbeRunner, ProbeSettings

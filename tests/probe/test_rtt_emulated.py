@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from hpx_core.boards import get_board
-from hpx_core.build.elfinfo import symbol_inventory
-from hpx_core.build.templates import templates_root
+from hpx_core.firmware.elfinfo import symbol_inventory
+from hpx_core.firmware.templates import templates_root
 from hpx_core.probe.rtt import (
     MemoryImage,
     MemoryImages,

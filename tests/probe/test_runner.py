@@ -26,8 +26,8 @@ from fake_pyocd import (
 from probe_board import BOARD, CB, RECORDED, RING, SRAM
 from probe_paths import PATHS, Reach, reach
 
-from hpx_core.build.elfinfo import symbol_inventory
 from hpx_core.errors import CaptureError, RunError
+from hpx_core.firmware.elfinfo import symbol_inventory
 from hpx_core.probe.probes import NoProbeError
 from hpx_core.probe.pyocd_api import PyocdApi
 from hpx_core.probe.runner import ProbeRunner, ProbeSettings, run_on_probe

@@ -9,8 +9,8 @@ import attrs
 import pytest
 from emulated_firmware import fixture_build, selftest_build, selftest_run
 
-from hpx_core.build import symbol_inventory
 from hpx_core.errors import RunError
+from hpx_core.firmware import symbol_inventory
 from hpx_core.results import verify_bundle
 from hpx_core.run import run_and_record
 from hpx_core.run.record import judge

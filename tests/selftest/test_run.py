@@ -10,8 +10,8 @@ import pytest
 from mock_atfe import make_mock_atfe, mock_atfe_missing
 
 from hpx_core.boards import all_boards, get_board
-from hpx_core.build import detect_toolchains
 from hpx_core.errors import UsageError
+from hpx_core.firmware import detect_toolchains
 from hpx_core.results import verify_bundle
 from hpx_core.selftest.layers import calibration_layers, expected_whole
 from hpx_core.selftest.run import SelftestCheck, run_selftest

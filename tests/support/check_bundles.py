@@ -16,8 +16,8 @@ import tempfile
 from pathlib import Path
 
 from hpx_core.boards import get_board
-from hpx_core.build import HarnessSettings, build_project, get_toolchain, render_project
 from hpx_core.contract import LayerReference, ReferenceLayer, ReferenceTensor
+from hpx_core.firmware import HarnessSettings, build_project, get_toolchain, render_project
 from hpx_core.results import BundleInputs
 from hpx_core.results.layer_check import check_layers
 from hpx_core.run.record import PassOutput, Recorder, ResultParts, judge, measured

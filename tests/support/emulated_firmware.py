@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from hpx_core.boards import get_board
-from hpx_core.build import (
+from hpx_core.contract import FirmwareContribution
+from hpx_core.firmware import (
     BuildResult,
     HarnessSettings,
     Project,
@@ -22,7 +23,6 @@ from hpx_core.build import (
     get_toolchain,
     render_project,
 )
-from hpx_core.contract import FirmwareContribution
 from hpx_core.run import RunOutput, run_on_qemu
 from hpx_core.selftest.layers import selftest_contribution
 

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from hpx_core.build import detect_toolchains
 from hpx_core.config.validate import overrides
+from hpx_core.firmware import detect_toolchains
 from hpx_core.models import load_model
 from hpx_core.pipeline import ProfileOutcome, profile
 

@@ -23,8 +23,14 @@ from pathlib import Path
 import attrs
 
 from hpx_core.boards import Board, get_board
-from hpx_core.build import HarnessSettings, build_info, build_project, get_toolchain, render_project
-from hpx_core.build.placement import check_elf
+from hpx_core.firmware import (
+    HarnessSettings,
+    build_info,
+    build_project,
+    get_toolchain,
+    render_project,
+)
+from hpx_core.firmware.placement import check_elf
 from hpx_core.pipeline.memory_pass import region_fills
 from hpx_core.results import BundleInputs
 from hpx_core.results.memory import SECTION, memory_use

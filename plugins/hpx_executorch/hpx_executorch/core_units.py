@@ -31,13 +31,13 @@ from typing import Any
 
 from ruamel.yaml import YAML
 
-from hpx_core.build import Toolchain
 from hpx_core.contract import SourceSet
 from hpx_core.enginelib import TargetUnits, UnitRecipe, identity_key, source_roots
 from hpx_core.enginelib.c_symbols import needed, scan, scan_files
 from hpx_core.enginelib.identity import resolved
 from hpx_core.enginelib.include_graph import IncludeGraph, closure, normal
 from hpx_core.enginelib.units import Alongside
+from hpx_core.firmware import Toolchain
 from hpx_executorch.runtime_cmake import CORTEX_M_REGISTRATION, RuntimeOptions, portable_files
 from hpx_executorch.seed import seed_project
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 import attrs
 
 from hpx_core.boards import Board, all_boards
-from hpx_core.build import Toolchain
 from hpx_core.contract import FirmwareContribution, MemoryLayout, SourceSet
 from hpx_core.errors import ConfigError, RunError
+from hpx_core.firmware import Toolchain
 from hpx_core.models import ModelInfo
 from hpx_core.sources import (
     PinSet,

@@ -26,7 +26,6 @@ from typing import Any
 
 import attrs
 
-from hpx_core.build import Toolchain
 from hpx_core.contract import LibraryUse, SourceSet
 from hpx_core.enginelib import (
     CachedFolder,
@@ -43,6 +42,7 @@ from hpx_core.enginelib.cached import BUILD_LOG, Make, is_cached
 from hpx_core.enginelib.identity import DEBUG_ROOT
 from hpx_core.enginelib.units import Alongside
 from hpx_core.errors import BuildError
+from hpx_core.firmware import Toolchain
 from hpx_core.log import get_logger
 from hpx_core.sources import cache_root
 from hpx_executorch.core_units import core_recipe, needed_sources, portable_helpers

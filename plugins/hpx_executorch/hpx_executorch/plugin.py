@@ -94,7 +94,7 @@ def hpx_plan_memory(request: MemoryRequest) -> MemoryNeeds:
 def hpx_generate_firmware(request: FirmwareRequest) -> FirmwareContribution:
     # The runtime is built with the toolchain the config names: refuse one that is not there
     # (ATfE without ATFE_ROOT, say) before the long runtime build starts.
-    from hpx_core.build import get_toolchain
+    from hpx_core.firmware import get_toolchain
     from hpx_executorch.engine import executorch_glue, executorch_runtime, prepare
 
     toolchain = get_toolchain(request.toolchain)

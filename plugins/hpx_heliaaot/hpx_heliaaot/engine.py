@@ -19,9 +19,9 @@ import jinja2
 from hpx_tflm_family import InputSpec, host_outputs, input_bytes
 
 from hpx_core.boards import Board, all_boards
-from hpx_core.build import Toolchain
 from hpx_core.contract import FirmwareContribution, MemoryLayout, SourceSet
 from hpx_core.enginelib import cmake_quote
+from hpx_core.firmware import Toolchain
 from hpx_core.models import ModelInfo
 from hpx_core.sources import PinSet, check_may_run, materialize
 from hpx_heliaaot.compiler import AotModule, check_platform, compile_model

@@ -16,7 +16,6 @@ from typing import Any
 
 import attrs
 
-from hpx_core.build import Toolchain
 from hpx_core.contract import LibraryUse, SourceSet
 from hpx_core.enginelib import (
     cached_folder,
@@ -30,6 +29,7 @@ from hpx_core.enginelib import (
     toolchain_identity,
 )
 from hpx_core.errors import BuildError
+from hpx_core.firmware import Toolchain
 from hpx_core.log import get_logger
 from hpx_core.sources import cache_root
 

@@ -75,7 +75,7 @@ def hpx_plan_memory(request: MemoryRequest) -> MemoryNeeds:
 
 @hookimpl
 def hpx_generate_firmware(request: FirmwareRequest) -> FirmwareContribution:
-    from hpx_core.build import get_toolchain
+    from hpx_core.firmware import get_toolchain
     from hpx_heliaaot.engine import aot_firmware, aot_kernels, aot_module
 
     config = request.engine.config_as(HeliaAotConfig)

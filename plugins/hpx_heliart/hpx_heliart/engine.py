@@ -16,7 +16,6 @@ import attrs
 from hpx_tflm_family import ArenaPlan, model_glue
 
 from hpx_core.boards import Board, all_boards
-from hpx_core.build import Toolchain
 from hpx_core.contract import (
     CodeSize,
     FirmwareContribution,
@@ -25,6 +24,7 @@ from hpx_core.contract import (
     SourceSet,
 )
 from hpx_core.errors import ConfigError
+from hpx_core.firmware import Toolchain
 from hpx_core.models import ModelInfo
 from hpx_core.sources import (
     PinSet,

@@ -19,7 +19,6 @@ from typing import Any
 
 import attrs
 
-from hpx_core.build import Toolchain
 from hpx_core.contract import LibraryUse, SourceSet
 from hpx_core.enginelib import (
     builds_with_gcc,
@@ -34,6 +33,7 @@ from hpx_core.enginelib import (
 )
 from hpx_core.enginelib.identity import portable, resolved
 from hpx_core.errors import BuildError
+from hpx_core.firmware import Toolchain
 from hpx_core.log import get_logger
 from hpx_core.sources import cache_root
 from hpx_heliart.library_cmake import BUILD_TYPE, backend_target, library_cmakelists

@@ -17,7 +17,6 @@ from typing import Any
 
 from hpx_tflm_family.kernel_units import needed_sources
 
-from hpx_core.build import Toolchain
 from hpx_core.contract import SourceSet
 from hpx_core.enginelib import (
     TargetUnits,
@@ -27,6 +26,7 @@ from hpx_core.enginelib import (
     source_roots,
 )
 from hpx_core.enginelib.identity import resolved
+from hpx_core.firmware import Toolchain
 from hpx_heliart.library import (
     KERNEL_REPO,
     HeliaRtLibrary,

@@ -95,7 +95,7 @@ def hpx_plan_memory(request: MemoryRequest) -> MemoryNeeds:
 def hpx_generate_firmware(request: FirmwareRequest) -> FirmwareContribution:
     from hpx_tflm_family import planned_arena, select_ops
 
-    from hpx_core.build import get_toolchain
+    from hpx_core.firmware import get_toolchain
     from hpx_heliart.engine import heliart_firmware, heliart_library
 
     config = request.engine.config_as(HeliaRtConfig)

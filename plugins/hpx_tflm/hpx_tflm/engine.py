@@ -14,9 +14,9 @@ import attrs
 from hpx_tflm_family import ArenaPlan, model_glue
 
 from hpx_core.boards import Board
-from hpx_core.build import Toolchain
 from hpx_core.contract import CodeSize, FirmwareContribution, MemoryLayout, SourceSet
 from hpx_core.errors import ConfigError
+from hpx_core.firmware import Toolchain
 from hpx_core.models import ModelInfo
 from hpx_core.sources import PinSet, materialize
 from hpx_tflm.config import TflmConfig

@@ -15,7 +15,6 @@ from pathlib import Path
 import attrs
 from hpx_tflm_family.kernel_units import needed_sources
 
-from hpx_core.build import Toolchain
 from hpx_core.contract import LibraryUse, SourceSet
 from hpx_core.enginelib import (
     TargetUnits,
@@ -26,6 +25,7 @@ from hpx_core.enginelib import (
     library_cmake,
     spec_units,
 )
+from hpx_core.firmware import Toolchain
 from hpx_tflm.library import flatbuffers_stage, tflm_spec
 
 

@@ -13,7 +13,6 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
-from hpx_core.build import Toolchain
 from hpx_core.contract import SourceSet
 from hpx_core.enginelib import (
     LibrarySpec,
@@ -25,6 +24,7 @@ from hpx_core.enginelib import (
     toolchain_identity,
 )
 from hpx_core.errors import SourceError
+from hpx_core.firmware import Toolchain
 from hpx_tflm.source_list import MICRO, TflmSources, derive_sources
 
 FLATBUFFERS_PATCH = f"{MICRO}/tools/make/flatbuffers.patch"

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import attrs
 
-from hpx_core.build.placement import ARENA_USES, WEIGHTS_USES
 from hpx_core.contract import MemoryLayout, PlannedBuffer
+from hpx_core.firmware.placement import ARENA_USES, WEIGHTS_USES
 from hpx_core.models import ModelInfo
 from hpx_tflm_family.arena import ArenaPlan
 from hpx_tflm_family.memory import ARENA, ARENA_SYMBOL, MODEL, MODEL_SYMBOL

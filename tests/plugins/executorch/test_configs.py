@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from hpx_core.boards import get_board
-from hpx_core.build import get_toolchain
 from hpx_core.config.validate import validate_config
 from hpx_core.errors import ToolError
+from hpx_core.firmware import get_toolchain
 
 from .conftest import REPO
 

@@ -8,9 +8,9 @@ from hpx_executorch.memory import executorch_needs
 from hpx_executorch.settings import resolve
 
 from hpx_core.boards import get_board
-from hpx_core.build.layout import plan_layout
 from hpx_core.contract import EngineSelection, MemoryRequest
 from hpx_core.errors import ConfigError
+from hpx_core.firmware.layout import plan_layout
 from hpx_core.models import load_model
 
 from .conftest import TIER1

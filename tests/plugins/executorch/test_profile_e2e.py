@@ -34,9 +34,9 @@ from hpx_executorch.verify import verify
 from profiles import BUILD_ONLY, profile_run
 
 from hpx_core.boards import Board, get_board
-from hpx_core.build import HarnessSettings, build_project, get_toolchain, render_project
 from hpx_core.contract import EngineSelection, ErrorRequest
 from hpx_core.errors import ModelError, RunError
+from hpx_core.firmware import HarnessSettings, build_project, get_toolchain, render_project
 from hpx_core.models import ModelInfo, load_model
 from hpx_core.pipeline import ProfileOutcome
 from hpx_core.results import BundleInputs
@@ -208,8 +208,8 @@ def test_ns_program_on_an_arm_build_fails_at_method_load_with_a_named_operator()
 @needs_qemu
 def test_the_hooks_take_tier1_from_sources_to_named_layers() -> None:
     """The typed requests alone carry everything: sources, firmware, symbols, extras."""
-    from hpx_core.build import symbol_inventory
     from hpx_core.contract import FirmwareRequest, ResultsRequest, SourcesRequest, SymbolsRequest
+    from hpx_core.firmware import symbol_inventory
     from hpx_core.results import measure
 
     board, model = get_board("qemu-m55"), load_model(TIER1 / "tier1_arm.pte")
@@ -279,7 +279,7 @@ def test_hpx_profile_builds_the_ns_config_and_stops_without_a_probe(
 
 
 def test_buffers_land_where_the_config_places_them_on_apollo() -> None:
-    from hpx_core.build import symbol_inventory
+    from hpx_core.firmware import symbol_inventory
 
     board = get_board("apollo510_evb")
     regions = {m.name: range(m.origin, m.origin + m.length) for m in board.memory}

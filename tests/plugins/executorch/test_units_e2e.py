@@ -18,7 +18,7 @@ from hpx_executorch.verify import qualified
 from images import loaded_image
 from profiles import profile_run
 
-from hpx_core.build import symbol_inventory
+from hpx_core.firmware import symbol_inventory
 from hpx_core.models import load_model
 
 from .conftest import TIER1

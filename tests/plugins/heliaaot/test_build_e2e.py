@@ -15,7 +15,7 @@ import pytest
 from hpx_heliaaot.engine import AotFacts
 from profiles import BUILD_ONLY, profile_run
 
-from hpx_core.build import symbol_inventory
+from hpx_core.firmware import symbol_inventory
 from hpx_core.pipeline import ProfileOutcome
 
 from .conftest import MLPERF_TINY, MODELS

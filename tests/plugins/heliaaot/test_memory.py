@@ -7,9 +7,9 @@ from hpx_heliaaot.config import HeliaAotConfig
 from hpx_heliaaot.memory import aot_needs, tensor_rules
 
 from hpx_core.boards import get_board
-from hpx_core.build.layout import plan_layout
 from hpx_core.contract import EngineSelection, MemoryRequest
 from hpx_core.errors import ConfigError
+from hpx_core.firmware.layout import plan_layout
 from hpx_core.models import load_model
 
 from .conftest import MODELS

@@ -16,8 +16,8 @@ from hpx_heliart.symbols import kernels, ns_entry_points
 from legacy_models import toco_style
 from profiles import BUILD_ONLY, profile_run
 
-from hpx_core.build import symbol_inventory
 from hpx_core.contract import LibraryUse
+from hpx_core.firmware import symbol_inventory
 from hpx_core.models.tflite_fields import SUBGRAPH_NAME
 from hpx_core.pipeline import ProfileOutcome
 

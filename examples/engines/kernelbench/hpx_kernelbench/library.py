@@ -13,7 +13,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from hpx_core.boards import Board
-from hpx_core.build import Toolchain
 from hpx_core.contract import SourceSet
 from hpx_core.enginelib import (
     EngineLibrary,
@@ -25,6 +24,7 @@ from hpx_core.enginelib import (
     toolchain_identity,
 )
 from hpx_core.errors import SourceError
+from hpx_core.firmware import Toolchain
 
 KERNELS_REPO = "kernelbench-kernels"
 REPOSITORY = {"portable": KERNELS_REPO, "cmsis_nn": "CMSIS-NN", "ns": "ns-cmsis-nn"}

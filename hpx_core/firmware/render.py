@@ -17,12 +17,12 @@ import jinja2
 
 from hpx_core.boards import Board, get_board
 from hpx_core.boards.icount import tick_conversion, wrap_cost_q16
-from hpx_core.build.cmake_text import cmake_quote
-from hpx_core.build.support import SupportPlan, support_plan
-from hpx_core.build.templates import templates_root
 from hpx_core.cachedir import cache_root
 from hpx_core.contract import FirmwareContribution, PlannedBuffer
 from hpx_core.errors import BuildError
+from hpx_core.firmware.cmake_text import cmake_quote
+from hpx_core.firmware.support import SupportPlan, support_plan
+from hpx_core.firmware.templates import templates_root
 
 HARNESS_SOURCES = ("hpx_main.c", "hpx_counter.c", "hpx_wire.c", "hpx_fault.c", "hpx_check.c",
                    "hpx_memory.c", "hpx_measure.S")

@@ -1,15 +1,15 @@
 """Firmware build: render the project, find a toolchain, build with CMake + Ninja."""
 
-from hpx_core.build.builder import BuildResult, build_info, build_project
-from hpx_core.build.elfinfo import (
+from hpx_core.firmware.builder import BuildResult, build_info, build_project
+from hpx_core.firmware.elfinfo import (
     SectionSizes,
     Symbol,
     SymbolInventory,
     section_sizes,
     symbol_inventory,
 )
-from hpx_core.build.render import HarnessSettings, Project, load_project, render_project
-from hpx_core.build.toolchain import Toolchain, detect_toolchains, get_toolchain
+from hpx_core.firmware.render import HarnessSettings, Project, load_project, render_project
+from hpx_core.firmware.toolchain import Toolchain, detect_toolchains, get_toolchain
 
 __all__ = [
     "BuildResult",

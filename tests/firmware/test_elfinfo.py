@@ -7,7 +7,7 @@ import subprocess
 import pytest
 from emulated_firmware import selftest_build
 
-from hpx_core.build import section_sizes, symbol_inventory
+from hpx_core.firmware import section_sizes, symbol_inventory
 
 pytestmark = pytest.mark.emulated
 

@@ -25,10 +25,10 @@ from pathlib import Path
 import attrs
 import jinja2
 
-from hpx_core.build.render import write_if_changed
-from hpx_core.build.templates import templates_root
-from hpx_core.build.toolchain import GNU_PACKAGES, Toolchain
 from hpx_core.errors import ToolError
+from hpx_core.firmware.render import write_if_changed
+from hpx_core.firmware.templates import templates_root
+from hpx_core.firmware.toolchain import GNU_PACKAGES, Toolchain
 
 TOOLCHAIN_FILE = "toolchain.cmake"
 GNU_LIBS = ("-lstdc++_nano", "-lsupc++_nano", "-lm", "-lc_nano", "-lnosys", "-lgcc")

@@ -10,10 +10,10 @@ import pytest
 
 from hpx_core.boards import get_board
 from hpx_core.boards.icount import tick_conversion, wrap_cost_q16
-from hpx_core.build import HarnessSettings, load_project, render_project
-from hpx_core.build.placement import ARENA_USES
 from hpx_core.contract import FirmwareContribution, PlannedBuffer
 from hpx_core.errors import BuildError
+from hpx_core.firmware import HarnessSettings, load_project, render_project
+from hpx_core.firmware.placement import ARENA_USES
 
 GLUE = FirmwareContribution(
     files={"glue.c": "int x;\n", "sub/extra.h": "#define Y 1\n"},

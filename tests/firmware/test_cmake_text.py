@@ -6,7 +6,7 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
-from hpx_core.build.cmake_text import cmake_quote, shell_join, unbuildable
+from hpx_core.firmware.cmake_text import cmake_quote, shell_join, unbuildable
 
 
 def test_a_value_is_one_quoted_argument_with_cmake_escapes() -> None:

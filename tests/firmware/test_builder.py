@@ -9,16 +9,16 @@ import pytest
 from emulated_firmware import fixture_contribution, require_tools
 
 from hpx_core.boards import get_board
-from hpx_core.build import (
+from hpx_core.contract import FirmwareContribution
+from hpx_core.errors import BuildError
+from hpx_core.firmware import (
     HarnessSettings,
     build_project,
     detect_toolchains,
     get_toolchain,
     render_project,
 )
-from hpx_core.build.builder import RegionOverflowError
-from hpx_core.contract import FirmwareContribution
-from hpx_core.errors import BuildError
+from hpx_core.firmware.builder import RegionOverflowError
 from hpx_core.selftest.layers import selftest_contribution
 
 pytestmark = pytest.mark.emulated

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from emulated_firmware import selftest_build
 
-from hpx_core.build import elfimage
-from hpx_core.build.elfimage import ElfImage, read_elf
 from hpx_core.errors import BuildError
+from hpx_core.firmware import elfimage
+from hpx_core.firmware.elfimage import ElfImage, read_elf
 
 pytestmark = pytest.mark.emulated
 

@@ -26,8 +26,8 @@ from pathlib import Path
 
 import attrs
 
-from hpx_core.build.templates import templates_root
 from hpx_core.errors import ToolError
+from hpx_core.firmware.templates import templates_root
 from hpx_core.tool_version import version_line
 
 ENV = "HPX_COMPILER_CACHE"

@@ -15,9 +15,9 @@ from pathlib import Path
 import attrs
 
 from hpx_core.boards import Board, MemoryRegion
-from hpx_core.build.elfimage import ElfImage, Section, read_elf
 from hpx_core.contract import PlannedBuffer
 from hpx_core.errors import BuildError, ConfigError
+from hpx_core.firmware.elfimage import ElfImage, Section, read_elf
 
 # Region uses a buffer may be placed in (boards.toml: flash, data, sram, itcm, tcm, code).
 ARENA_USES = ("data", "sram", "tcm")

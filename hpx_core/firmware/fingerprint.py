@@ -12,9 +12,9 @@ import json
 from collections.abc import Mapping
 from pathlib import Path
 
-from hpx_core.build.render import Project
-from hpx_core.build.toolchain import Toolchain
 from hpx_core.contract import SourceSet
+from hpx_core.firmware.render import Project
+from hpx_core.firmware.toolchain import Toolchain
 
 
 def build_fingerprint(

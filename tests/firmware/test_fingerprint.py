@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from hpx_core.boards import get_board
-from hpx_core.build import HarnessSettings, Toolchain, render_project
-from hpx_core.build.fingerprint import build_fingerprint, read_stamp
 from hpx_core.contract import FirmwareContribution, SourceRepo, SourceSet
+from hpx_core.firmware import HarnessSettings, Toolchain, render_project
+from hpx_core.firmware.fingerprint import build_fingerprint, read_stamp
 
 GLUE = FirmwareContribution(files={"glue.c": "int x;\n"}, sources=("glue.c",))
 GCC = Toolchain("arm-none-eabi-gcc", True, Path("/usr/bin/arm-none-eabi-gcc"), "gcc 12.2.1")

@@ -15,9 +15,11 @@ from pathlib import Path
 
 import attrs
 
-from hpx_core.build.elfinfo import SectionSizes, section_sizes
-from hpx_core.build.fingerprint import build_fingerprint, read_stamp
-from hpx_core.build.launcher import (
+from hpx_core.contract import SourceSet
+from hpx_core.errors import BuildError, ToolError
+from hpx_core.firmware.elfinfo import SectionSizes, section_sizes
+from hpx_core.firmware.fingerprint import build_fingerprint, read_stamp
+from hpx_core.firmware.launcher import (
     STATS_LOG,
     CacheStats,
     CompilerCache,
@@ -26,12 +28,10 @@ from hpx_core.build.launcher import (
     compiler_cache,
     read_stats,
 )
-from hpx_core.build.render import Project
-from hpx_core.build.stoppable import run_captured
-from hpx_core.build.toolchain import Toolchain
-from hpx_core.build.toolchain_file import recipe_identity, write_toolchain_file
-from hpx_core.contract import SourceSet
-from hpx_core.errors import BuildError, ToolError
+from hpx_core.firmware.render import Project
+from hpx_core.firmware.stoppable import run_captured
+from hpx_core.firmware.toolchain import Toolchain
+from hpx_core.firmware.toolchain_file import recipe_identity, write_toolchain_file
 from hpx_core.log import get_logger
 
 log = get_logger(__name__)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import attrs
 
-from hpx_core.build.elfimage import read_elf
+from hpx_core.firmware.elfimage import read_elf
 
 
 @attrs.frozen

@@ -10,9 +10,9 @@ import pytest
 from emulated_firmware import require_tools
 
 from hpx_core.boards import get_board
-from hpx_core.build import HarnessSettings, build_project, get_toolchain, render_project
-from hpx_core.build.launcher import ENV, compiler_cache, find_compiler_cache, read_stats
 from hpx_core.errors import ToolError
+from hpx_core.firmware import HarnessSettings, build_project, get_toolchain, render_project
+from hpx_core.firmware.launcher import ENV, compiler_cache, find_compiler_cache, read_stats
 from hpx_core.pipeline.doctor import run_doctor
 from hpx_core.plugins import load_registry
 from hpx_core.selftest.layers import selftest_contribution

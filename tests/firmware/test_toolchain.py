@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from mock_atfe import make_mock_atfe, mock_atfe_missing
 
-from hpx_core.build import detect_toolchains, get_toolchain
-from hpx_core.build.toolchain import LLVM_FLOOR, llvm_release
 from hpx_core.errors import ToolError
+from hpx_core.firmware import detect_toolchains, get_toolchain
+from hpx_core.firmware.toolchain import LLVM_FLOOR, llvm_release
 
 
 def _tool(folder: Path, name: str, version_line: str) -> Path:

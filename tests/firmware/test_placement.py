@@ -14,10 +14,6 @@ import pytest
 from emulated_firmware import selftest_build
 
 from hpx_core.boards import MemoryRegion, get_board
-from hpx_core.build.elfimage import read_elf
-from hpx_core.build.elfinfo import section_sizes, symbol_inventory
-from hpx_core.build.layout import plan_layout
-from hpx_core.build.placement import ARENA_USES, check_elf, check_plan
 from hpx_core.contract import (
     BufferNeed,
     CodeSize,
@@ -26,6 +22,10 @@ from hpx_core.contract import (
     PlannedBuffer,
 )
 from hpx_core.errors import BuildError, ConfigError, PluginError
+from hpx_core.firmware.elfimage import read_elf
+from hpx_core.firmware.elfinfo import section_sizes, symbol_inventory
+from hpx_core.firmware.layout import plan_layout
+from hpx_core.firmware.placement import ARENA_USES, check_elf, check_plan
 from hpx_core.pipeline.memory import with_planned_buffers
 
 QEMU = get_board("qemu-m55")

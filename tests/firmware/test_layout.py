@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from hpx_core.boards import get_board
-from hpx_core.build.layout import link_overflow, linked_code, plan_layout
 from hpx_core.contract import BufferNeed, CodeSize, MemoryNeeds
 from hpx_core.errors import ConfigError
+from hpx_core.firmware.layout import link_overflow, linked_code, plan_layout
 
 CODE = CodeSize(least=24 * 1024, likely=128 * 1024)
 MIB = 1024 * 1024
