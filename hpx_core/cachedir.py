@@ -2,6 +2,12 @@
 
 Sources, engine libraries, kept documents and compiled templates all live under it; naming it
 at the bottom of the package lets each of them find it without importing the others.
+
+The default folder is ``hpx`` in the user's cache folder (``$XDG_CACHE_HOME``, else
+``~/.cache``). Releases before it kept the cache in ``~/.cache/helia-profiler``: such a folder
+is moved to the new name the first time it is looked for (cache entries name no absolute path,
+so a moved cache is used as it is), and read where it is when it cannot be moved, so an upgrade
+never rebuilds what was built.
 """
 
 from __future__ import annotations
@@ -10,9 +16,28 @@ import os
 from pathlib import Path
 
 ENV = "HPX_CACHE_DIR"
+NAME = "hpx"
+LEGACY_NAME = "helia-profiler"  # the default folder's name in earlier releases
 
 
 def cache_root() -> Path:
-    """``$HPX_CACHE_DIR``, or ``~/.cache/helia-profiler``."""
+    """``$HPX_CACHE_DIR``, or ``hpx`` in the user's cache folder (a legacy one moved there)."""
     value = os.environ.get(ENV)
-    return Path(value).expanduser() if value else Path.home() / ".cache" / "helia-profiler"
+    if value:
+        return Path(value).expanduser()
+    root = _user_cache() / NAME
+    legacy = Path.home() / ".cache" / LEGACY_NAME
+    if root.exists() or not legacy.is_dir():
+        return root
+    try:
+        root.parent.mkdir(parents=True, exist_ok=True)
+        legacy.rename(root)  # one rename: a moved cache is whole or still where it was
+    except OSError:
+        return legacy  # another file system, or a folder hpx may not write: read it in place
+    return root
+
+
+def _user_cache() -> Path:
+    """``$XDG_CACHE_HOME`` when set to an absolute path (as the XDG spec asks), else ~/.cache."""
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    return Path(xdg) if xdg and Path(xdg).is_absolute() else Path.home() / ".cache"

@@ -27,7 +27,8 @@ def test_cache_root_follows_the_environment(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setenv("HPX_CACHE_DIR", "/somewhere/else")
     assert cache_root() == Path("/somewhere/else")
     monkeypatch.delenv("HPX_CACHE_DIR")
-    assert cache_root() == Path.home() / ".cache" / "helia-profiler"
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    assert cache_root() == Path.home() / ".cache" / "hpx"
 
 
 def test_states_missing_at_pin_dirty_wrong_commit_invalid(
