@@ -162,9 +162,9 @@ def estimates(scratch: Path) -> list[str]:
     measured = Path(shutil.copytree(original, scratch / "negative-medians"))
     _negative_medians(measured)
     _reseal(measured)
-    written = scratch / "fitted.json"
+    written = scratch / "fitted" / "calibration.json"
     lines.append("hpx calibrate on negative measured medians: " + outcome(
-        [*HPX, "calibrate", str(original), str(measured), "-o", str(written)])
+        [*HPX, "calibrate", str(original), str(measured), "--output-dir", str(written.parent)])
         + f" ({'a file was written' if written.exists() else 'nothing written'})")
     return lines
 

@@ -21,6 +21,7 @@ from hpx_core.cli.main_commands import (
     ConfigOption,
     EngineConfigOption,
     EngineOption,
+    JobsOption,
     ModelLocationOption,
     library_progress,
 )
@@ -60,7 +61,7 @@ def build(
         typer.Option("--work-dir", help=f"Without a model: the project folder ({PROJECT_DIR}); "
                      "with one: where work folders are kept."),
     ] = None,
-    jobs: Annotated[int | None, typer.Option("--jobs", "-j", min=1)] = None,
+    jobs: JobsOption = None,
 ) -> None:
     """Build a model's firmware (checked, kept in a build bundle), or a rendered project."""
     if model is None and config is None:

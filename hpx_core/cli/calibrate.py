@@ -11,20 +11,30 @@ from rich.table import Table
 
 from hpx_core.atomic import write_atomic
 from hpx_core.cli.app import app, console
+from hpx_core.errors import UsageError
+
+FILE_NAME = "calibration.json"
 
 
 @app.command()
 def calibrate(
     bundles: Annotated[list[Path], typer.Argument(
         help="Pairs of bundles of one model: emulated with --estimate-for, and measured.")],
-    output: Annotated[Path, typer.Option(
-        "--output", "-o", help="Where to write the calibration (JSON).")] = Path(
-            "calibration.json"),
+    output_dir: Annotated[Path | None, typer.Option(
+        "--output-dir", help=f"Where to write the calibration ({FILE_NAME}; default: here)."),
+    ] = None,
+    output: Annotated[Path | None, typer.Option(
+        "--output", "-o", hidden=True, help="The calibration file itself (earlier spelling).")
+    ] = None,
 ) -> None:
     """Fit each instruction class's cycles on your board; report the leave-one-model-out
     error; --estimate-for uses the file with --calibration."""
     from hpx_core.insight.calibrate import calibrate as fit_bundles
 
+    if output is not None and output_dir is not None:
+        raise UsageError("both --output-dir and --output name where the calibration goes",
+                         "pass --output-dir only")
+    target = output if output is not None else (output_dir or Path()) / FILE_NAME
     result = fit_bundles(bundles)
     table = Table("class", "model (cycles/instr.)", "calibrated", title=(
         f"hpx calibrate: {result.board}, {result.rows} layers of {len(result.models)} "
@@ -38,5 +48,6 @@ def calibrate(
         console.print(f"leave-one-model-out error: median {result.lomo_layer_error:.1%} per "
                       "layer; per model " + ", ".join(
                           f"{m[:12]} {e:+.1%}" for m, e in result.lomo_model_errors.items()))
-    write_atomic(output, json.dumps(result.document(), indent=2, allow_nan=False) + "\n")
-    console.print(f"written: {output}")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(target, json.dumps(result.document(), indent=2, allow_nan=False) + "\n")
+    console.print(f"written: {target}")

@@ -47,6 +47,10 @@ ModelLocationOption = Annotated[str | None, typer.Option(
     "(code, flash, tcm, sram, data, psram; hpx boards BOARD lists them).")]
 ArenaLocationOption = Annotated[str | None, typer.Option(
     "--arena-location", help="Where the tensor arena goes (a use word, as --model-location).")]
+WorkDirOption = Annotated[Path | None, typer.Option(
+    "--work-dir", help="Where work folders are kept (default: hpx-work beside the output).")]
+JobsOption = Annotated[int | None, typer.Option(
+    "--jobs", "-j", min=1, help="Parallel compile jobs of the firmware build.")]
 EngineConfigOption = Annotated[
     list[str] | None,
     typer.Option("--engine-config", help="engine.config KEY=VALUE (YAML value); repeatable."),
@@ -150,7 +154,8 @@ def config_validate(
 
 @config_app.command("show")
 def config_show(
-    file: Annotated[Path | None, typer.Argument()] = None,
+    file: Annotated[Path | None, typer.Argument(help="Profile config (YAML).")] = None,
+    config: ConfigOption = None,
     engine: EngineOption = None,
     backend: BackendOption = None,
     board: BoardOption = None,
@@ -163,9 +168,11 @@ def config_show(
     from hpx_core.config import walk_values
     from hpx_core.config.command_line import CommandLine, engine_config_values
 
+    if file is not None and config is not None and file != config:
+        raise UsageError(f"two configs given: {file} and {config}", "pass one of them")
     flags = CommandLine(engine=engine, backend=backend, board=board, toolchain=toolchain,
                         engine_config=engine_config_values(engine_config))
-    validated = api.validate_config(file, flags.overrides())
+    validated = api.validate_config(file or config, flags.overrides())
     values = list(walk_values(validated.config, validated.document))
     engine_values = validated.engine_values()
     rows = [
@@ -259,6 +266,8 @@ def profile(
     iterations: Annotated[int | None, typer.Option("--iterations")] = None,
     warmup: Annotated[int | None, typer.Option("--warmup")] = None,
     offline: Annotated[bool | None, typer.Option("--offline/--online")] = None,
+    work_dir: WorkDirOption = None,
+    jobs: JobsOption = None,
     counters: Annotated[
         str | None,
         typer.Option(
@@ -302,8 +311,8 @@ def profile(
         model_location=model_location, arena_location=arena_location,
         iterations=iterations, warmup=warmup, counters=counter_names(counters), probe=probe,
         place=place, wait=wait, no_wait=no_wait, ssh_key=ssh_key, offline=offline,
-        check_layers=check_layers, instruction_profile=instruction_profile,
-        estimate_for=estimate_for, calibration=calibration,
+        work_dir=work_dir, jobs=jobs, check_layers=check_layers,
+        instruction_profile=instruction_profile, estimate_for=estimate_for, calibration=calibration,
     )
     with console.status("profiling") as status, library_progress(status):
         outcome = pipeline.profile(

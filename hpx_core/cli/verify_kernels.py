@@ -42,9 +42,9 @@ def verify_kernels_of(elf: Path, engine: str, backend: str | None,
 def verify_kernels(
     elf: Annotated[Path, typer.Argument(help="The firmware ELF to inspect.")],
     engine: Annotated[str, typer.Option("--engine", help="Engine that built it.")],
-    backend: Annotated[
-        str | None, typer.Option("--backend", "--provider", help="Its backend (provider).")
-    ] = None,
+    backend: Annotated[str | None, typer.Option("--backend", help="Its backend.")] = None,
+    provider: Annotated[str | None, typer.Option(
+        "--provider", hidden=True, help="--backend's earlier spelling.")] = None,
     expect: Annotated[
         list[str] | None,
         typer.Option("--expect", help="What must have linked, in the engine's words "
@@ -52,6 +52,10 @@ def verify_kernels(
     ] = None,
 ) -> None:
     """Check the linked kernels of ELF against the backend it should contain."""
+    if provider is not None and backend not in (None, provider):
+        raise UsageError(f"--backend {backend} and --provider {provider} disagree",
+                         "pass --backend only")
+    backend = backend or provider
     found = verify_kernels_of(elf, engine, backend, expect or [])
     if not found:
         raise UsageError(f"no plugin checks {engine} builds", "see `hpx plugins`")

@@ -114,7 +114,12 @@ def test_calibration_recovers_known_costs(selftest_run: SelftestReport,
         truth[next(s.index for s in result.layers if s.name == "memory")], abs=0.5)
     with pytest.raises(UsageError, match="calibrates"):
         load_calibration(path, "apollo3p_evb")
-    written = tmp_path / "cli-calibration.json"
+    assert main(["calibrate", str(estimated), str(measured), "--output-dir",
+                 str(tmp_path / "fit")]) == 0
+    assert load_calibration(tmp_path / "fit" / "calibration.json", target) == pytest.approx(costs)
+    written = tmp_path / "cli-calibration.json"  # the earlier spelling names the file itself
     assert main(["calibrate", str(estimated), str(measured), "-o", str(written)]) == 0
     assert load_calibration(written, target) == pytest.approx(costs)
+    assert main(["calibrate", str(estimated), str(measured), "-o", str(written),
+                 "--output-dir", str(tmp_path)]) == 2  # two places: a usage error
     assert main(["calibrate", str(estimated)]) == 2  # no measured bundle: a usage error
