@@ -41,10 +41,14 @@ class PluginInfo:
 
 @attrs.frozen
 class PluginFailure:
-    """A plugin that could not be used, and why."""
+    """A plugin that could not be used, why, what fixes it (when known) and the engines it
+    declares (when its module loaded: an engine asked for by name is then refused with this
+    reason, not as unknown)."""
 
     plugin: PluginInfo
     reason: str
+    hint: str = ""
+    engines: tuple[str, ...] = ()
 
 
 @attrs.frozen
@@ -77,6 +81,9 @@ class Registry:
             )
         if name not in self.engines:
             installed = ", ".join(sorted(self.engines)) or "none"
+            failed = [f for f in self.failures if name in f.engines or f.plugin.name == name]
+            if failed:
+                raise _not_loaded(name, failed[0])
             off = [p.name for p in self.disabled if p.name == name or name in p.distribution]
             if off:
                 raise PluginError(f"engine {name!r} is disabled ({DISABLE_ENV} names "
@@ -105,7 +112,7 @@ def load_registry(
     """
     skip = set(disabled if disabled is not None else _disabled_from_env())
     manager = pluggy.PluginManager(PROJECT_NAME)
-    manager.add_hookspecs(hookspecs)
+    manager.add_hookspecs(hookspecs.SPECS)
     loaded: list[tuple[PluginInfo, ModuleType]] = []
     failures: list[PluginFailure] = []
     left_out: list[PluginInfo] = []
@@ -115,13 +122,13 @@ def load_registry(
         if info.name in skip or info.distribution in skip:
             left_out.append(info)
             continue
+        module: object = None
         try:
-            module = _register(manager, entry)
+            module = entry.load()
+            loaded.append((info, _register(manager, entry, module)))
         except Exception as error:  # a broken plugin must never take hpx down
-            failures.append(PluginFailure(info, f"{type(error).__name__}: {error}"))
+            failures.append(_failure(info, error, module))
             log.debug("plugin skipped", plugin=info.name, reason=str(error))
-            continue
-        loaded.append((info, module))
     engines, conflicts, described_failures = _collect_engines(manager, loaded)
     catalog, pin_failures = _catalog(engines)
     for failure in pin_failures:
@@ -130,10 +137,13 @@ def load_registry(
                     conflicts, catalog, tuple(left_out))
 
 
-def _register(manager: pluggy.PluginManager, entry: EntryPoint) -> ModuleType:
-    module = entry.load()
+def _register(manager: pluggy.PluginManager, entry: EntryPoint, module: object) -> ModuleType:
+    """``module`` registered, once its hooks fit the contract; else the error saying how not."""
     if not isinstance(module, ModuleType):
         raise PluginError(f"entry point {entry.value!r} is not a module", "")
+    misfit = hookspecs.misfit(module)
+    if misfit is not None:
+        raise misfit
     manager.register(module, name=entry.name)
     try:
         manager.check_pending()  # a misspelled hook name fails here, loudly
@@ -141,6 +151,29 @@ def _register(manager: pluggy.PluginManager, entry: EntryPoint) -> ModuleType:
         manager.unregister(module)
         raise
     return module
+
+
+def _failure(info: PluginInfo, error: Exception, module: object) -> PluginFailure:
+    """Why the plugin was skipped; and, if its module loaded, the engines it declares (asked
+    of the module directly: pluggy refused it)."""
+    declared: tuple[str, ...] = ()
+    if isinstance(module, ModuleType) and callable(getattr(module, "hpx_engines", None)):
+        try:
+            declared = tuple(d.name for d in module.hpx_engines())
+        except Exception:  # its descriptor fails too: the first failure is the one to show
+            declared = ()
+    if isinstance(error, HpxError):
+        return PluginFailure(info, error.message, error.hint, declared)
+    return PluginFailure(info, f"{type(error).__name__}: {error}", "", declared)
+
+
+def _not_loaded(name: str, failure: PluginFailure) -> PluginError:
+    plugin = failure.plugin
+    return PluginError(
+        f"engine {name!r} is not loaded: plugin {plugin.name!r} ({plugin.distribution}) was "
+        f"skipped: {failure.reason}",
+        failure.hint or f"fix or reinstall {plugin.distribution}, or disable it with "
+                        f"{DISABLE_ENV}={plugin.name} (`hpx plugins` lists what loaded)")
 
 
 def _collect_engines(
@@ -191,7 +224,8 @@ def _catalog(engines: Mapping[str, EngineEntry]) -> tuple[PinSet, list[PluginFai
         try:
             catalog = merge_pins(catalog, _declared_pins(entry))
         except HpxError as error:
-            failures.append(PluginFailure(entry.plugin, error.message))
+            failures.append(PluginFailure(entry.plugin, error.message, error.hint,
+                                          (entry.descriptor.name,)))
     return catalog, failures
 
 

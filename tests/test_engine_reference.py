@@ -1,9 +1,9 @@
-"""docs/engine-reference.md says what the code says: every hook with its request, answer and
-protocol, and every record an engine meets with exactly its fields."""
+"""docs/engine-reference.md says what the code says: every hook with its request, answer, reach
+and protocol, and every record an engine meets with exactly its fields; the guide and the
+architecture name every hook, and say whom the core asks as the table does."""
 
 from __future__ import annotations
 
-import inspect
 import re
 from pathlib import Path
 
@@ -11,11 +11,13 @@ import attrs
 import pytest
 
 import hpx_core.contract as contract
-from hpx_core import engine_protocol, hookspecs
+from hpx_core.engine_protocol import HOOKS, Reach
 from hpx_core.models import info
 
-PAGE = (Path(__file__).resolve().parents[1] / "docs" / "engine-reference.md").read_text()
-HOOKS = {name: spec for name, spec in vars(hookspecs).items() if name.startswith("hpx_")}
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+PAGE = (DOCS / "engine-reference.md").read_text()
+GUIDE = (DOCS / "writing-an-engine.md").read_text()
+ARCHITECTURE = (DOCS / "architecture.md").read_text()
 
 
 def table_rows(text: str) -> list[list[str]]:
@@ -40,19 +42,35 @@ def hook_table() -> dict[str, list[str]]:
     return {row[0]: row for row in table_rows(text)}
 
 
-def test_every_hook_is_listed_with_its_request_answer_and_protocol() -> None:
-    table = hook_table()
-    assert set(table) == set(HOOKS)
-    protocols = {name: p.__name__ for p in engine_protocol.PROTOCOLS for name in vars(p)}
-    for name, spec in HOOKS.items():
-        _, request, answer, _, first, protocol = table[name]
-        signature = inspect.signature(spec)
-        requests = [p.annotation for p in signature.parameters.values()]
-        assert [request] == (requests or ["-"]), name
-        assert answer == signature.return_annotation, name
-        firstresult = spec.hpx_spec["firstresult"]
-        assert first == ("yes" if firstresult else "no"), name
-        assert protocol == protocols[name], name
+def test_every_hook_is_listed_with_its_request_answer_reach_and_protocol() -> None:
+    """The rows as the table of hpx_core/engine_protocol.py makes them, in its order."""
+    expected = [[hook.name, hook.request.__name__ if hook.request else "-", hook.answer,
+                 hook.reach.value, "yes" if hook.optional else "no", hook.protocol.__name__]
+                for hook in HOOKS.values()]
+    assert list(hook_table().values()) == expected
+
+
+@pytest.mark.parametrize("page", ["engine-reference.md", "writing-an-engine.md"])
+def test_every_hook_is_named_in_the_reference_and_the_guide(page: str) -> None:
+    text = (DOCS / page).read_text()
+    assert [name for name in HOOKS if f"`{name}" not in text] == []
+
+
+def test_the_guide_names_the_hooks_that_reach_more_than_the_engine() -> None:
+    """The guide's sentence on whom the core asks names exactly the hooks the table says."""
+    sentence = GUIDE.split("The core calls an engine's hooks only", 1)[1].split("\n\n", 1)[0]
+    named = set(re.findall(r"`(hpx_\w+)`", sentence))
+    assert named == {name for name, hook in HOOKS.items() if hook.reach is not Reach.ENGINE}
+
+
+def test_the_architecture_says_whom_each_hook_reaches() -> None:
+    text = ARCHITECTURE.split("## The contract", 1)[1].split("\n## ", 1)[0]
+    rows = {re.match(r"(hpx_\w+)", row[0]).group(1): row[1]  # type: ignore[union-attr]
+            for row in table_rows(text) if row[0].startswith("hpx_")}
+    assert set(rows) == set(HOOKS)
+    for name, hook in HOOKS.items():
+        assert ("every plugin" in rows[name]) is (hook.reach is Reach.EVERY_PLUGIN), name
+        assert ("any plugin" in rows[name]) is (hook.reach is Reach.ENGINE_ELSE_FIRST), name
 
 
 def documented_records() -> list[str]:
@@ -91,10 +109,9 @@ def test_each_record_lists_exactly_its_fields_with_their_types(name: str) -> Non
 def test_every_record_a_hook_takes_or_answers_is_documented() -> None:
     """The requests, the answers and the contract records inside them, one level down."""
     wanted = set()
-    for spec in HOOKS.values():
-        signature = inspect.signature(spec)
-        names = [p.annotation for p in signature.parameters.values()]
-        names += re.findall(r"\w+", signature.return_annotation)
+    for hook in HOOKS.values():
+        names = [hook.request.__name__] if hook.request else []
+        names += re.findall(r"\w+", hook.answer)
         wanted |= {n for n in names if any(attrs.has(getattr(h, n, None) or int)
                                            for h in RECORD_HOMES)}
     for name in list(wanted):

@@ -105,3 +105,31 @@ def test_engine_hook_reaches_only_the_owning_plugin(tmp_path: Path) -> None:
     answer = EngineHooks(registry).validate_config(
         "tflm", ConfigRequest("tflm", "reference", DocumentSection(document)))
     assert isinstance(answer, TflmConfig)
+
+
+@pytest.mark.usefixtures("samples_on_path")
+def test_an_engine_whose_plugin_renamed_a_parameter_is_refused_with_the_fix() -> None:
+    import hpx_tflm.plugin
+
+    registry = load_registry(
+        entries=[_entry("renamed", "renamed_parameter"), _entry("tflm", hpx_tflm.plugin.__name__)]
+    )
+    assert list(registry.engines) == ["tflm"]
+    with pytest.raises(PluginError) as caught:
+        registry.engine("renamed")
+    message, hint = caught.value.message, caught.value.hint
+    assert "unknown engine" not in message
+    assert "plugin 'renamed'" in message
+    assert "hpx_generate_firmware takes (req) but the hook passes (request)" in message
+    assert hint == ("rename parameter 'req' of hpx_generate_firmware to 'request' "
+                    "(docs/engine-reference.md)")
+    assert "\n" not in message + hint
+
+
+@pytest.mark.usefixtures("samples_on_path")
+def test_an_engine_whose_plugin_failed_to_import_is_refused_with_the_reason() -> None:
+    registry = load_registry(entries=[_entry("no_such_module_anywhere",
+                                             "no_such_module_anywhere")])
+    with pytest.raises(PluginError, match="is not loaded: plugin 'no_such_module_anywhere' "
+                                          r"\(unknown\) was skipped: ModuleNotFoundError"):
+        registry.engine("no_such_module_anywhere")

@@ -1,7 +1,7 @@
 """The records that cross the plugin contract: what each hook receives and what it answers.
 
-Every hook in :mod:`hpx_core.hookspecs` takes one request record and returns one answer record;
-all are frozen. A request carries everything the engine may need for its step, so an engine
+Every hook in :mod:`hpx_core.engine_protocol` takes one request record and returns one answer
+record; all are frozen. A request carries everything the engine may need for its step, so an engine
 never reads the pipeline's state. What an engine learns in one step and needs in a later one
 (the input it chose, the host reference outputs, its library key) it returns as ``facts`` on its
 :class:`FirmwareContribution`; the core hands that same object back in :class:`ResultsRequest`.

@@ -31,24 +31,20 @@ from hpx_core.contract import (
     SymbolFinding,
     SymbolsRequest,
 )
+from hpx_core.plugin_kit import engines_hook
 from hpx_executorch.config import ExecutorchConfig
 from hpx_executorch.identity import BACKENDS, ENGINE, PINS
 
-
-@hookimpl
-def hpx_engines() -> list[EngineDescriptor]:
-    return [
-        EngineDescriptor(
-            name=ENGINE,
-            model_formats=("pte",),
-            config_class=ExecutorchConfig,
-            library_options=("source_path", "portable_ops", "ns_ops", "cmsis_nn_path",
-                             "cmsis_nn_ref", "etdump", "kernels"),
-            summary="ExecuTorch Cortex-M; provider arm (any board) or ns (Ambiq CPUs only)",
-            backends=BACKENDS,
-            pins=PINS,
-        )
-    ]
+hpx_engines = engines_hook(EngineDescriptor(
+    name=ENGINE,
+    model_formats=("pte",),
+    config_class=ExecutorchConfig,
+    library_options=("source_path", "portable_ops", "ns_ops", "cmsis_nn_path",
+                     "cmsis_nn_ref", "etdump", "kernels"),
+    summary="ExecuTorch Cortex-M; provider arm (any board) or ns (Ambiq CPUs only)",
+    backends=BACKENDS,
+    pins=PINS,
+))
 
 
 @hookimpl

@@ -29,23 +29,19 @@ from hpx_core.contract import (
     SymbolsRequest,
 )
 from hpx_core.models.tflite_fields import SUBGRAPH_NAME
+from hpx_core.plugin_kit import engines_hook
 from hpx_heliaaot.config import ENV, HeliaAotConfig
 from hpx_heliaaot.identity import ENGINE, PINS
 
-
-@hookimpl
-def hpx_engines() -> list[EngineDescriptor]:
-    return [
-        EngineDescriptor(
-            name=ENGINE,
-            model_formats=("tflite",),
-            config_class=HeliaAotConfig,
-            library_options=("cmsis_nn_path", "platform"),
-            summary="Ambiq heliaAOT compiler (Ambiq Apollo SDK License: Ambiq CPUs only)",
-            pins=PINS,
-            model_fields=(SUBGRAPH_NAME,),  # heliaAOT 0.18's AirModel.name is required
-        )
-    ]
+hpx_engines = engines_hook(EngineDescriptor(
+    name=ENGINE,
+    model_formats=("tflite",),
+    config_class=HeliaAotConfig,
+    library_options=("cmsis_nn_path", "platform"),
+    summary="Ambiq heliaAOT compiler (Ambiq Apollo SDK License: Ambiq CPUs only)",
+    pins=PINS,
+    model_fields=(SUBGRAPH_NAME,),  # heliaAOT 0.18's AirModel.name is required
+))
 
 
 @hookimpl

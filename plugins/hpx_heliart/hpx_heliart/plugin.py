@@ -29,25 +29,21 @@ from hpx_core.contract import (
     SymbolsRequest,
 )
 from hpx_core.models.tflite_fields import CONTROL_FLOW_CODE
+from hpx_core.plugin_kit import engines_hook
 from hpx_heliart.config import ENV, HeliaRtConfig
 from hpx_heliart.identity import BACKENDS, ENGINE, PINS
 
-
-@hookimpl
-def hpx_engines() -> list[EngineDescriptor]:
-    return [
-        EngineDescriptor(
-            name=ENGINE,
-            model_formats=("tflite",),
-            config_class=HeliaRtConfig,
-            library_options=("source_path", "dist_path", "source", "variant", "kernels"),
-            summary="Ambiq heliaRT (Ambiq Apollo SDK License: Ambiq CPUs only)",
-            backends=BACKENDS,
-            pins=PINS,
-            # heliaRT, like TFLM, plans control-flow subgraphs' memory from builtin_code alone
-            model_fields=(CONTROL_FLOW_CODE,),
-        )
-    ]
+hpx_engines = engines_hook(EngineDescriptor(
+    name=ENGINE,
+    model_formats=("tflite",),
+    config_class=HeliaRtConfig,
+    library_options=("source_path", "dist_path", "source", "variant", "kernels"),
+    summary="Ambiq heliaRT (Ambiq Apollo SDK License: Ambiq CPUs only)",
+    backends=BACKENDS,
+    pins=PINS,
+    # heliaRT, like TFLM, plans control-flow subgraphs' memory from builtin_code alone
+    model_fields=(CONTROL_FLOW_CODE,),
+))
 
 
 @hookimpl

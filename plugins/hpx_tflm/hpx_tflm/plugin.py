@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 
 from hpx_core import hookimpl
 from hpx_core.contract import (
-    ConfigRequest,
     EngineDescriptor,
     ErrorRequest,
     Explanation,
@@ -29,30 +28,24 @@ from hpx_core.contract import (
     SymbolsRequest,
 )
 from hpx_core.models.tflite_fields import CONTROL_FLOW_CODE
+from hpx_core.plugin_kit import config_hook, engines_hook
 from hpx_tflm.config import TflmConfig
 from hpx_tflm.identity import BACKENDS, ENGINE, PINS
 
-
-@hookimpl
-def hpx_engines() -> list[EngineDescriptor]:
-    return [
-        EngineDescriptor(
-            name=ENGINE,
-            model_formats=("tflite",),
-            config_class=TflmConfig,
-            library_options=("source_path", "kernels"),
-            summary="upstream TensorFlow Lite Micro (Apache-2.0)",
-            backends=BACKENDS,
-            pins=PINS,
-            # TFLM plans control-flow subgraphs' memory from builtin_code alone
-            model_fields=(CONTROL_FLOW_CODE,),
-        )
-    ]
+hpx_engines = engines_hook(EngineDescriptor(
+    name=ENGINE,
+    model_formats=("tflite",),
+    config_class=TflmConfig,
+    library_options=("source_path", "kernels"),
+    summary="upstream TensorFlow Lite Micro (Apache-2.0)",
+    backends=BACKENDS,
+    pins=PINS,
+    # TFLM plans control-flow subgraphs' memory from builtin_code alone
+    model_fields=(CONTROL_FLOW_CODE,),
+))
 
 
-@hookimpl
-def hpx_validate_config(request: ConfigRequest) -> TflmConfig:
-    return request.section.structure(TflmConfig)
+hpx_validate_config = config_hook(TflmConfig)
 
 
 @hookimpl

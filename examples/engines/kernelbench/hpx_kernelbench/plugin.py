@@ -32,25 +32,21 @@ from hpx_core.contract import (
 )
 from hpx_core.errors import HpxError
 from hpx_core.models import ModelInfo
+from hpx_core.plugin_kit import engines_hook
 from hpx_kernelbench import config
 from hpx_kernelbench.identity import BACKENDS, ENGINE, PINS
 from hpx_kernelbench.kernels import FORMAT
 
-
-@hookimpl
-def hpx_engines() -> list[EngineDescriptor]:
-    return [
-        EngineDescriptor(
-            name=ENGINE,
-            model_formats=(FORMAT,),
-            config_class=config.KernelbenchConfig,
-            library_options=(),
-            summary="int8 kernel micro-benchmarks: portable C, Arm CMSIS-NN or ns-cmsis-nn "
-            "(ns: Ambiq CPUs only)",
-            backends=BACKENDS,
-            pins=PINS,
-        )
-    ]
+hpx_engines = engines_hook(EngineDescriptor(
+    name=ENGINE,
+    model_formats=(FORMAT,),
+    config_class=config.KernelbenchConfig,
+    library_options=(),
+    summary="int8 kernel micro-benchmarks: portable C, Arm CMSIS-NN or ns-cmsis-nn "
+    "(ns: Ambiq CPUs only)",
+    backends=BACKENDS,
+    pins=PINS,
+))
 
 
 @hookimpl
