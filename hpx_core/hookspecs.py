@@ -148,7 +148,7 @@ def hpx_generate_firmware(request: FirmwareRequest) -> FirmwareContribution:
     belong to the core. Put what ``hpx_result_extras`` will need into ``facts``. Compile
     ``request.model`` (a corrected copy when the model lacked one of the descriptor's
     ``model_fields``); run an in-process tool inside
-    ``hpx_core.enginelib.tool_output_to(request.log, ...)`` so nothing it prints reaches the
+    ``hpx_core.sdk.enginelib.tool_output_to(request.log, ...)`` so nothing it prints reaches the
     user's terminal, and raise its failure as one HpxError whose hint names the log.
     """
 
