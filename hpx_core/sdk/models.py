@@ -10,6 +10,7 @@ from hpx_core.models import (
     Operator,
     OperatorRef,
     PteProgram,
+    Quantization,
     TensorInfo,
 )
 from hpx_core.models.guard import MALFORMED, Budget
@@ -25,5 +26,6 @@ __all__ = [
     "Operator",
     "OperatorRef",
     "PteProgram",
+    "Quantization",
     "TensorInfo",
 ]

@@ -4,8 +4,10 @@ group loads only what it names, and the core's package face offers plugins nothi
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -35,6 +37,18 @@ def test_the_contract_face_loads_no_machinery() -> None:
 def test_a_group_loads_only_what_it_names(face: str, absent: str) -> None:
     loaded = _loaded(face)
     assert face in loaded and absent not in loaded
+
+
+def test_every_record_of_the_engine_reference_is_in_the_sdk() -> None:
+    """docs/engine-reference.md lists the records an engine meets; each comes from the SDK."""
+    import hpx_core.sdk
+    import hpx_core.sdk.models
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "engine-reference.md").read_text()
+    records = re.findall(r"^### `([A-Z]\w+)`", page, re.M)
+    assert "FirmwareRequest" in records and "ModelInfo" in records
+    faces = {*hpx_core.sdk.__all__, *hpx_core.sdk.models.__all__}
+    assert sorted(set(records) - faces) == []
 
 
 def test_hookimpl_marks_hooks_for_hpx() -> None:
