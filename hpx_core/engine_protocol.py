@@ -4,7 +4,7 @@ pluggy finds hooks by name at run time; these protocols let a type checker see t
 contract at a plugin's own desk. A plugin module states which it implements, at its end::
 
     if TYPE_CHECKING:
-        from hpx_core import engine_protocol as contract
+        from hpx_core.sdk import engine_protocol as contract
         from my_engine import plugin as this
 
         _engine: contract.Engine = this           # the hooks every engine implements

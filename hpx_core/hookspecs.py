@@ -2,7 +2,7 @@
 """The hpx plugin contract: every hook an engine plugin may implement.
 
 An engine plugin is a module registered under the ``hpx.engines`` entry-point group; it
-implements some of these hooks with :data:`hpx_core.hookimpl`. Each hook takes one request and
+implements some of these hooks with :data:`hpx_core.sdk.hookimpl`. Each hook takes one request and
 returns one answer, both frozen records of :mod:`hpx_core.contract`. The core calls the
 engine-specific hooks only on the plugin that declared the selected engine, so an
 implementation never checks which engine is meant; ``hpx_engines`` and ``hpx_verify_symbols``

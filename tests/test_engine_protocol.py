@@ -67,7 +67,7 @@ WRONG_PLUGIN = '''
 
     from typing import TYPE_CHECKING
 
-    from hpx_core.contract import MemoryNeeds, MemoryRequest
+    from hpx_core.sdk import MemoryNeeds, MemoryRequest
 
 
     def hpx_plan_memory(request: MemoryRequest) -> list[MemoryNeeds]:
@@ -75,7 +75,7 @@ WRONG_PLUGIN = '''
 
 
     if TYPE_CHECKING:
-        from hpx_core import engine_protocol as contract
+        from hpx_core.sdk import engine_protocol as contract
         from wrong_engine import plugin as this
 
         _plansmemory: contract.PlansMemory = this
