@@ -2,7 +2,7 @@
 whom the core asks in :data:`HOOKS`.
 
 An engine plugin is a module registered under the ``hpx.engines`` entry-point group; it
-implements some of these hooks with :data:`hpx_core.hookimpl`. Each hook takes one request and
+implements some of these hooks with :data:`hpx_core.sdk.hookimpl`. Each hook takes one request and
 returns one answer, both frozen records of :mod:`hpx_core.contract`. A hook either answers or
 raises :class:`hpx_core.errors.HpxError` (usually a :class:`~hpx_core.errors.ConfigError` or
 :class:`~hpx_core.errors.SourceError`) whose hint the user can act on.
@@ -15,7 +15,7 @@ protocols let mypy check a plugin at its author's desk; a plugin module states w
 implements, at its end::
 
     if TYPE_CHECKING:
-        from hpx_core import engine_protocol as contract
+        from hpx_core.sdk import engine_protocol as contract
         from my_engine import plugin as this
 
         _engine: contract.Engine = this           # the hooks every engine implements

@@ -117,7 +117,7 @@ PLUGIN = '''
 
     from typing import TYPE_CHECKING
 
-    from hpx_core.contract import MemoryNeeds, MemoryRequest
+    from hpx_core.sdk import MemoryNeeds, MemoryRequest
 
 
     def hpx_plan_memory(request: MemoryRequest) -> MemoryNeeds:
@@ -125,7 +125,7 @@ PLUGIN = '''
 
 
     if TYPE_CHECKING:
-        from hpx_core import engine_protocol as contract
+        from hpx_core.sdk import engine_protocol as contract
         from {package} import plugin as this
 
         _plansmemory: contract.PlansMemory = this

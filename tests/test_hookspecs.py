@@ -9,7 +9,7 @@ from types import ModuleType
 
 import pytest
 
-from hpx_core import hookimpl
+from hpx_core.sdk import hookimpl
 from hpx_core.hookspecs import misfit
 
 

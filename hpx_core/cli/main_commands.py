@@ -329,7 +329,7 @@ def profile(
 def library_progress(status: Status) -> AbstractContextManager[None]:
     """On a terminal a library build shows as a bar in the status line; elsewhere the builds
     print a line every tenth of the way."""
-    from hpx_core.enginelib.progress import bar, reporting
+    from hpx_core.firmware.progress import bar, reporting
 
     if not console.is_terminal:
         return nullcontext()

@@ -123,7 +123,7 @@ def _prepare(run: Preparation, config: Path | None, offline: bool) -> str | None
     """Prepare one run; a one-line problem when it failed (printed), else None."""
     from hpx_core import pipeline
     from hpx_core.cli.main_commands import library_progress, note
-    from hpx_core.enginelib.checking import only_checking
+    from hpx_core.firmware.checking import only_checking
 
     checking: AbstractContextManager[None] = only_checking() if offline else nullcontext()
     with scratch_folder(SCRATCH) as scratch:

@@ -185,7 +185,7 @@ class FirmwareRequest:
     ``model`` is the user's model, or hpx's corrected copy of it when it lacked a field the
     engine declared in ``model_fields``. ``scratch`` is a folder private to this run for the
     engine's intermediate files (a compiler's output, say); ``log`` is the run's log file, where
-    a tool the engine runs in-process writes (:func:`hpx_core.enginelib.tool_output_to`);
+    a tool the engine runs in-process writes (:func:`hpx_core.sdk.enginelib.tool_output_to`);
     ``arena_size`` is ``model.arena_size`` from the config (None: the engine's own default);
     ``layout`` places the buffers the engine declared in ``hpx_plan_memory`` (None when it
     declares none). ``check_layers`` is ``profiling.check_layers`` (``off``, ``first``,

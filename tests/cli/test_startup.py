@@ -38,7 +38,7 @@ def test_help_lists_the_commands_and_a_command_still_runs() -> None:
 
 ENGINE_MACHINERY = ("hpx_tflm.engine", "hpx_executorch.engine", "hpx_heliart.engine",
                     "hpx_heliaaot.engine", "hpx_kernelbench.engine", "hpx_tflm_family",
-                    "hpx_core.enginelib", "hpx_core.compare", "numpy", "tflite", "git", "lief")
+                    "hpx_core.sdk.enginelib", "hpx_core.compare", "numpy", "tflite", "git", "lief")
 
 
 def test_loading_every_plugin_imports_no_engine_machinery() -> None:

@@ -10,10 +10,10 @@ import pytest
 from mock_atfe import make_mock_atfe, mock_atfe_missing
 
 from hpx_core.boards import get_board
-from hpx_core.enginelib import toolchain_identity
 from hpx_core.firmware import detect_toolchains, get_toolchain
 from hpx_core.firmware.templates import templates_root
 from hpx_core.firmware.toolchain_file import toolchain_file_text, write_toolchain_file
+from hpx_core.sdk.enginelib import toolchain_identity
 
 needs_gcc = pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None,
                                reason="needs arm-none-eabi-gcc")

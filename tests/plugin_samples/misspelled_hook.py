@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hpx_core import hookimpl
+from hpx_core.sdk import hookimpl
 
 
 @hookimpl

@@ -3,7 +3,7 @@ and a run of its engine must say which hook, which parameter and what to rename 
 
 from __future__ import annotations
 
-from hpx_core import EngineDescriptor, FirmwareContribution, FirmwareRequest, hookimpl
+from hpx_core.sdk import EngineDescriptor, FirmwareContribution, FirmwareRequest, hookimpl
 
 
 @hookimpl

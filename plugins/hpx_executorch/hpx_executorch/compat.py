@@ -16,8 +16,8 @@ from pathlib import Path
 
 import attrs
 
-from hpx_core.errors import ConfigError, ModelError
-from hpx_core.models import ModelInfo, PteProgram
+from hpx_core.sdk import ConfigError, ModelError
+from hpx_core.sdk.models import ModelInfo, PteProgram
 from hpx_executorch.schemas import runtime_arities
 from hpx_executorch.sidecar import sidecar_of
 from hpx_executorch.values import value_dim_orders

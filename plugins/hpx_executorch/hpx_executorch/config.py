@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 import attrs
 
-from hpx_core import FieldValueError, MemoryLocation, at_least
+from hpx_core.sdk import FieldValueError, MemoryLocation, at_least
 
 _COMMIT = re.compile(r"[0-9a-f]{40}")
 

@@ -1,7 +1,7 @@
 """The ExecuTorch runtime core kept as units: what a Cortex-M program can reach of it.
 
 The core's targets are configured in the seed tree (:mod:`.seed`, kept, so the host ``flatc`` and
-``flatcc`` it builds first are built once) and kept as units (:mod:`hpx_core.enginelib.units`).
+``flatcc`` it builds first are built once) and kept as units (:mod:`hpx_core.sdk.enginelib.units`).
 A program links, of them:
 
 - every unit of the archives linked whole (the registrations: ``executorch``, the Cortex-M
@@ -31,13 +31,13 @@ from typing import Any
 
 from ruamel.yaml import YAML
 
-from hpx_core.contract import SourceSet
-from hpx_core.enginelib import TargetUnits, UnitRecipe, identity_key, source_roots
-from hpx_core.enginelib.c_symbols import needed, scan, scan_files
-from hpx_core.enginelib.identity import resolved
-from hpx_core.enginelib.include_graph import IncludeGraph, closure, normal
-from hpx_core.enginelib.units import Alongside
-from hpx_core.firmware import Toolchain
+from hpx_core.sdk import SourceSet
+from hpx_core.sdk.enginelib import TargetUnits, UnitRecipe, identity_key, source_roots
+from hpx_core.sdk.enginelib.c_symbols import needed, scan, scan_files
+from hpx_core.sdk.enginelib.identity import resolved
+from hpx_core.sdk.enginelib.include_graph import IncludeGraph, closure, normal
+from hpx_core.sdk.enginelib.units import Alongside
+from hpx_core.sdk.firmware import Toolchain
 from hpx_executorch.runtime_cmake import CORTEX_M_REGISTRATION, RuntimeOptions, portable_files
 from hpx_executorch.seed import seed_project
 

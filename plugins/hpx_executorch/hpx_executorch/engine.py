@@ -9,20 +9,12 @@ from __future__ import annotations
 
 import attrs
 
-from hpx_core.boards import Board, all_boards
-from hpx_core.contract import FirmwareContribution, MemoryLayout, SourceSet
-from hpx_core.errors import ConfigError, RunError
-from hpx_core.firmware import Toolchain
-from hpx_core.models import ModelInfo
-from hpx_core.sources import (
-    PinSet,
-    SourceCache,
-    cache_root,
-    check_may_run,
-    materialize,
-    materialize_pins,
-)
-from hpx_core.wire import Capture
+from hpx_core.sdk import ConfigError, FirmwareContribution, MemoryLayout, RunError, SourceSet
+from hpx_core.sdk.cache import cache_root
+from hpx_core.sdk.firmware import Board, Toolchain, all_boards
+from hpx_core.sdk.models import ModelInfo
+from hpx_core.sdk.results import Capture
+from hpx_core.sdk.sources import PinSet, SourceCache, check_may_run, materialize, materialize_pins
 from hpx_executorch.compat import (
     check_ns_ops,
     check_release,

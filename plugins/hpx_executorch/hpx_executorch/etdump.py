@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from hpx_core.models import ModelInfo
-from hpx_core.wire import Capture
+from hpx_core.sdk.models import ModelInfo
+from hpx_core.sdk.results import Capture
 from hpx_executorch.firmware import DEBUG_FILE, ETDUMP_FILE, INPUT_DIVISOR, reference_codes
 from hpx_executorch.settings import Settings
 

@@ -19,10 +19,9 @@ from typing import TypeVar
 
 import attrs
 
-from hpx_core.boards import Board
-from hpx_core.contract import FirmwareContribution, MemoryLayout, PlannedBuffer
-from hpx_core.errors import ModelError
-from hpx_core.models import ModelInfo, TensorInfo
+from hpx_core.sdk import FirmwareContribution, MemoryLayout, ModelError, PlannedBuffer
+from hpx_core.sdk.firmware import Board
+from hpx_core.sdk.models import ModelInfo, TensorInfo
 from hpx_executorch.layers import LayerTable
 from hpx_executorch.library import RuntimeLibrary
 from hpx_executorch.memory import PROGRAM

@@ -20,8 +20,8 @@ from collections.abc import Iterator
 from importlib import metadata
 from pathlib import Path
 
-from hpx_core.contract import SourceSet
-from hpx_core.tool_version import version_line
+from hpx_core.sdk import SourceSet
+from hpx_core.sdk.sources import version_line
 
 BASE_HEADER = "third-party/flatbuffers/include/flatbuffers/base.h"
 _PART = re.compile(r"#define FLATBUFFERS_VERSION_(MAJOR|MINOR|REVISION) (\d+)")

@@ -6,7 +6,7 @@ does) imports nothing of the runtime build: a run of another engine never pays f
 
 from __future__ import annotations
 
-from hpx_core.sources import load_pins
+from hpx_core.sdk.sources import load_pins
 
 ENGINE = "executorch"
 BACKENDS = ("arm", "ns")

@@ -12,8 +12,8 @@ from collections.abc import Iterable
 
 import attrs
 
-from hpx_core.errors import ModelError
-from hpx_core.models import ExecutionPlan, ModelInfo
+from hpx_core.sdk import ModelError
+from hpx_core.sdk.models import ExecutionPlan, ModelInfo
 
 
 @attrs.frozen

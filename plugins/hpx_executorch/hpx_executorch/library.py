@@ -26,8 +26,9 @@ from typing import Any
 
 import attrs
 
-from hpx_core.contract import LibraryUse, SourceSet
-from hpx_core.enginelib import (
+from hpx_core.sdk import BuildError, LibraryUse, SourceSet, get_logger
+from hpx_core.sdk.cache import cache_root
+from hpx_core.sdk.enginelib import (
     CachedFolder,
     UnitLibrary,
     cached_folder,
@@ -38,13 +39,10 @@ from hpx_core.enginelib import (
     source_roots,
     toolchain_identity,
 )
-from hpx_core.enginelib.cached import BUILD_LOG, Make, is_cached
-from hpx_core.enginelib.identity import DEBUG_ROOT
-from hpx_core.enginelib.units import Alongside
-from hpx_core.errors import BuildError
-from hpx_core.firmware import Toolchain
-from hpx_core.log import get_logger
-from hpx_core.sources import cache_root
+from hpx_core.sdk.enginelib.cached import BUILD_LOG, Make, is_cached
+from hpx_core.sdk.enginelib.identity import DEBUG_ROOT
+from hpx_core.sdk.enginelib.units import Alongside
+from hpx_core.sdk.firmware import Toolchain
 from hpx_executorch.core_units import core_recipe, needed_sources, portable_helpers
 from hpx_executorch.runtime_cmake import RuntimeOptions
 from hpx_executorch.seed import (

@@ -8,8 +8,7 @@ word of the board's regions: ``data`` is where ``.bss`` goes, ``tcm``, ``sram``,
 
 from __future__ import annotations
 
-from hpx_core.contract import BufferNeed, CodeSize, MemoryNeeds, MemoryRequest
-from hpx_core.errors import ConfigError
+from hpx_core.sdk import BufferNeed, CodeSize, ConfigError, MemoryNeeds, MemoryRequest
 from hpx_executorch.config import ExecutorchConfig
 from hpx_executorch.settings import Settings
 

@@ -10,9 +10,8 @@ from __future__ import annotations
 import struct
 from pathlib import Path
 
-from hpx_core.contract import ReferenceOutput
-from hpx_core.errors import ModelError
-from hpx_core.models import ModelInfo
+from hpx_core.sdk import ModelError, ReferenceOutput
+from hpx_core.sdk.models import ModelInfo
 from hpx_executorch.firmware import memory_order
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from hpx_core import hookimpl
-from hpx_core.contract import (
+from hpx_core.sdk import engines_hook
+from hpx_core.sdk import (
     ConfigRequest,
     EngineDescriptor,
     ErrorRequest,
@@ -30,8 +30,8 @@ from hpx_core.contract import (
     SourcesRequest,
     SymbolFinding,
     SymbolsRequest,
+    hookimpl,
 )
-from hpx_core.plugin_kit import engines_hook
 from hpx_executorch.config import ExecutorchConfig
 from hpx_executorch.identity import BACKENDS, ENGINE, PINS
 
@@ -90,7 +90,7 @@ def hpx_plan_memory(request: MemoryRequest) -> MemoryNeeds:
 def hpx_generate_firmware(request: FirmwareRequest) -> FirmwareContribution:
     # The runtime is built with the toolchain the config names: refuse one that is not there
     # (ATfE without ATFE_ROOT, say) before the long runtime build starts.
-    from hpx_core.firmware import get_toolchain
+    from hpx_core.sdk.firmware import get_toolchain
     from hpx_executorch.engine import executorch_glue, executorch_runtime, prepare
 
     toolchain = get_toolchain(request.toolchain)
@@ -192,7 +192,7 @@ def hpx_describe_model(request: NotesRequest) -> list[ModelNote]:
 @hookimpl
 def hpx_match_manifest(request: ManifestRequest) -> MatchManifest | None:
     """Pair two programs of one model (e.g. arm and ns) through ``tier1_manifest.json``."""
-    from hpx_core.compare.matching import parse_match_manifest
+    from hpx_core.sdk.matching import parse_match_manifest
     from hpx_executorch.tier1 import is_tier1_manifest, match_for_bundles
 
     if not isinstance(request.document, Mapping) or not is_tier1_manifest(request.document):
@@ -203,7 +203,7 @@ def hpx_match_manifest(request: ManifestRequest) -> MatchManifest | None:
 
 
 if TYPE_CHECKING:  # mypy checks every hook against the contract (hpx_core.engine_protocol)
-    from hpx_core import engine_protocol as contract
+    from hpx_core.sdk import engine_protocol as contract
     from hpx_executorch import plugin as this
 
     _engine: contract.Engine = this

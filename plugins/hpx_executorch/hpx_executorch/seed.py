@@ -20,9 +20,9 @@ from pathlib import Path
 
 from filelock import FileLock
 
-from hpx_core.contract import SourceSet
-from hpx_core.enginelib import LibraryBuild, cmake_library
-from hpx_core.firmware import Toolchain
+from hpx_core.sdk import SourceSet
+from hpx_core.sdk.enginelib import LibraryBuild, cmake_library
+from hpx_core.sdk.firmware import Toolchain
 from hpx_executorch.host_tools import matching_flatc
 from hpx_executorch.runtime_cmake import RuntimeOptions, arm_module_stub, runtime_cmakelists
 

@@ -13,8 +13,8 @@ from typing import Literal
 
 import attrs
 
-from hpx_core.errors import ConfigError
-from hpx_core.models import ModelInfo
+from hpx_core.sdk import ConfigError
+from hpx_core.sdk.models import ModelInfo
 from hpx_executorch.config import ExecutorchConfig
 from hpx_executorch.providers import cortex_m_ops, needs_ns_ops, portable_ops
 from hpx_executorch.sidecar import sidecar_of

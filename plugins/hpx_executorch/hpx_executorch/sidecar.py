@@ -17,8 +17,8 @@ from typing import Any, Literal
 
 import attrs
 
-from hpx_core.errors import ConfigError
-from hpx_core.models import ModelInfo
+from hpx_core.sdk import ConfigError
+from hpx_core.sdk.models import ModelInfo
 
 SCHEMA = "nsx-executorch.pte-manifest/1"
 KernelProvider = Literal["arm", "ns"]

@@ -17,7 +17,7 @@ from typing import Any
 
 import attrs
 
-from hpx_core.errors import ConfigError
+from hpx_core.sdk import ConfigError
 
 HINT = "use the tier1_manifest.json written by tools/export/executorch_tier1"
 SCHEMA = "hpx.executorch-tier1-manifest/1"

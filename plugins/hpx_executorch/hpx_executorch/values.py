@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hpx_core.models.flatbuf import U8, U64, FlatBuffer
-from hpx_core.models.guard import Budget
+from hpx_core.sdk.flatbuf import U8, U64, FlatBuffer
+from hpx_core.sdk.models import Budget
 
 _EVALUE_TENSOR = 5
 

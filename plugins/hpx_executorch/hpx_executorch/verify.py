@@ -15,9 +15,8 @@ from pathlib import Path
 
 import attrs
 
-from hpx_core.contract import SymbolFinding
-from hpx_core.errors import ToolError
-from hpx_core.firmware import symbol_inventory
+from hpx_core.sdk import SymbolFinding, ToolError
+from hpx_core.sdk.firmware import symbol_inventory
 
 NS_ABI = ("arm_convolve_weight_sum", "arm_convolve_s8_get_weights_sum_size")
 NS_KERNEL = re.compile(r"^cortex_m_ns::native::quantized_\w+_out\b")

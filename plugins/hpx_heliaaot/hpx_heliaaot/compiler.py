@@ -16,9 +16,9 @@ from typing import Any
 
 import attrs
 
-from hpx_core.boards import Board
-from hpx_core.enginelib import tool_output_to
-from hpx_core.errors import ConfigError
+from hpx_core.sdk import ConfigError
+from hpx_core.sdk.enginelib import tool_output_to
+from hpx_core.sdk.firmware import Board
 from hpx_heliaaot.refusal import refusal
 from hpx_heliaaot.versions import require_helia_aot
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import attrs
 
-from hpx_core import FieldValueError
+from hpx_core.sdk import FieldValueError
 
 ENV = {"cmsis_nn_path": "CMSIS_NN_PATH"}
 """Environment variables that fill fields the config leaves unset."""

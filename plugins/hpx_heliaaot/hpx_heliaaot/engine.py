@@ -18,12 +18,11 @@ import attrs
 import jinja2
 from hpx_tflm_family import InputSpec, host_outputs, input_bytes
 
-from hpx_core.boards import Board, all_boards
-from hpx_core.contract import FirmwareContribution, MemoryLayout, SourceSet
-from hpx_core.enginelib import cmake_quote
-from hpx_core.firmware import Toolchain
-from hpx_core.models import ModelInfo
-from hpx_core.sources import PinSet, check_may_run, materialize
+from hpx_core.sdk import FirmwareContribution, MemoryLayout, SourceSet
+from hpx_core.sdk.enginelib import cmake_quote
+from hpx_core.sdk.firmware import Board, Toolchain, all_boards
+from hpx_core.sdk.models import ModelInfo
+from hpx_core.sdk.sources import PinSet, check_may_run, materialize
 from hpx_heliaaot.compiler import AotModule, check_platform, compile_model
 from hpx_heliaaot.config import HeliaAotConfig
 from hpx_heliaaot.identity import ENGINE

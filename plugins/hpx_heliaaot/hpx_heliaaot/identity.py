@@ -6,7 +6,7 @@ does) imports nothing of the compiler's driver: a run of another engine never pa
 
 from __future__ import annotations
 
-from hpx_core.sources import load_pins
+from hpx_core.sdk.sources import load_pins
 
 ENGINE = "helia-aot"
 PINS = load_pins("hpx_heliaaot")

@@ -16,8 +16,9 @@ from typing import Any
 
 import attrs
 
-from hpx_core.contract import LibraryUse, SourceSet
-from hpx_core.enginelib import (
+from hpx_core.sdk import BuildError, LibraryUse, SourceSet, get_logger
+from hpx_core.sdk.cache import cache_root
+from hpx_core.sdk.enginelib import (
     cached_folder,
     cmake_library,
     cmake_quote,
@@ -28,10 +29,7 @@ from hpx_core.enginelib import (
     source_roots,
     toolchain_identity,
 )
-from hpx_core.errors import BuildError
-from hpx_core.firmware import Toolchain
-from hpx_core.log import get_logger
-from hpx_core.sources import cache_root
+from hpx_core.sdk.firmware import Toolchain
 
 log = get_logger()
 RECIPE = 2

@@ -12,15 +12,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from hpx_core.contract import (
+from hpx_core.sdk import (
     BufferNeed,
     CodeSize,
+    ConfigError,
     MemoryFigures,
     MemoryLayout,
     MemoryNeeds,
     MemoryRequest,
 )
-from hpx_core.errors import ConfigError
 
 # hpx use words and the heliaAOT memory type of the same memory on an Apollo SoC.
 MEMORY_TYPES = {"flash": "MRAM", "data": "DTCM", "tcm": "DTCM", "sram": "SRAM",

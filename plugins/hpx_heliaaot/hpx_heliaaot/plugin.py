@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from hpx_core import hookimpl
-from hpx_core.contract import (
+from hpx_core.sdk import (
     ConfigRequest,
     EngineDescriptor,
     FirmwareContribution,
@@ -27,9 +26,10 @@ from hpx_core.contract import (
     SourcesRequest,
     SymbolFinding,
     SymbolsRequest,
+    engines_hook,
+    hookimpl,
 )
-from hpx_core.models.tflite_fields import SUBGRAPH_NAME
-from hpx_core.plugin_kit import engines_hook
+from hpx_core.sdk.models import SUBGRAPH_NAME
 from hpx_heliaaot.config import ENV, HeliaAotConfig
 from hpx_heliaaot.identity import ENGINE, PINS
 
@@ -71,7 +71,7 @@ def hpx_plan_memory(request: MemoryRequest) -> MemoryNeeds:
 
 @hookimpl
 def hpx_generate_firmware(request: FirmwareRequest) -> FirmwareContribution:
-    from hpx_core.firmware import get_toolchain
+    from hpx_core.sdk.firmware import get_toolchain
     from hpx_heliaaot.engine import aot_firmware, aot_kernels, aot_module
 
     config = request.engine.config_as(HeliaAotConfig)
@@ -113,7 +113,7 @@ def hpx_result_extras(request: ResultsRequest) -> ResultExtras:
 
 
 if TYPE_CHECKING:  # mypy checks every hook against the contract (hpx_core.engine_protocol)
-    from hpx_core import engine_protocol as contract
+    from hpx_core.sdk import engine_protocol as contract
     from hpx_heliaaot import plugin as this
 
     _engine: contract.Engine = this

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from hpx_core.errors import ModelError
+from hpx_core.sdk import ModelError
 
 # heliaAOT's graph records -> the model field each is read from
 _MODEL_FIELDS = {

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from hpx_core.contract import SymbolFinding
+from hpx_core.sdk import SymbolFinding
 
 _KERNEL = re.compile(r"^arm_\w+_(s8|s16|s4)$")
 INTERPRETER = "_ZN6tflite16MicroInterpreter6InvokeEv"

@@ -14,8 +14,8 @@ from pathlib import Path
 
 from packaging.version import Version
 
-from hpx_core.errors import ToolError
-from hpx_core.sources import (
+from hpx_core.sdk import ToolError
+from hpx_core.sdk.sources import (
     PackagePin,
     PinSet,
     load_pins,

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 import attrs
 
-from hpx_core import auto_or_names, names_to_tuple
+from hpx_core.sdk import auto_or_names, names_to_tuple
 
 ENV = {"source_path": "HELIART_SOURCE_PATH", "dist_path": "HELIART_DIST_PATH"}
 """Environment variables that fill fields the config leaves unset."""

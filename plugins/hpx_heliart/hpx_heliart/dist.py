@@ -23,8 +23,9 @@ from pathlib import Path
 import attrs
 from packaging.version import Version
 
-from hpx_core.errors import SourceError
-from hpx_core.sources import RepoPin, cache_root, load_pins, require_min_version
+from hpx_core.sdk import SourceError
+from hpx_core.sdk.cache import cache_root
+from hpx_core.sdk.sources import RepoPin, load_pins, require_min_version
 
 TOOLCHAIN = "gcc"  # heliaRT's name for arm-none-eabi-gcc builds
 GITHUB = "https://github.com"

@@ -15,18 +15,17 @@ from collections.abc import Collection
 import attrs
 from hpx_tflm_family import ArenaPlan, model_glue
 
-from hpx_core.boards import Board, all_boards
-from hpx_core.contract import (
+from hpx_core.sdk import (
     CodeSize,
+    ConfigError,
     FirmwareContribution,
     MemoryLayout,
     SourceRepo,
     SourceSet,
 )
-from hpx_core.errors import ConfigError
-from hpx_core.firmware import Toolchain
-from hpx_core.models import ModelInfo
-from hpx_core.sources import (
+from hpx_core.sdk.firmware import Board, Toolchain, all_boards
+from hpx_core.sdk.models import ModelInfo
+from hpx_core.sdk.sources import (
     PinSet,
     check_may_run,
     materialize,

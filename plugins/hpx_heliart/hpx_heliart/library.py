@@ -3,7 +3,7 @@
 The library depends on the backend, the board's CPU flags, the toolchain and the source pins,
 never on the model, the board's name or where the sources are: every model's firmware links the
 same archives. It is built in a temporary folder beside its final place (``<cache>/engines``,
-where :mod:`hpx_core.enginelib` keeps the other engines) and renamed into place only when every
+where :mod:`hpx_core.sdk.enginelib` keeps the other engines) and renamed into place only when every
 archive exists; a file lock per key makes concurrent runs build it once. Kept: the archives,
 the include folders (relative to the source roots) and compile definitions heliaRT's targets
 export (so the glue sees its headers as the library was built), and a manifest. The build tree
@@ -19,8 +19,9 @@ from typing import Any
 
 import attrs
 
-from hpx_core.contract import LibraryUse, SourceSet
-from hpx_core.enginelib import (
+from hpx_core.sdk import BuildError, LibraryUse, SourceSet, get_logger
+from hpx_core.sdk.cache import cache_root
+from hpx_core.sdk.enginelib import (
     builds_with_gcc,
     cached_folder,
     cmake_library,
@@ -31,11 +32,8 @@ from hpx_core.enginelib import (
     source_roots,
     toolchain_identity,
 )
-from hpx_core.enginelib.identity import portable, resolved
-from hpx_core.errors import BuildError
-from hpx_core.firmware import Toolchain
-from hpx_core.log import get_logger
-from hpx_core.sources import cache_root
+from hpx_core.sdk.enginelib.identity import portable, resolved
+from hpx_core.sdk.firmware import Toolchain
 from hpx_heliart.library_cmake import BUILD_TYPE, backend_target, library_cmakelists
 
 log = get_logger()

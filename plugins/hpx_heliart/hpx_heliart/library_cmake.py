@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from hpx_core.enginelib import cmake_quote, shell_join
+from hpx_core.sdk.enginelib import cmake_quote, shell_join
 
 BUILD_TYPE = "release_with_logs"
 KERNEL_ROOT = "tensorflow/lite/micro/kernels"

@@ -3,7 +3,7 @@ heliaRT's own CMake one object at a time.
 
 The project is the one the whole backend is built from (:func:`hpx_heliart.library.
 project_text`); its two archive targets (``helia_rt_<backend>`` and, for the optimized
-backends, the kernel library's ``cmsis-nn``) are kept as units (:mod:`hpx_core.enginelib.
+backends, the kernel library's ``cmsis-nn``) are kept as units (:mod:`hpx_core.sdk.enginelib.
 units`) and a model links thin archives of the units it needs, in each target's own member
 order and in the same link group as the whole archives: the firmware is the whole library's.
 Which units a model needs is read from the sources (:mod:`hpx_tflm_family.kernel_units`).
@@ -17,16 +17,16 @@ from typing import Any
 
 from hpx_tflm_family.kernel_units import needed_sources
 
-from hpx_core.contract import SourceSet
-from hpx_core.enginelib import (
+from hpx_core.sdk import SourceSet
+from hpx_core.sdk.enginelib import (
     TargetUnits,
     UnitRecipe,
     ensure_units,
     identity_key,
     source_roots,
 )
-from hpx_core.enginelib.identity import resolved
-from hpx_core.firmware import Toolchain
+from hpx_core.sdk.enginelib.identity import resolved
+from hpx_core.sdk.firmware import Toolchain
 from hpx_heliart.library import (
     KERNEL_REPO,
     HeliaRtLibrary,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from hpx_core.contract import SymbolFinding
+from hpx_core.sdk import SymbolFinding
 
 NS_ONLY = (
     "arm_convolve_weight_sum",

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 import attrs
 
-from hpx_core import auto_or_names, names_to_tuple
+from hpx_core.sdk import auto_or_names, names_to_tuple
 
 
 @attrs.frozen

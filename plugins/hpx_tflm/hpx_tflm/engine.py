@@ -13,12 +13,10 @@ from collections.abc import Collection
 import attrs
 from hpx_tflm_family import ArenaPlan, model_glue
 
-from hpx_core.boards import Board
-from hpx_core.contract import CodeSize, FirmwareContribution, MemoryLayout, SourceSet
-from hpx_core.errors import ConfigError
-from hpx_core.firmware import Toolchain
-from hpx_core.models import ModelInfo
-from hpx_core.sources import PinSet, materialize
+from hpx_core.sdk import CodeSize, ConfigError, FirmwareContribution, MemoryLayout, SourceSet
+from hpx_core.sdk.firmware import Board, Toolchain
+from hpx_core.sdk.models import ModelInfo
+from hpx_core.sdk.sources import PinSet, materialize
 from hpx_tflm.config import TflmConfig
 from hpx_tflm.identity import BACKENDS, ENGINE
 from hpx_tflm.kernels import LinkedLibrary, linked_library

@@ -6,7 +6,7 @@ imports nothing of the library build: a run of another engine never pays for it.
 
 from __future__ import annotations
 
-from hpx_core.sources import load_pins
+from hpx_core.sdk.sources import load_pins
 
 ENGINE = "tflm"
 BACKENDS = ("reference", "cmsis_nn")

@@ -1,6 +1,6 @@
 """What of the ``tflm`` library a firmware links: the model's kernels, or every kernel.
 
-By default the library is kept as units (:func:`hpx_core.enginelib.ensure_units`): the
+By default the library is kept as units (:func:`hpx_core.sdk.enginelib.ensure_units`): the
 interpreter and, per model, the kernels of the operators it registers with what they include
 and call (:mod:`hpx_tflm_family.kernel_units`), compiled once each and linked through an archive
 in the whole library's member order, so the firmware is the one the whole library gives.
@@ -15,8 +15,8 @@ from pathlib import Path
 import attrs
 from hpx_tflm_family.kernel_units import needed_sources
 
-from hpx_core.contract import LibraryUse, SourceSet
-from hpx_core.enginelib import (
+from hpx_core.sdk import LibraryUse, SourceSet
+from hpx_core.sdk.enginelib import (
     TargetUnits,
     archive_cmake,
     ensure_library,
@@ -25,7 +25,7 @@ from hpx_core.enginelib import (
     library_cmake,
     spec_units,
 )
-from hpx_core.firmware import Toolchain
+from hpx_core.sdk.firmware import Toolchain
 from hpx_tflm.library import flatbuffers_stage, tflm_spec
 
 

@@ -13,8 +13,8 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
-from hpx_core.contract import SourceSet
-from hpx_core.enginelib import (
+from hpx_core.sdk import SourceError, SourceSet
+from hpx_core.sdk.enginelib import (
     LibrarySpec,
     SourceGroup,
     Stage,
@@ -23,8 +23,7 @@ from hpx_core.enginelib import (
     source_roots,
     toolchain_identity,
 )
-from hpx_core.errors import SourceError
-from hpx_core.firmware import Toolchain
+from hpx_core.sdk.firmware import Toolchain
 from hpx_tflm.source_list import MICRO, TflmSources, derive_sources
 
 FLATBUFFERS_PATCH = f"{MICRO}/tools/make/flatbuffers.patch"

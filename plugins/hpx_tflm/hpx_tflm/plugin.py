@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from hpx_core import hookimpl
-from hpx_core.contract import (
+from hpx_core.sdk import (
     EngineDescriptor,
     ErrorRequest,
     Explanation,
@@ -26,9 +25,11 @@ from hpx_core.contract import (
     SourcesRequest,
     SymbolFinding,
     SymbolsRequest,
+    config_hook,
+    engines_hook,
+    hookimpl,
 )
-from hpx_core.models.tflite_fields import CONTROL_FLOW_CODE
-from hpx_core.plugin_kit import config_hook, engines_hook
+from hpx_core.sdk.models import CONTROL_FLOW_CODE
 from hpx_tflm.config import TflmConfig
 from hpx_tflm.identity import BACKENDS, ENGINE, PINS
 
@@ -80,7 +81,7 @@ def hpx_plan_memory(request: MemoryRequest) -> MemoryNeeds:
 def hpx_generate_firmware(request: FirmwareRequest) -> FirmwareContribution:
     from hpx_tflm_family import planned_arena, select_ops
 
-    from hpx_core.firmware import get_toolchain
+    from hpx_core.sdk.firmware import get_toolchain
     from hpx_tflm.engine import tflm_firmware, tflm_library
 
     config = request.engine.config_as(TflmConfig)
@@ -121,7 +122,7 @@ def hpx_explain_error(request: ErrorRequest) -> Explanation | None:
 
 
 if TYPE_CHECKING:  # mypy checks every hook against the contract (hpx_core.engine_protocol)
-    from hpx_core import engine_protocol as contract
+    from hpx_core.sdk import engine_protocol as contract
     from hpx_tflm import plugin as this
 
     _engine: contract.Engine = this

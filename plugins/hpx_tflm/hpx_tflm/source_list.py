@@ -19,7 +19,7 @@ from pathlib import Path
 
 import attrs
 
-from hpx_core.errors import SourceError
+from hpx_core.sdk import SourceError
 
 MICRO = "tensorflow/lite/micro"
 MAKEFILE = f"{MICRO}/tools/make/sources.inc"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from hpx_core.contract import SymbolFinding
+from hpx_core.sdk import SymbolFinding
 
 _CMSIS_NN = re.compile(r"^arm_\w+_(s8|s16|s4)$")
 _INTERPRETER = "_ZN6tflite16MicroInterpreter6InvokeEv"

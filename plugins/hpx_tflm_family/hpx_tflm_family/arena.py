@@ -12,8 +12,8 @@ from typing import Literal
 
 import attrs
 
-from hpx_core.boards import Board
-from hpx_core.errors import ConfigError
+from hpx_core.sdk import ConfigError
+from hpx_core.sdk.firmware import Board
 
 ALIGN = 16
 PROBE_SHARE = 2  # probe arena = data memory / PROBE_SHARE, capped below

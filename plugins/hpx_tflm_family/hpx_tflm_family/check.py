@@ -15,10 +15,8 @@ import zlib
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from hpx_core.boards import Board
-from hpx_core.contract import LayerReference, PlannedBuffer
-from hpx_core.errors import ConfigError
-from hpx_core.firmware.placement import ARENA_USES
+from hpx_core.sdk import ConfigError, LayerReference, PlannedBuffer
+from hpx_core.sdk.firmware import ARENA_USES, Board
 from hpx_tflm_family.arena import ArenaPlan, align_up, data_memory
 
 if TYPE_CHECKING:

@@ -8,8 +8,8 @@ what the model needs and says it.
 
 from __future__ import annotations
 
-from hpx_core.contract import Explanation
-from hpx_core.wire import Capture
+from hpx_core.sdk import Explanation
+from hpx_core.sdk.results import Capture
 
 ARENA = "arena"  # the memory pass's name of the tensor arena (hpx_tflm_runner.cc)
 ERR_ALLOCATE = 103

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import attrs
 
-from hpx_core.contract import MemoryLayout, PlannedBuffer
-from hpx_core.firmware.placement import ARENA_USES, WEIGHTS_USES
-from hpx_core.models import ModelInfo
+from hpx_core.sdk import MemoryLayout, PlannedBuffer
+from hpx_core.sdk.firmware import ARENA_USES, WEIGHTS_USES
+from hpx_core.sdk.models import ModelInfo
 from hpx_tflm_family.arena import ArenaPlan
 from hpx_tflm_family.memory import ARENA, ARENA_SYMBOL, MODEL, MODEL_SYMBOL
 from hpx_tflm_family.model_array import c_array

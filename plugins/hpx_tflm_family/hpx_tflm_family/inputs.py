@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Literal
 
 import attrs
 
-from hpx_core.errors import ConfigError
-from hpx_core.kept import KeptFolder
-from hpx_core.models import ModelInfo, TensorInfo
+from hpx_core.sdk import ConfigError
+from hpx_core.sdk.cache import KeptFolder
+from hpx_core.sdk.models import ModelInfo, TensorInfo
 
 if TYPE_CHECKING:
     import numpy as np

@@ -4,9 +4,9 @@ A MicroInterpreter program links the interpreter (whatever the runner includes: 
 allocators, planners, flatbuffer helpers) and, for each operator the model uses, the kernel
 that defines its registration (``Register_CONV_2D()``, as the checkout's
 ``micro_mutable_op_resolver.h`` names it), with every helper those files include and
-implement (:mod:`hpx_core.enginelib.include_graph`: ``conv.h`` -> ``conv_common.cc``), and the C
+implement (:mod:`hpx_core.sdk.enginelib.include_graph`: ``conv.h`` -> ``conv_common.cc``), and the C
 kernel library's files they call by name (CMSIS-NN, ns-cmsis-nn:
-:mod:`hpx_core.enginelib.c_symbols`). Nothing is compiled to find them and no table is kept: a
+:mod:`hpx_core.sdk.enginelib.c_symbols`). Nothing is compiled to find them and no table is kept: a
 fork (heliaRT) with other files is read the same way.
 
 The interpreter's closure does not descend into kernel headers (the resolver header includes
@@ -19,9 +19,9 @@ import re
 from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 
-from hpx_core.enginelib.c_symbols import needed, scan, scan_files
-from hpx_core.enginelib.include_graph import IncludeGraph, closure, normal
-from hpx_core.errors import BuildError, ModelError
+from hpx_core.sdk import BuildError, ModelError
+from hpx_core.sdk.enginelib.c_symbols import needed, scan, scan_files
+from hpx_core.sdk.enginelib.include_graph import IncludeGraph, closure, normal
 from hpx_tflm_family.resolver import RESOLVER_HEADER
 
 TEMPLATES = Path(__file__).with_name("templates")

@@ -16,9 +16,8 @@ import attrs
 import flatbuffers
 import numpy as np
 
-from hpx_core.contract import LayerReference, ReferenceLayer, ReferenceTensor
-from hpx_core.errors import ResultsError
-from hpx_core.models import ModelInfo
+from hpx_core.sdk import LayerReference, ReferenceLayer, ReferenceTensor, ResultsError
+from hpx_core.sdk.models import ModelInfo
 
 SOURCE = "tflite-micro Python interpreter (kPreserveAllTensors), same model and input bytes"
 # TFLite TensorType -> numpy dtype name (the element types the layer check reads).

@@ -3,13 +3,7 @@ the tensor arena. ``model.location`` and ``model.arena_location`` place them."""
 
 from __future__ import annotations
 
-from hpx_core.contract import (
-    BufferNeed,
-    CodeSize,
-    FirmwareRequest,
-    MemoryNeeds,
-    MemoryRequest,
-)
+from hpx_core.sdk import BufferNeed, CodeSize, FirmwareRequest, MemoryNeeds, MemoryRequest
 from hpx_tflm_family.arena import ArenaPlan, plan_arena
 
 MODEL = "model"

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import attrs
 
-from hpx_core.boards import Board
-from hpx_core.contract import LayerReference, MemoryLayout
-from hpx_core.models import ModelInfo
+from hpx_core.sdk import LayerReference, MemoryLayout
+from hpx_core.sdk.firmware import Board
+from hpx_core.sdk.models import ModelInfo
 from hpx_tflm_family.arena import ArenaPlan
 from hpx_tflm_family.check import (
     CHECK_SOURCE,

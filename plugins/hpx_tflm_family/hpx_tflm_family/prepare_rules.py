@@ -22,9 +22,8 @@ from typing import Any
 
 import attrs
 
-from hpx_core.contract import ModelRefusal
-from hpx_core.models import ModelInfo
-from hpx_core.models.guard import MALFORMED
+from hpx_core.sdk import ModelRefusal
+from hpx_core.sdk.models import MALFORMED, ModelInfo
 
 INT8, INT16 = 9, 7  # TFLite TensorType
 TYPE_NAMES = {INT8: "int8", INT16: "int16"}

@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
 
-from hpx_core.errors import ModelError, ResultsError
-from hpx_core.models import ModelInfo
+from hpx_core.sdk import ModelError, ResultsError
+from hpx_core.sdk.models import ModelInfo
 from hpx_tflm_family.reference_cache import cached_outputs
 
 TOOL = "tflite-micro host reference"
@@ -61,7 +61,7 @@ def _attempt(model_data: bytes, inputs: Sequence[bytes],
 
 def interpret(model_data: bytes, inputs: Sequence[bytes], model: ModelInfo) -> tuple[bytes, ...]:
     """Run the host TFLM interpreter once on ``inputs``; the raw bytes of every output."""
-    from hpx_core.enginelib import tool_output_to
+    from hpx_core.sdk.enginelib import tool_output_to
 
     with tempfile.TemporaryDirectory(prefix="hpx-tflm-reference-") as folder:
         said = Path(folder) / "tflite-micro.log"

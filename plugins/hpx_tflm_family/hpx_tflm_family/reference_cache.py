@@ -11,7 +11,7 @@ import hashlib
 from collections.abc import Callable, Sequence
 from importlib.metadata import PackageNotFoundError, version
 
-from hpx_core.kept import KeptFolder
+from hpx_core.sdk.cache import KeptFolder
 
 INTERPRETER = "tflite-micro"
 OUTPUTS = KeptFolder("reference-outputs")

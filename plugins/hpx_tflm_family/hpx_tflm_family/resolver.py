@@ -12,8 +12,8 @@ import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from hpx_core.errors import ConfigError, ModelError
-from hpx_core.models import ModelInfo
+from hpx_core.sdk import ConfigError, ModelError
+from hpx_core.sdk.models import ModelInfo
 from hpx_tflm_family.resolver_table import UPSTREAM_METHODS
 
 RESOLVER_HEADER = "tensorflow/lite/micro/micro_mutable_op_resolver.h"

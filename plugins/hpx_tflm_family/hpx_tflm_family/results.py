@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from hpx_core.contract import ReferenceOutput
-from hpx_core.models import ModelInfo
-from hpx_core.wire import Capture
+from hpx_core.sdk import ReferenceOutput
+from hpx_core.sdk.models import ModelInfo
+from hpx_core.sdk.results import Capture
 from hpx_tflm_family.arena import arena_summary
 from hpx_tflm_family.prepare import FamilyFacts
 

@@ -88,7 +88,7 @@ def test_the_etdump_buffer_is_planned_in_sram_or_noinit(board: str, uses: tuple[
 
 
 def test_a_buffer_etdumpgen_would_abort_on_is_refused_by_the_config() -> None:
-    from hpx_core import FieldValueError
+    from hpx_core.sdk import FieldValueError
 
     with pytest.raises(FieldValueError):
         ExecutorchConfig(etdump_buffer_size=128 * 1024)

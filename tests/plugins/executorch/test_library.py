@@ -11,7 +11,7 @@ from hpx_executorch.library import _link_order, _whole, core_options, runtime_ke
 from hpx_executorch.runtime_cmake import RuntimeOptions
 
 from hpx_core.contract import SourceRepo, SourceSet
-from hpx_core.enginelib import CachedFolder
+from hpx_core.sdk.enginelib import CachedFolder
 
 M55 = ("-mcpu=cortex-m55", "-mfloat-abi=hard", "-mthumb")
 pytestmark = pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None,

@@ -11,7 +11,7 @@ from typing import Any
 
 import attrs
 
-from hpx_core import ConfigRequest, FieldValueError
+from hpx_core.sdk import ConfigRequest, FieldValueError
 
 INT8_MIN, INT8_MAX = -128, 127
 

@@ -12,11 +12,10 @@ from pathlib import Path
 
 import numpy as np
 
-from hpx_core.contract import FirmwareContribution, FirmwareRequest, ModelRequest, model_view
-from hpx_core.enginelib import library_cmake
-from hpx_core.errors import ModelError
-from hpx_core.firmware import get_toolchain
-from hpx_core.models import ModelInfo
+from hpx_core.sdk import FirmwareContribution, FirmwareRequest, ModelError, ModelRequest, model_view
+from hpx_core.sdk.enginelib import library_cmake
+from hpx_core.sdk.firmware import get_toolchain
+from hpx_core.sdk.models import ModelInfo
 from hpx_kernelbench.config import KernelbenchConfig
 from hpx_kernelbench.glue import make_glue
 from hpx_kernelbench.identity import BACKENDS

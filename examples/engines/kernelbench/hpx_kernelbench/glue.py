@@ -16,7 +16,7 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 
-from hpx_core.contract import PlannedBuffer
+from hpx_core.sdk import PlannedBuffer
 from hpx_kernelbench.kernels import Conv2d, KernelCall, KernelList
 from hpx_kernelbench.params import BenchmarkData, KernelParams
 

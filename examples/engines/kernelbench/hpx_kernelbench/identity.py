@@ -6,7 +6,7 @@ the hooks import the engine's machinery (NumPy, the library build) when they are
 
 from __future__ import annotations
 
-from hpx_core.sources import load_pins
+from hpx_core.sdk.sources import load_pins
 
 ENGINE = "kernelbench"
 BACKENDS = ("portable", "cmsis_nn", "ns")

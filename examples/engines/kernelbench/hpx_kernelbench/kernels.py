@@ -13,7 +13,7 @@ from typing import ClassVar
 
 import attrs
 
-from hpx_core.models import ModelInfo, Operator, TensorInfo
+from hpx_core.sdk.models import ModelInfo, Operator, TensorInfo
 
 Shape = tuple[int, ...]
 MAX_DIM = 4096

@@ -2,7 +2,7 @@
 
 A library depends on the backend, the board's CPU flags, the toolchain and the pinned commits,
 never on the benchmark, the board's name or where the sources are, so hpx builds it once
-(:func:`hpx_core.enginelib.ensure_library`) and every benchmark's small app links it.
+(:func:`hpx_core.sdk.enginelib.ensure_library`) and every benchmark's small app links it.
 ``portable`` compiles the pinned kernelbench-kernels repository; ``cmsis_nn`` and ``ns``
 compile the convolution, fully connected and support functions of Arm CMSIS-NN or Ambiq
 ns-cmsis-nn (int8 only: their float files are left out).
@@ -12,9 +12,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hpx_core.boards import Board
-from hpx_core.contract import SourceSet
-from hpx_core.enginelib import (
+from hpx_core.sdk import SourceError, SourceSet
+from hpx_core.sdk.enginelib import (
     EngineLibrary,
     LibrarySpec,
     SourceGroup,
@@ -23,8 +22,7 @@ from hpx_core.enginelib import (
     source_roots,
     toolchain_identity,
 )
-from hpx_core.errors import SourceError
-from hpx_core.firmware import Toolchain
+from hpx_core.sdk.firmware import Board, Toolchain
 
 KERNELS_REPO = "kernelbench-kernels"
 REPOSITORY = {"portable": KERNELS_REPO, "cmsis_nn": "CMSIS-NN", "ns": "ns-cmsis-nn"}

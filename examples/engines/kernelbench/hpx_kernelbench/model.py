@@ -29,7 +29,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
-from hpx_core.errors import ModelError
+from hpx_core.sdk import ModelError
 from hpx_kernelbench.kernels import (
     MAX_DEPTH,
     MAX_DIM,

@@ -16,23 +16,23 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from hpx_core import hookimpl
-from hpx_core.contract import (
+from hpx_core.sdk import (
     ConfigRequest,
     EngineDescriptor,
     ErrorRequest,
     Explanation,
     FirmwareContribution,
     FirmwareRequest,
+    HpxError,
     ModelRequest,
     ResultExtras,
     ResultsRequest,
     SymbolFinding,
     SymbolsRequest,
+    engines_hook,
+    hookimpl,
 )
-from hpx_core.errors import HpxError
-from hpx_core.models import ModelInfo
-from hpx_core.plugin_kit import engines_hook
+from hpx_core.sdk.models import ModelInfo
 from hpx_kernelbench import config
 from hpx_kernelbench.identity import BACKENDS, ENGINE, PINS
 from hpx_kernelbench.kernels import FORMAT
@@ -106,7 +106,7 @@ def hpx_result_extras(request: ResultsRequest) -> ResultExtras:
 
 
 if TYPE_CHECKING:  # mypy checks every hook against the contract (hpx_core.engine_protocol)
-    from hpx_core import engine_protocol as contract
+    from hpx_core.sdk import engine_protocol as contract
     from hpx_kernelbench import plugin as this
 
     _engine: contract.Engine = this

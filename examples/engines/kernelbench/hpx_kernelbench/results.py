@@ -11,8 +11,8 @@ from collections.abc import Sequence
 
 import attrs
 
-from hpx_core.contract import Explanation, Json, ReferenceOutput
-from hpx_core.wire import Capture
+from hpx_core.sdk import Explanation, Json, ReferenceOutput
+from hpx_core.sdk.results import Capture
 
 # Error codes of glue/kb_engine.c.
 NO_OUTPUT = 1

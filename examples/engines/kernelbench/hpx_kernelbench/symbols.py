@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable
 
-from hpx_core.contract import SymbolFinding
+from hpx_core.sdk import SymbolFinding
 
 PORTABLE = {"conv2d": "kb_conv2d_s8", "fully_connected": "kb_fully_connected_s8"}
 CMSIS = {"conv2d": "arm_convolve_wrapper_s8", "fully_connected": "arm_fully_connected_s8"}

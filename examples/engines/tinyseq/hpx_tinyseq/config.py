@@ -6,7 +6,7 @@ from typing import Any
 
 import attrs
 
-from hpx_core import ConfigRequest, FieldValueError
+from hpx_core.sdk import ConfigRequest, FieldValueError
 
 MAX_SEED = 2**32 - 1
 

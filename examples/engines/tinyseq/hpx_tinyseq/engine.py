@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from hpx_core.contract import (
+from hpx_core.sdk import (
     BufferNeed,
     CodeSize,
     FirmwareContribution,
@@ -15,13 +15,13 @@ from hpx_core.contract import (
     LayerReference,
     MemoryNeeds,
     MemoryRequest,
+    ModelError,
     ModelRequest,
     ReferenceLayer,
     ReferenceTensor,
     model_view,
 )
-from hpx_core.errors import ModelError
-from hpx_core.models import ModelInfo, Operator, TensorInfo
+from hpx_core.sdk.models import ModelInfo, Operator, TensorInfo
 from hpx_tinyseq import glue
 from hpx_tinyseq.config import TinyseqConfig
 from hpx_tinyseq.identity import BACKENDS, FORMAT

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import attrs
 
-from hpx_core.errors import ModelError
+from hpx_core.sdk import ModelError
 
 MAGIC = "tinyseq"
 VERSION = 1

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from hpx_core import hookimpl
-from hpx_core.contract import (
+from hpx_core.sdk import (
     ConfigRequest,
     EngineDescriptor,
     ErrorRequest,
     Explanation,
     FirmwareContribution,
     FirmwareRequest,
+    HpxError,
     MemoryNeeds,
     MemoryRequest,
     ModelRequest,
@@ -26,9 +26,9 @@ from hpx_core.contract import (
     ResultsRequest,
     SymbolFinding,
     SymbolsRequest,
+    hookimpl,
 )
-from hpx_core.errors import HpxError
-from hpx_core.models import ModelInfo
+from hpx_core.sdk.models import ModelInfo
 from hpx_tinyseq import config
 from hpx_tinyseq.identity import BACKENDS, ENGINE, FORMAT, PINS
 
@@ -110,7 +110,7 @@ def hpx_result_extras(request: ResultsRequest) -> ResultExtras:
 
 
 if TYPE_CHECKING:  # mypy checks every hook against the contract (hpx_core.engine_protocol)
-    from hpx_core import engine_protocol as contract
+    from hpx_core.sdk import engine_protocol as contract
     from hpx_tinyseq import plugin as this
 
     _engine: contract.Engine = this

@@ -6,8 +6,8 @@ from collections.abc import Collection, Sequence
 
 import attrs
 
-from hpx_core.contract import Explanation, Json, ReferenceOutput, SymbolFinding
-from hpx_core.wire import Capture
+from hpx_core.sdk import Explanation, Json, ReferenceOutput, SymbolFinding
+from hpx_core.sdk.results import Capture
 from hpx_tinyseq.glue import KERNEL_SYMBOL
 
 # Error codes of glue/ts_engine.c.

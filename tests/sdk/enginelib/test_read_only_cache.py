@@ -18,7 +18,7 @@ from read_only import needs_unshare, run_read_only
 
 pytestmark = [pytest.mark.emulated, needs_unshare]
 HPX = Path(sys.executable).parent / "hpx"
-KWS = Path(__file__).resolve().parents[2] / "examples/models/mlperf_tiny/kws_ref_model.tflite"
+KWS = Path(__file__).resolve().parents[3] / "examples/models/mlperf_tiny/kws_ref_model.tflite"
 
 
 def _build(tmp_path: Path, out: str, *extra: str) -> list[str]:

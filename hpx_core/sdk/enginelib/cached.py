@@ -32,8 +32,8 @@ from typing import Any
 
 import attrs
 
-from hpx_core.enginelib.checking import may_build
 from hpx_core.errors import BuildError
+from hpx_core.firmware.checking import may_build
 from hpx_core.locks import hold
 from hpx_core.sources import cache_root
 

@@ -10,7 +10,8 @@ from pathlib import Path
 import attrs
 import pytest
 
-from hpx_core.enginelib import (
+from hpx_core.errors import BuildError
+from hpx_core.sdk.enginelib import (
     LibrarySpec,
     SourceGroup,
     TargetUnits,
@@ -19,7 +20,6 @@ from hpx_core.enginelib import (
     ensure_units,
     spec_units,
 )
-from hpx_core.errors import BuildError
 
 pytestmark = pytest.mark.skipif(
     shutil.which("arm-none-eabi-gcc") is None or shutil.which("ninja") is None,

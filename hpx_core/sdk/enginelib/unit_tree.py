@@ -16,10 +16,10 @@ from pathlib import Path
 
 import attrs
 
-from hpx_core.enginelib.cmake import LibraryBuild, cmake_library, configure_library
-from hpx_core.enginelib.include_graph import normal
 from hpx_core.errors import BuildError
 from hpx_core.firmware.toolchain import Toolchain
+from hpx_core.sdk.enginelib.cmake import LibraryBuild, cmake_library, configure_library
+from hpx_core.sdk.enginelib.include_graph import normal
 
 LISTS = "hpx_units"  # the folder of the build tree where each target's objects are listed
 

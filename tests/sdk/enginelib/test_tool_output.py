@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from hpx_core.enginelib import tool_output_to
+from hpx_core.sdk.enginelib import tool_output_to
 
 
 def noisy_tool() -> None:

@@ -1,6 +1,6 @@
 """Build an engine library from a file list into the cache, once; and link apps against it.
 
-The cache entry is made the way every engine library's is (:mod:`hpx_core.enginelib.cached`).
+The cache entry is made the way every engine library's is (:mod:`hpx_core.sdk.enginelib.cached`).
 """
 
 from __future__ import annotations
@@ -13,14 +13,14 @@ from typing import Any
 import attrs
 
 from hpx_core.contract import LibraryUse
-from hpx_core.enginelib.cached import BUILD_LOG, cached_folder
-from hpx_core.enginelib.cmake import LibraryBuild, cmake_library
-from hpx_core.enginelib.identity import debug_prefix_flags, identity_key
-from hpx_core.enginelib.spec import LibrarySpec, Stage
-from hpx_core.enginelib.units import UnitRecipe
 from hpx_core.firmware.cmake_text import cmake_quote, shell_join
 from hpx_core.firmware.toolchain import Toolchain
 from hpx_core.log import get_logger
+from hpx_core.sdk.enginelib.cached import BUILD_LOG, cached_folder
+from hpx_core.sdk.enginelib.cmake import LibraryBuild, cmake_library
+from hpx_core.sdk.enginelib.identity import debug_prefix_flags, identity_key
+from hpx_core.sdk.enginelib.spec import LibrarySpec, Stage
+from hpx_core.sdk.enginelib.units import UnitRecipe
 from hpx_core.sources import cache_root
 
 log = get_logger()
@@ -177,7 +177,7 @@ def library_cmake(library: EngineLibrary, target: str = "hpx_app") -> str:
 
 def spec_units(spec: LibrarySpec, stage: Stage | None = None, *,
                toolchain: Toolchain | None = None, root: Path | None = None) -> UnitRecipe:
-    """``spec``'s library kept as units (:mod:`hpx_core.enginelib.units`): the project is the
+    """``spec``'s library kept as units (:mod:`hpx_core.sdk.enginelib.units`): the project is the
     whole library's, every file with its own options, so each unit is the whole library's
     object; ``@LIB@`` names the units' folder, where ``stage`` puts what it stages."""
     cache = root or cache_root()

@@ -3,7 +3,7 @@ built (a file list the engine gives, or the library's own CMake project).
 
 The compiler cache goes in front of every compile when there is one
 (:mod:`hpx_core.firmware.launcher`); Ninja's status lines feed the progress
-(:mod:`hpx_core.enginelib.progress`); the whole output goes to the build's log.
+(:mod:`hpx_core.firmware.progress`); the whole output goes to the build's log.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from typing import TextIO
 
 import attrs
 
-from hpx_core.enginelib.progress import tracker
 from hpx_core.errors import BuildError, ToolError
 from hpx_core.firmware.launcher import (
     STATS_LOG,
@@ -25,6 +24,7 @@ from hpx_core.firmware.launcher import (
     compiler_cache,
     read_stats,
 )
+from hpx_core.firmware.progress import tracker
 from hpx_core.firmware.stoppable import stoppable
 from hpx_core.firmware.toolchain import Toolchain, get_toolchain
 from hpx_core.firmware.toolchain_file import write_toolchain_file

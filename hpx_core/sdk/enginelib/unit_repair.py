@@ -16,9 +16,9 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from hpx_core.enginelib.cached import CONTENTS, file_state, read_manifest
-from hpx_core.enginelib.units import selection_digest
 from hpx_core.log import get_logger
+from hpx_core.sdk.enginelib.cached import CONTENTS, file_state, read_manifest
+from hpx_core.sdk.enginelib.units import selection_digest
 
 log = get_logger()
 REMADE_ONE_BY_ONE = ("objects/", "links/")  # what an extension makes again by itself

@@ -11,14 +11,14 @@ import attrs
 import pytest
 
 from hpx_core.contract import SourceRepo, SourceSet
-from hpx_core.enginelib import (
+from hpx_core.sdk.enginelib import (
     LibrarySpec,
     SourceGroup,
     ensure_library,
     source_identity,
     source_roots,
 )
-from hpx_core.enginelib.identity import DEBUG_ROOT, portable, resolved
+from hpx_core.sdk.enginelib.identity import DEBUG_ROOT, portable, resolved
 from hpx_core.sources.content import tree_digest
 
 M4 = ("-mcpu=cortex-m4", "-mfpu=fpv4-sp-d16", "-mfloat-abi=hard", "-mthumb")

@@ -13,7 +13,7 @@ from loops_engine import loops_registry
 from hpx_core import pipeline
 from hpx_core.pipeline import ProfileOutcome
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 KWS = REPO / "examples/models/mlperf_tiny/kws_ref_model.tflite"
 
 pytestmark = pytest.mark.emulated

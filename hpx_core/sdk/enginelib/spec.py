@@ -7,9 +7,9 @@ from pathlib import Path
 
 import attrs
 
-from hpx_core.enginelib.identity import identity_key
 from hpx_core.firmware.toolchain import Toolchain, get_toolchain
 from hpx_core.firmware.toolchain_file import recipe_identity
+from hpx_core.sdk.enginelib.identity import identity_key
 
 RECIPE_VERSION = 2
 """Bump when the way libraries are built changes, so old cache entries are not reused."""
@@ -46,9 +46,9 @@ class LibrarySpec:
     ``include_dirs`` may name ``@LIB@/...``: folders the ``stage`` callback creates inside the
     library's own cache folder (patched or generated headers live there, never in the
     source cache). ``identity`` holds what the file lists cannot show: engine, backend, pinned
-    commits (:func:`hpx_core.enginelib.identity.source_identity`), toolchain version; never a
+    commits (:func:`hpx_core.sdk.enginelib.identity.source_identity`), toolchain version; never a
     board name. ``roots`` names the folders the paths live in
-    (:func:`~hpx_core.enginelib.identity.source_roots`): the key sees paths relative to them.
+    (:func:`~hpx_core.sdk.enginelib.identity.source_roots`): the key sees paths relative to them.
     """
 
     name: str

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hpx_core.enginelib.include_graph import IncludeGraph, closure, implements
+from hpx_core.sdk.enginelib.include_graph import IncludeGraph, closure, implements
 
 
 def _tree(root: Path, files: dict[str, str]) -> None:

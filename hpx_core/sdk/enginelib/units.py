@@ -32,10 +32,10 @@ from typing import Any
 import attrs
 
 from hpx_core.contract import LibraryUse
-from hpx_core.enginelib.cached import CONTENTS, entry_folder, file_state, read_manifest
-from hpx_core.enginelib.spec import Stage
-from hpx_core.enginelib.unit_tree import TargetUnits
 from hpx_core.firmware.toolchain import Toolchain
+from hpx_core.sdk.enginelib.cached import CONTENTS, entry_folder, file_state, read_manifest
+from hpx_core.sdk.enginelib.spec import Stage
+from hpx_core.sdk.enginelib.unit_tree import TargetUnits
 
 Project = Callable[[Path, Path], str]
 """``project(scratch, folder)``: the CMakeLists text of the whole library, compiled in the

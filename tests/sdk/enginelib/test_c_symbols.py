@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hpx_core.enginelib.c_symbols import needed, scan, scan_files
+from hpx_core.sdk.enginelib.c_symbols import needed, scan, scan_files
 
 SOURCE = """
 #include "x.h"

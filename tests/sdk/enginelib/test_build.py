@@ -8,8 +8,8 @@ from pathlib import Path
 import attrs
 import pytest
 
-from hpx_core.enginelib import LibrarySpec, SourceGroup, ensure_library, library_cmake
-from hpx_core.enginelib.build import library_cmakelists
+from hpx_core.sdk.enginelib import LibrarySpec, SourceGroup, ensure_library, library_cmake
+from hpx_core.sdk.enginelib.build import library_cmakelists
 
 M55 = ("-mcpu=cortex-m55", "-mfloat-abi=hard", "-mthumb")
 

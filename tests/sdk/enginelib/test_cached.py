@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from hpx_core.enginelib import cached_folder
 from hpx_core.errors import BuildError, HpxError
 from hpx_core.locks import listening
+from hpx_core.sdk.enginelib import cached_folder
 
 
 def test_made_once_then_found(tmp_path: Path) -> None:

@@ -17,7 +17,11 @@ from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
-from hpx_core.enginelib.cached import (
+from hpx_core.errors import BuildError
+from hpx_core.firmware.checking import may_build
+from hpx_core.locks import hold
+from hpx_core.log import get_logger
+from hpx_core.sdk.enginelib.cached import (
     CONTENTS,
     MANIFEST,
     discard,
@@ -25,10 +29,9 @@ from hpx_core.enginelib.cached import (
     folder_contents,
     write_manifest,
 )
-from hpx_core.enginelib.checking import may_build
-from hpx_core.enginelib.identity import portable, resolved
-from hpx_core.enginelib.unit_repair import repaired_manifest
-from hpx_core.enginelib.unit_tree import (
+from hpx_core.sdk.enginelib.identity import portable, resolved
+from hpx_core.sdk.enginelib.unit_repair import repaired_manifest
+from hpx_core.sdk.enginelib.unit_tree import (
     LISTS,
     TargetUnits,
     Unit,
@@ -39,7 +42,7 @@ from hpx_core.enginelib.unit_tree import (
     listing_cmake,
     read_listing,
 )
-from hpx_core.enginelib.units import (
+from hpx_core.sdk.enginelib.units import (
     Select,
     UnitLibrary,
     UnitRecipe,
@@ -48,9 +51,6 @@ from hpx_core.enginelib.units import (
     unit_library,
     units_folder,
 )
-from hpx_core.errors import BuildError
-from hpx_core.locks import hold
-from hpx_core.log import get_logger
 
 log = get_logger()
 LOG = "units.log"  # the units build's log in its tree (a kept tree has its own build.log)

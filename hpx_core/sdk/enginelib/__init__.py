@@ -12,7 +12,8 @@ A kernel library may instead be kept as units (:func:`ensure_units`): configured
 an object at a time as programs need them, linked through archives in the whole library's order.
 """
 
-from hpx_core.enginelib.build import (
+from hpx_core.firmware.cmake_text import cmake_quote, shell_join
+from hpx_core.sdk.enginelib.build import (
     EngineLibrary,
     archive_cmake,
     ensure_library,
@@ -20,26 +21,25 @@ from hpx_core.enginelib.build import (
     library_cmake,
     spec_units,
 )
-from hpx_core.enginelib.cached import CachedFolder, cached_folder
-from hpx_core.enginelib.cmake import LibraryBuild, cmake_library, run_logged, toolchain_args
-from hpx_core.enginelib.identity import (
+from hpx_core.sdk.enginelib.cached import CachedFolder, cached_folder
+from hpx_core.sdk.enginelib.cmake import LibraryBuild, cmake_library, run_logged, toolchain_args
+from hpx_core.sdk.enginelib.identity import (
     debug_prefix_flags,
     identity_key,
     source_identity,
     source_roots,
 )
-from hpx_core.enginelib.spec import (
+from hpx_core.sdk.enginelib.spec import (
     LibrarySpec,
     SourceGroup,
     Stage,
     builds_with_gcc,
     toolchain_identity,
 )
-from hpx_core.enginelib.tool_output import tool_output_to
-from hpx_core.enginelib.unit_build import ensure_units
-from hpx_core.enginelib.unit_tree import TargetUnits, Unit
-from hpx_core.enginelib.units import UnitLibrary, UnitRecipe
-from hpx_core.firmware.cmake_text import cmake_quote, shell_join
+from hpx_core.sdk.enginelib.tool_output import tool_output_to
+from hpx_core.sdk.enginelib.unit_build import ensure_units
+from hpx_core.sdk.enginelib.unit_tree import TargetUnits, Unit
+from hpx_core.sdk.enginelib.units import UnitLibrary, UnitRecipe
 
 __all__ = [
     "CachedFolder",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hpx_core.enginelib.progress import bar, ninja_status, reporting, tracker
+from hpx_core.firmware.progress import bar, ninja_status, reporting, tracker
 
 
 def test_ninja_status_lines_are_read_and_others_ignored() -> None:
