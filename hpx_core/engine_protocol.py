@@ -64,7 +64,7 @@ class Engine(Protocol):
 
 
 class ReadsItsOwnFormat(Protocol):
-    """An engine that reads a model format the core does not."""
+    """A plugin that reads a model format (its engine's own)."""
 
     def hpx_read_model(self, request: ModelRequest) -> ModelInfo | None: ...
 

@@ -81,11 +81,13 @@ def hpx_validate_config(request: ConfigRequest) -> AttrsInstance:
 
 @hookspec(firstresult=True)
 def hpx_read_model(request: ModelRequest) -> ModelInfo | None:
-    """Read a model file in a format of the engine's own (not ``.tflite`` or ``.pte``).
+    """Read a model file of a format the plugin reads (the core reads only ``.tflite``).
 
+    Asked of every plugin until one answers (a run's engine first, the core's own reader last).
     Answer the :class:`~hpx_core.models.ModelInfo` (format, layers as ``operators``, inputs
-    and outputs, SHA-256 from the request), or ``None`` when the file is not yours. Raise
-    :class:`~hpx_core.errors.ModelError` for a file that is yours but broken.
+    and outputs, SHA-256 from the request), or ``None`` when the file is not yours: tell by its
+    content, cheaply. Raise :class:`~hpx_core.errors.ModelError` for a file that is yours but
+    broken.
     """
 
 

@@ -15,7 +15,7 @@ from hpx_core import contract, hookspecs
 from hpx_core.boards import get_board
 from hpx_core.contract import EngineSelection, ResultsRequest, SourceSet
 from hpx_core.errors import PluginError
-from hpx_core.models import load_model
+from hpx_core.reading import load_model
 from hpx_core.wire import Capture
 
 HOOKS = [f for name, f in vars(hookspecs).items() if name.startswith("hpx_") and callable(f)]
