@@ -17,6 +17,7 @@ import functools
 import hashlib
 import sys
 import threading
+import uuid
 from collections import OrderedDict
 from collections.abc import Callable
 from importlib.metadata import PackageNotFoundError, version
@@ -53,6 +54,23 @@ def _digest_sources(digest: Any, folder: Path, pattern: str) -> None:
         digest.update(source.relative_to(folder).as_posix().encode() + b"\0" + source.read_bytes())
 
 
+def _digest_package(digest: Any, top: ModuleType | None) -> None:
+    """Every source of a plugin's top-level package (or its one module); code hpx cannot read
+    (a module made in memory) gets a token of this process, so nothing it read is found again
+    by another."""
+    folders = getattr(top, "__path__", None)
+    if folders is not None:
+        for folder in sorted(folders):
+            _digest_sources(digest, Path(folder), "**/*.py")
+    elif top is not None and getattr(top, "__file__", None):
+        digest.update(Path(str(top.__file__)).read_bytes())
+    else:
+        digest.update(_PROCESS.encode())
+
+
+_PROCESS = uuid.uuid4().hex
+
+
 @functools.cache
 def _core_models() -> str:
     """The core's model records and reading tools, which every reader builds on."""
@@ -75,8 +93,7 @@ def reader_identity(module: ModuleType, plugin_version: str) -> str:
         except PackageNotFoundError:
             digest.update(b"absent")
     else:
-        package = Path(str(sys.modules[top].__file__)).parent
-        _digest_sources(digest, package, "**/*.py")
+        _digest_package(digest, sys.modules.get(top))
     return digest.hexdigest()[:16]
 
 
