@@ -104,12 +104,16 @@ def unread(path: Path, data: bytes, registry: Registry) -> UnreadFormatError:
             readers.setdefault(kind, []).append(name)
     found = [", ".join(f"{kind} ({', '.join(names)})" for kind, names in sorted(readers.items()))]
     if registry.disabled:
-        found.append(f"disabled by {DISABLE_ENV}: {', '.join(p.name for p in registry.disabled)}")
+        off = ", ".join(f"{p.name} ({p.distribution})" for p in registry.disabled)
+        found.append(f"disabled by {DISABLE_ENV}: {off}")
     if registry.failures:
         found.append(f"failed to load: {', '.join(f.plugin.name for f in registry.failures)}")
-    advice = ("check the path, or re-export the model" if suffix.lstrip(".") in readers
-              else f"install the engine plugin that reads {suffix} files (`hpx plugins` lists "
-                   "the installed ones)")
+    advice = (f"install the engine plugin that reads {suffix} files (`hpx plugins` lists the "
+              "installed ones)")
+    if registry.disabled:
+        advice = f"enable the disabled plugin if it reads {suffix} files, or {advice}"
+    if suffix.lstrip(".") in readers:
+        advice = "check the path, or re-export the model"
     return UnreadFormatError(
         f"{path.name}: no installed plugin reads this {suffix} file ({detail})",
         f"formats installed plugins read: {'; '.join(found)}; {advice}")

@@ -111,7 +111,7 @@ def test_a_format_no_plugin_reads_says_to_install_one(
     assert code == 1
     assert err.startswith(f"error: {PTE.name}: no installed plugin reads this .pte file "
                           "(file identifier b'ET12' at byte 4)")
-    assert "disabled by HPX_DISABLE_PLUGINS: executorch" in err
+    assert "disabled by HPX_DISABLE_PLUGINS: executorch (hpx-executorch)" in err
     assert "install the engine plugin that reads .pte files" in err
     assert "pte (" not in err  # no installed engine reads it
 
