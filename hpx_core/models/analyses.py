@@ -7,8 +7,8 @@ only on the file's bytes and the reader's own code, so an analysis is kept under
 that would be asked for it (:func:`reader_identity` of each: its sources and version): an edited
 reader, another schema package or another plugin installed reads every model again. The path a
 model was read from is not part of an analysis; the caller's path is put back. The last few
-analyses are also held in memory, so a process that asks twice (the default engine's choice,
-then the run; a matrix's cells) parses a model once.
+analyses are also held in memory, so a process that asks the same readers twice (a matrix's
+cells, the default engine's choice and the run) parses a model once.
 """
 
 from __future__ import annotations
