@@ -26,12 +26,12 @@ from hpx_core.matrix import (
 )
 from hpx_core.matrix import plan_matrix as _plan_matrix
 from hpx_core.models import ModelInfo
-from hpx_core.models import load_model as analyze
 from hpx_core.pipeline import STAGE_NAMES, ProfileOutcome, profile
 from hpx_core.pipeline import check as check_config
 from hpx_core.pipeline.doctor import DoctorReport, run_doctor
 from hpx_core.plugins import PluginReport, Registry, list_plugins
 from hpx_core.plugins import default_registry as registry
+from hpx_core.reading import load_model as analyze
 from hpx_core.results import BundleCheck, verify_bundle
 from hpx_core.selftest.run import SelftestReport, run_selftest
 

@@ -122,16 +122,16 @@ class Engine(Protocol):
 
 
 class ReadsItsOwnFormat(Protocol):
-    """An engine that reads a model format the core does not."""
+    """A plugin that reads a model format (its engine's own)."""
 
     def hpx_read_model(self, *, request: ModelRequest) -> ModelInfo | None:
-        """Read a model file in a format of the engine's own (not ``.tflite`` or ``.pte``).
+        """Read a model file of a format the plugin reads (the core reads only ``.tflite``).
 
-        Called on the engine's plugin; for a file no engine was named for (``hpx analyze``), on
-        every plugin until one answers. Answer the :class:`~hpx_core.models.ModelInfo`
+        Called on the run's engine's plugin first, then on each plugin until one answers (the
+        core's own ``.tflite`` reader last). Answer the :class:`~hpx_core.models.ModelInfo`
         (format, layers as ``operators``, inputs and outputs, SHA-256 from the request), or
-        ``None`` when the file is not yours. Raise :class:`~hpx_core.errors.ModelError` for a
-        file that is yours but broken.
+        ``None`` when the file is not yours: tell by its content, cheaply. Raise
+        :class:`~hpx_core.errors.ModelError` for a file that is yours but broken.
         """
 
 
@@ -226,7 +226,7 @@ class Reach(enum.Enum):
 
     ENGINE = "engine"  # the plugin that declared the selected engine, for its one answer
     EVERY_PLUGIN = "every plugin"  # each plugin, every answer kept
-    ENGINE_ELSE_FIRST = "engine, else every plugin until one answers"  # no engine named
+    ENGINE_ELSE_FIRST = "engine first, then each plugin until one answers"
 
 
 @attrs.frozen

@@ -1,9 +1,10 @@
 """Finding engine plugins through the ``hpx.engines`` entry-point group.
 
-Every engine, including those that ship with hpx, is found this way. A plugin that fails to
-import or breaks the contract (a misspelled hook, a failing descriptor, pins that contradict
-another plugin's) is reported by name and skipped; hpx keeps working with the rest. The
-registry also merges the core's pins with every engine's into one catalog.
+Every engine, including those that ship with hpx, is found this way; the core's own plugins
+(:mod:`hpx_core.default_plugins`: the ``.tflite`` reader) are registered first, always. A
+plugin that fails to import or breaks the contract (a misspelled hook, a failing descriptor,
+pins that contradict another plugin's) is reported by name and skipped; hpx keeps working with
+the rest. The registry also merges the core's pins with every engine's into one catalog.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import pluggy
 
 from hpx_core import hookspecs
 from hpx_core.contract import EngineDescriptor
+from hpx_core.default_plugins import tflite_format
 from hpx_core.errors import HpxError, PluginError
 from hpx_core.log import get_logger
 from hpx_core.project import PROJECT_NAME
@@ -28,6 +30,19 @@ ENTRY_POINT_GROUP = "hpx.engines"
 DISABLE_ENV = "HPX_DISABLE_PLUGINS"
 
 log = get_logger(__name__)
+
+
+@attrs.frozen
+class DefaultPlugin:
+    """One of the core's own plugins: its name on the plugin manager and the formats it reads."""
+
+    name: str
+    module: ModuleType
+    formats: tuple[str, ...]
+
+
+DEFAULT_PLUGINS = (DefaultPlugin("core-tflite", tflite_format, (tflite_format.FORMAT,)),)
+"""Registered on every registry before the installed plugins (:mod:`hpx_core.default_plugins`)."""
 
 
 @attrs.frozen
@@ -113,6 +128,8 @@ def load_registry(
     skip = set(disabled if disabled is not None else _disabled_from_env())
     manager = pluggy.PluginManager(PROJECT_NAME)
     manager.add_hookspecs(hookspecs.SPECS)
+    for default in DEFAULT_PLUGINS:  # the core's own formats, asked after the plugins'
+        manager.register(default.module, name=default.name)
     loaded: list[tuple[PluginInfo, ModuleType]] = []
     failures: list[PluginFailure] = []
     left_out: list[PluginInfo] = []

@@ -16,7 +16,7 @@ from hpx_core.boards import get_board
 from hpx_core.contract import EngineSelection, ResultsRequest, SourceSet
 from hpx_core.engine_protocol import HOOKS as TABLE
 from hpx_core.errors import PluginError
-from hpx_core.models import load_model
+from hpx_core.reading import load_model
 from hpx_core.wire import Capture
 
 HOOKS = [hook.method for hook in TABLE.values()]

@@ -71,7 +71,7 @@ def test_each_docstring_says_whom_the_core_asks_as_the_table_does() -> None:
         if hook.reach is Reach.EVERY_PLUGIN:
             assert "on every plugin" in said, hook.name
         elif hook.reach is Reach.ENGINE_ELSE_FIRST:
-            assert "every plugin until one answers" in said, hook.name
+            assert "each plugin until one answers" in said, hook.name
         else:
             assert "every plugin" not in said, hook.name
 
@@ -79,7 +79,7 @@ def test_each_docstring_says_whom_the_core_asks_as_the_table_does() -> None:
 def test_a_wrong_answer_record_is_named_with_the_plugin_and_hook() -> None:
     from hpx_core.contract import NotesRequest
     from hpx_core.errors import PluginError
-    from hpx_core.models import load_model
+    from hpx_core.reading import load_model
     from hpx_core.plugins import load_registry
 
     model = Path(__file__).resolve().parents[1] / "examples/models/mlperf_tiny/kws_ref_model.tflite"

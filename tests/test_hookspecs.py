@@ -9,8 +9,8 @@ from types import ModuleType
 
 import pytest
 
-from hpx_core.sdk import hookimpl
 from hpx_core.hookspecs import misfit
+from hpx_core.sdk import hookimpl
 
 
 def plugin(*functions: Callable[..., object]) -> ModuleType:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from hpx_core.errors import ModelError, UsageError
-from hpx_core.models import load_model, model_format
+from hpx_core.reading import load_model, model_format
 from hpx_core.user_files import read_regular, strict_json
 
 

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 @app.command()
 def analyze(
     model: Annotated[
-        Path, typer.Argument(help="A .tflite or .pte model, or a format an installed engine reads.")
+        Path, typer.Argument(help="A .tflite model, or one in a format an installed engine reads.")
     ],
     as_json: Annotated[bool, typer.Option("--json", help="JSON output.")] = False,
 ) -> None:
@@ -28,11 +28,11 @@ def analyze(
     from hpx_core.contract import NotesRequest
     from hpx_core.hooks import EngineHooks
     from hpx_core.models.report import model_report
-    from hpx_core.pipeline import read_model
     from hpx_core.plugins import default_registry
+    from hpx_core.reading import load_model
 
     registry = default_registry()
-    info = read_model(model, registry)
+    info = load_model(model, registry)
     notes = EngineHooks(registry).describe_model(NotesRequest(info))
     if as_json:
         report = model_report(info)
@@ -55,19 +55,25 @@ def _number(value: int | None) -> str:
     return "-" if value is None else f"{value:,}"
 
 
+def _namespaced(info: ModelInfo) -> bool:
+    """Whether the format names operators with namespaces (its reader fills them)."""
+    return any(op.namespace is not None for op in info.operators)
+
+
 def _layer_table(info: ModelInfo) -> Table:
-    pte = info.format == "pte"
+    namespaced = _namespaced(info)
     table = Table("#", "operator", "output shape", "MACs", "params", title=info.path.name)
-    if pte:
+    if namespaced:
         table.add_column("namespace")
     for op in info.operators:
         shape = " ".join(str(list(s)) for s in op.outputs) or "-"
         row = [str(op.index), op.qualified_name, shape, _number(op.macs), _number(op.params)]
-        if pte:
+        if namespaced:
             row.append(op.namespace or "-")
         table.add_row(*row)
     totals = ["", f"{len(info.operators)} layers", "", _number(info.total_macs)]
-    table.add_row(*totals, _number(info.total_params), *([""] if pte else []), style="bold")
+    table.add_row(*totals, _number(info.total_params), *([""] if namespaced else []),
+                  style="bold")
     return table
 
 
@@ -93,7 +99,7 @@ def _summary(info: ModelInfo) -> list[str]:
         if info.var_handle_count:
             lines.append(f"resource variables (VAR_HANDLE): {info.var_handle_count}")
         return lines
-    if info.format != "pte":  # an engine's own format: what its engine says (its notes)
+    if not _namespaced(info):  # what else a format has, its engine says (its notes)
         return lines
     namespaces = ", ".join(f"{k} {v}" for k, v in sorted(info.namespaces().items()))
     lines.append(f"operator namespaces: {namespaces or '-'}")

@@ -15,8 +15,8 @@ from hpx_core.config.document import DocumentSection
 from hpx_core.contract import ConfigRequest
 from hpx_core.errors import ConfigError, HpxError, PluginError, UsageError
 from hpx_core.hooks import EngineHooks
-from hpx_core.models import CORE_FORMATS, OTHER_FORMAT, load_model, model_format
 from hpx_core.plugins import EngineEntry, Registry, default_registry
+from hpx_core.reading import load_model
 from hpx_core.sources.licensing import may_run
 from hpx_core.suggest import did_you_mean
 
@@ -105,14 +105,10 @@ def _default_engine(config: ProfileConfig, document: ConfigDocument, reg: Regist
     if path is None:
         raise UsageError("no model given, and engine.type is not set",
                          "pass MODEL to hpx profile (or set model.path), or set engine.type")
-    fmt = model_format(path)
-    if fmt is None:
-        load_model(path)  # the core's words for a file that is missing or unreadable
+    fmt = load_model(path, reg).format  # missing, unreadable or unread: the readers' words
     candidates = [e for e in reg.engines.values()
-                  if fmt in e.descriptor.model_formats
-                  or (fmt == OTHER_FORMAT and set(e.descriptor.model_formats) - set(CORE_FORMATS))]
-    candidates = [e for e in candidates if _may_run(reg, e, board)]
-    what = f"{fmt} models" if fmt != OTHER_FORMAT else f"{path.name}"
+                  if fmt in e.descriptor.model_formats and _may_run(reg, e, board)]
+    what = f"{fmt} models"
     where = f" and may run on {board.name}"
     if len(candidates) != 1:
         names = ", ".join(sorted(e.descriptor.name for e in candidates)) or "none"

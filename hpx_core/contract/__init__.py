@@ -121,7 +121,7 @@ class ConfigRequest:
 
 @attrs.frozen
 class ModelRequest:
-    """For ``hpx_read_model``: a model file in a format the core does not read."""
+    """For ``hpx_read_model``: a model file, offered to every plugin until one reads it."""
 
     path: Path
     data: bytes

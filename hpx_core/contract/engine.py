@@ -37,8 +37,8 @@ def checked(value: object, kind: type[T], what: str) -> T:
 class EngineDescriptor:
     """An engine a plugin provides (answer of ``hpx_engines``).
 
-    ``name`` is the value of ``engine.type``; ``model_formats`` the formats it reads (``tflite``
-    and ``pte`` are read by the core; any other needs ``hpx_read_model``); ``config_class`` the
+    ``name`` is the value of ``engine.type``; ``model_formats`` the formats it runs (``tflite``
+    is read by the core; any other by a plugin's ``hpx_read_model``); ``config_class`` the
     frozen attrs class of its ``engine.config`` section; ``pins`` its sources, read from the
     plugin's own package data with :func:`hpx_core.sources.load_pins`. The first backend is the
     default. ``model_fields`` are the model fields its tools require that older converters

@@ -25,9 +25,9 @@ from hpx_core.errors import ConfigError, HpxError, LicenseError
 from hpx_core.firmware import get_toolchain
 from hpx_core.matrix.cells import Cell, expand
 from hpx_core.matrix.spec import LoadedSpec
-from hpx_core.models import CORE_FORMATS, OTHER_FORMAT, model_format
 from hpx_core.pipeline.facts import firmware_settings
 from hpx_core.plugins import Registry
+from hpx_core.reading import OTHER_FORMAT, model_format
 from hpx_core.sources import check_may_run
 
 CELLS = "cells"
@@ -153,9 +153,8 @@ def _prune_reason(cell: Cell, loaded: LoadedSpec, registry: Registry) -> str | N
     except LicenseError as error:
         return error.message
     formats = registry.engine(cell.engine).descriptor.model_formats
-    found = model_format(cell.model.path)
-    own_format = any(f not in CORE_FORMATS for f in formats)  # the engine reads it, not the core
-    if found is not None and found not in formats and not (found == OTHER_FORMAT and own_format):
+    found = model_format(cell.model.path, registry)
+    if found is not None and found not in formats:
         what = "this file" if found == OTHER_FORMAT else f"{found} models"
         return f"engine {cell.engine!r} reads {', '.join(formats)} models, not {what}"
     if board.emulated and loaded.shared.profiling.counters:

@@ -1,28 +1,20 @@
 """What hpx knows about a model file: the records every later stage reads.
 
-The readers fill these once; the op resolver, the kernel registration, buffer sizing and the
-result identity (SHA-256) all come from here, so nothing downstream parses a model again.
+The reader of the file's format (a plugin's ``hpx_read_model``) fills these once; the op
+resolver, the kernel registration, buffer sizing and the result identity (SHA-256) all come
+from here, so nothing downstream parses a model again. The records are the same for every
+format: what one format alone has travels in ``ModelInfo.program`` for its engine.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Literal
+from typing import Any
 
 import attrs
 
-ModelFormat = Literal["tflite", "pte"]
-CORE_FORMATS = ("tflite", "pte")  # the formats the core's readers read
 Shape = tuple[int, ...]
-
-
-def _operator_refs(value: Iterable[OperatorRef]) -> tuple[OperatorRef, ...]:
-    return tuple(value)
-
-
-def _plans(value: Iterable[ExecutionPlan]) -> tuple[ExecutionPlan, ...]:
-    return tuple(value)
 
 
 def _operators(value: Iterable[Operator]) -> tuple[Operator, ...]:
@@ -68,18 +60,20 @@ class TensorInfo:
     shape: Shape = attrs.field(converter=_ints)
     size_bytes: int | None  # None when the element type has no fixed size
     quantization: Quantization | None = None
-    dim_order: tuple[int, ...] = attrs.field(default=(), converter=_ints)  # PTE memory order
+    # the order of the dimensions in memory, when the format stores it (empty: as ``shape``)
+    dim_order: tuple[int, ...] = attrs.field(default=(), converter=_ints)
 
 
 @attrs.frozen
 class Operator:
     """One executed operator, in execution order.
 
-    ``version`` is the TFLite operator-code version; ``overload`` the ExecuTorch overload name
-    and ``namespace`` the part of its name before ``::`` (``delegate`` for a delegate call).
-    ``macs`` is None when hpx has no arithmetic model for the operator (never a guess);
+    ``version`` is the operator-code version of formats that version operators (TFLite);
+    ``overload`` the overload name and ``namespace`` the operator namespace (the part of its
+    name before ``::``) of formats whose operators have them, None for the others.
+    ``macs`` is None when the reader has no arithmetic model for the operator (never a guess);
     ``params`` counts the elements of the constant tensors it reads: weights and biases, and
-    for ExecuTorch kernels also the per-channel requantization tensors stored in the program.
+    whatever other constants the format stores beside them (requantization tensors, say).
     """
 
     index: int
@@ -90,76 +84,23 @@ class Operator:
     params: int
     version: int | None = None
     overload: str | None = None
-    namespace: str | None = None  # a PTE kernel's operator namespace (``aten``, ...)
+    namespace: str | None = None  # the operator namespace (``aten``, ...), when it has one
 
     @property
     def qualified_name(self) -> str:
-        """``name.overload`` for ExecuTorch operators (the selective-build spelling)."""
+        """``name.overload`` for an operator with an overload, else its name."""
         return f"{self.name}.{self.overload}" if self.overload else self.name
-
-
-@attrs.frozen
-class OperatorRef:
-    """An entry of an ExecuTorch execution plan's operator table."""
-
-    name: str
-    overload: str
-
-    @property
-    def qualified_name(self) -> str:
-        return f"{self.name}.{self.overload}" if self.overload else self.name
-
-
-InstructionKind = Literal["kernel", "delegate", "move", "jump_false", "free"]
-
-
-@attrs.frozen
-class Instruction:
-    """One ExecuTorch instruction.
-
-    ``target``: the operator (kernel), delegate (delegate) or instruction (jump_false) index;
-    ``args``: the value indices it reads and writes (for jump_false, the condition).
-    """
-
-    kind: InstructionKind
-    target: int | None = None
-    args: tuple[int, ...] = attrs.field(default=(), converter=_ints)
-
-
-def _chains(value: Iterable[Iterable[Instruction]]) -> tuple[tuple[Instruction, ...], ...]:
-    return tuple(tuple(chain) for chain in value)
-
-
-@attrs.frozen
-class ExecutionPlan:
-    """One method of an ExecuTorch program (``forward`` for exported models)."""
-
-    name: str
-    operators: tuple[OperatorRef, ...] = attrs.field(converter=_operator_refs)
-    chains: tuple[tuple[Instruction, ...], ...] = attrs.field(converter=_chains)
-    delegates: tuple[str, ...] = attrs.field(converter=_strs)
-    non_const_buffer_sizes: tuple[int, ...] = attrs.field(converter=_ints)
-    value_count: int
-
-
-@attrs.frozen
-class PteProgram:
-    """The ExecuTorch-specific view of a ``.pte`` file."""
-
-    version: int
-    plans: tuple[ExecutionPlan, ...] = attrs.field(converter=_plans)
-    segment_count: int
 
 
 @attrs.frozen
 class ModelInfo:
     """Everything hpx reads from one model file.
 
-    For a PTE, ``operators`` are the kernel (and delegate) calls of the analyzed plan in
-    execution order; ``planned_memory`` holds its non-constant buffer sizes (buffer 0, reserved
-    by ExecuTorch, left out).
-    ``format`` is ``tflite`` or ``pte`` for the formats the core reads, and an engine's own
-    format name for a model that engine's ``hpx_read_model`` read.
+    ``operators`` are the executed operators in execution order; ``planned_memory`` holds the
+    sizes of the non-constant buffers the format plans ahead (empty when it plans none).
+    ``format`` names the format (``tflite``, or the name an engine's reader gives its own).
+    ``program`` is what the format alone has (a program's methods and instructions, say), as
+    JSON-ready data its reader fills and its engine reads back; None when there is nothing.
     ``absent_fields`` names the fields an older converter left empty that some engine's tools
     read (:mod:`hpx_core.models.tflite_fields`); hpx supplies them in a copy when it must.
     """
@@ -176,8 +117,9 @@ class ModelInfo:
     var_handle_count: int = 0
     subgraph_count: int = 1
     planned_memory: tuple[int, ...] = attrs.field(default=(), converter=_ints)
-    constant_segment_bytes: int | None = None
-    program: PteProgram | None = None
+    constant_segment_bytes: int | None = None  # when the format keeps constants in a segment
+    # JSON-ready (kept in the cache as it is); a dict, so left out of the record's hash
+    program: Mapping[str, Any] | None = attrs.field(default=None, hash=False)
     absent_fields: tuple[str, ...] = attrs.field(default=(), converter=_strs)
 
     @property
@@ -202,7 +144,7 @@ class ModelInfo:
         return sum(self.planned_memory)
 
     def namespaces(self) -> dict[str, int]:
-        """Operator count per operator namespace (PTE only; empty for TFLite)."""
+        """Operator count per operator namespace (empty for a format without namespaces)."""
         counts: dict[str, int] = {}
         for op in self.operators:
             if op.namespace is not None:

@@ -34,7 +34,7 @@ def model_report(info: ModelInfo) -> dict[str, Any]:
         "input_bytes": info.input_bytes,
         "output_bytes": info.output_bytes,
     }
-    if info.format == "pte":
+    if any(op.namespace is not None for op in info.operators):  # a format with namespaces
         doc["namespaces"] = info.namespaces()
         doc["planned_arena_bytes"] = info.planned_arena_bytes
     return doc

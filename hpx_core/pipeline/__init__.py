@@ -34,7 +34,6 @@ from hpx_core.pipeline.checks import (
     check_license,
     check_target,
     plan_counters,
-    read_model,
 )
 from hpx_core.pipeline.context import RunContext
 from hpx_core.pipeline.firmware import fetch_sources, generate_firmware
@@ -56,7 +55,6 @@ __all__ = [
     "StageUnavailableError",
     "check",
     "profile",
-    "read_model",
 ]
 
 STAGE_NAMES = ("config", "model analysis", "license check", "counter plan", "memory plan",

@@ -6,20 +6,18 @@ A config these pass is refused later only for what needs a fetch, a build or a b
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 from hpx_core.boards import all_boards
-from hpx_core.contract import ModelCheckRequest, ModelRequest
+from hpx_core.contract import ModelCheckRequest
 from hpx_core.errors import ConfigError, ModelError, SourceError, UsageError
 from hpx_core.firmware import get_toolchain
-from hpx_core.hooks import EngineHooks
-from hpx_core.models import CORE_FORMATS, ModelInfo, detect_format, load_model
+from hpx_core.models import ModelInfo
 from hpx_core.pipeline.context import RunContext
 from hpx_core.pipeline.insight_pass import check_insight
 from hpx_core.pipeline.workdir import check_buildable
-from hpx_core.plugins import DISABLE_ENV, Registry
 from hpx_core.probe.passes import EventPlan, plan_events
+from hpx_core.reading import load_model
 from hpx_core.runners import runner_for
 from hpx_core.sources import check_may_run
 
@@ -33,39 +31,6 @@ def check_target(ctx: RunContext) -> None:
     target = ctx.config.target
     if target.place is not None:
         runner_for(ctx.board, place=target.place, farm=ctx.config.farm).check()
-
-
-def read_model(path: Path, registry: Registry, engine: str | None = None) -> ModelInfo:
-    """A ``.tflite``/``.pte`` read by the core, any other format by the engine that reads it
-    (``engine``'s plugin, or the first plugin that answers)."""
-    path = Path(path)
-    if not path.is_file():
-        return load_model(path)  # the core's words for a missing file
-    data = path.read_bytes()
-    try:
-        detect_format(data, path.name)
-    except ModelError as unknown:
-        request = ModelRequest(path, data, hashlib.sha256(data).hexdigest())
-        answer = EngineHooks(registry).read_model(request, engine)
-        if answer is None:
-            raise unclaimed(unknown, registry) from None
-        return answer
-    return load_model(path)
-
-
-def unclaimed(unknown: ModelError, registry: Registry) -> ModelError:
-    """The refusal of a file neither the core nor an installed engine reads, naming what each
-    installed engine reads (and which engines are disabled)."""
-    formats: dict[str, list[str]] = {}
-    for name, entry in sorted(registry.engines.items()):
-        for kind in entry.descriptor.model_formats:
-            formats.setdefault(kind, []).append(name)
-    readers = ", ".join(f"{kind} ({', '.join(names)})" for kind, names in formats.items())
-    disabled = (f"; disabled by {DISABLE_ENV}: {', '.join(p.name for p in registry.disabled)}"
-                if registry.disabled else "")
-    message = unknown.message.replace(" model (", " model, nor one an installed engine reads (")
-    return ModelError(message, f"formats installed engines read: {readers or 'none'}{disabled}; "
-                               "check the path, or install the engine for this format")
 
 
 def analyze_model(ctx: RunContext) -> ModelInfo | None:
@@ -82,8 +47,7 @@ def analyze_model(ctx: RunContext) -> ModelInfo | None:
                              "check the path (one written in a config file is relative to "
                              "that file)")
     engine = ctx.validated.engine.descriptor
-    own_format = any(f not in CORE_FORMATS for f in engine.model_formats)
-    model = read_model(path, ctx.registry, engine.name if own_format else None)
+    model = load_model(path, ctx.registry, engine.name)  # the engine's own reading first
     if model.format not in engine.model_formats:
         raise document.error(
             "model.path",

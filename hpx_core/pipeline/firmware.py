@@ -15,13 +15,13 @@ from hpx_core.contract import FirmwareRequest, SourceSet, SourcesRequest
 from hpx_core.firmware import HarnessSettings, render_project
 from hpx_core.firmware.placement import check_plan
 from hpx_core.models import ModelInfo
-from hpx_core.models.analyses import keep_analysis
 from hpx_core.pipeline.context import RunContext
 from hpx_core.pipeline.memory import with_planned_buffers
 from hpx_core.pipeline.model_copy import model_for_engine
 from hpx_core.pipeline.passes import harness_settings
 from hpx_core.pipeline.products import Firmware, MemoryPlan
 from hpx_core.probe.passes import EventPlan
+from hpx_core.reading import keep_model
 from hpx_core.sources import materialize
 
 RUN_LOG = "run.log"
@@ -43,9 +43,9 @@ def generate_firmware(ctx: RunContext, model: ModelInfo, memory: MemoryPlan,
                       sources: SourceSet, events: EventPlan, work: Path) -> Firmware:
     """The engine's glue for ``model`` (a corrected copy when it lacks a field the engine
     needs) rendered into ``work``; the run's log starts empty here."""
-    keep_analysis(model)  # past every check: the next run reads the kept analysis
+    keep_model(model, ctx.registry, ctx.engine.name)  # past every check: the next run reads it
     needed = ctx.validated.engine.descriptor.model_fields
-    engine_model, model_copy = model_for_engine(model, needed, work / "model")
+    engine_model, model_copy = model_for_engine(model, needed, work / "model", ctx.registry)
     config = ctx.config
     request = FirmwareRequest(
         engine=ctx.engine, board=ctx.board, model=engine_model, sources=sources,

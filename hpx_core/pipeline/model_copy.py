@@ -14,8 +14,10 @@ from typing import Any
 
 import attrs
 
-from hpx_core.models import ModelInfo, load_model
+from hpx_core.models import ModelInfo
 from hpx_core.models.tflite_fields import write_with_fields
+from hpx_core.plugins import Registry
+from hpx_core.reading import load_model
 
 
 def _strs(values: Iterable[str]) -> tuple[str, ...]:
@@ -36,8 +38,8 @@ class ModelCopy:
                 "supplied": list(self.supplied)}
 
 
-def model_for_engine(model: ModelInfo, needed: Iterable[str], folder: Path
-                     ) -> tuple[ModelInfo, ModelCopy | None]:
+def model_for_engine(model: ModelInfo, needed: Iterable[str], folder: Path,
+                     registry: Registry | None = None) -> tuple[ModelInfo, ModelCopy | None]:
     """``model`` when it has every ``needed`` field; else its copy in ``folder`` (same file
     name, so messages still name the user's model) and what was supplied."""
     missing = [field for field in needed if field in model.absent_fields]
@@ -45,5 +47,5 @@ def model_for_engine(model: ModelInfo, needed: Iterable[str], folder: Path
         return model, None
     path = folder / Path(model.path).name
     write_with_fields(Path(model.path), missing, path)
-    copy = load_model(path)
+    copy = load_model(path, registry)
     return copy, ModelCopy(path, copy.sha256, model.sha256, missing)

@@ -1,7 +1,7 @@
 """Resetting an Apollo part through SEGGER J-Link Commander, the way Ambiq's tools do.
 
 The Apollo parts' secure bootloader starts the application only once the debugger that reset
-the part has let go. heliaPROFILER resets with a J-Link Commander subprocess running
+the part has let go. Ambiq's profiler resets with a J-Link Commander subprocess running
 ``r`` / ``g`` / ``exit`` (its ``target/probe/jlink.py``: Commander's exit releases the probe,
 which pylink's in-process ``reset()`` does not), and neuralSPOT's ``make reset`` and
 ``make deploy`` run Commander too. hpx does the same on the J-Link path when it finds
@@ -27,9 +27,9 @@ from hpx_core.probe.route import JLINK, JLINK_SOFTWARE, Route
 
 COMMANDER = "J-Link Commander"
 NAMES = ("JLinkExe", "JLink.exe")
-RESET_SCRIPT = "r\ng\nexit\n"  # reset, go, exit: heliaPROFILER's reset_target
-TIMEOUT = 15.0  # heliaPROFILER's budget for one Commander run
-SPEED_KHZ = 4000  # heliaPROFILER's and neuralSPOT's SWD speed
+RESET_SCRIPT = "r\ng\nexit\n"  # reset, go, exit: Ambiq's profiler's reset_target
+TIMEOUT = 15.0  # Ambiq's profiler's budget for one Commander run
+SPEED_KHZ = 4000  # Ambiq's profiler's and neuralSPOT's SWD speed
 _FAILED = ("cannot connect", "could not connect", "error:", "failed")
 
 COMMANDER_RESET = "commander"
@@ -91,7 +91,7 @@ def reset_way(board: Board, route: Route, commander: Path | None) -> ResetWay:
 
 
 def commander_command(exe: Path, device: str, serial: str) -> list[str]:
-    """Commander's arguments: the part, SWD at heliaPROFILER's speed, the chosen probe."""
+    """Commander's arguments: the part, SWD at Ambiq's profiler's speed, the chosen probe."""
     return [str(exe), "-NoGui", "1", "-Device", device, "-If", "SWD", "-Speed",
             str(SPEED_KHZ), "-AutoConnect", "1", "-SelectEmuBySN", serial]
 

@@ -53,7 +53,7 @@ class _Target:
         self.link.halt()
 
     def resume(self) -> None:
-        """Let a halted core run (pylink's ``restart``, J-Link's go; heliaPROFILER's
+        """Let a halted core run (pylink's ``restart``, J-Link's go; Ambiq's profiler's
         ``resume_if_halted`` calls the same after every attach)."""
         self.link.restart()
 

@@ -1,7 +1,7 @@
 """Which way a run reaches the part behind a probe, and what that way still lacks.
 
 The Apollo parts' MRAM is flashed the way Ambiq's own tools do it (the pinned SDK's
-cmake/segger, heliaPROFILER, Zephyr's Ambiq boards): through SEGGER J-Link's own device
+cmake/segger, Ambiq's profiler, Zephyr's Ambiq boards): through SEGGER J-Link's own device
 support, which knows each part by its J-Link device name. pyocd has no built-in target for
 them (only the Apollo3 Blue, ``ama3b1kk_kbr``) and needs Ambiq's CMSIS pack. So:
 

@@ -65,7 +65,7 @@ def _paths(value: Iterable[str | Path]) -> tuple[Path, ...]:
 @attrs.frozen
 class ProbeSettings:
     """How long to wait: for the whole run, for the probe to connect again after the
-    bootloader hand-off (``attach_wait``, retried every ``attach_interval``: heliaPROFILER's
+    bootloader hand-off (``attach_wait``, retried every ``attach_interval``: Ambiq's profiler's
     30 s and 0.1 s), for RTT to appear, and for silence; and how much of the stream to keep
     at most."""
 
@@ -148,7 +148,7 @@ def _reset(api: PyocdApi, target: Any, board: Board, address: int | None,
            way: ResetWay) -> None:
     """Forget the previous run's RTT control block, then reset the part (left running). When
     Commander resets it after this session, the core is halted first, so nothing it runs
-    in between can write a control block again (heliaPROFILER halts before it wipes too)."""
+    in between can write a control block again (Ambiq's profiler halts before it wipes too)."""
     try:
         if way.name == COMMANDER_RESET:
             target.halt()
@@ -186,7 +186,7 @@ def _wait_for_rtt(target: Any, board: Board, address: int | None, settings: Prob
 
 def _resume_if_halted(target: Any, error: type[Exception]) -> None:
     """A core halted at the attach (left so by the flashing session, or halted by the
-    probe's connect) would never run: resume it, as heliaPROFILER does after every attach."""
+    probe's connect) would never run: resume it, as Ambiq's profiler does after every attach."""
     try:
         if getattr(target.get_state(), "name", "") == "HALTED":
             target.resume()

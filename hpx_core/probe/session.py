@@ -11,7 +11,7 @@ a debugger that was attached at the reset stays attached. So the flashing sessio
 part and closes (the debugger lets go), the host waits the board's ``boot_handoff``, and the
 capture session attaches without halting or resetting (pyocd's ``connect_mode=attach``; J-Link
 connects without either). The bootloader's phase cannot be observed, so the attach is retried
-until a deadline, as heliaPROFILER retries its connect for 30 s after a 0.2 s settle.
+until a deadline, as Ambiq's profiler retries its connect for 30 s after a 0.2 s settle.
 """
 
 from __future__ import annotations

@@ -5,6 +5,6 @@ reader's :class:`~hpx_core.sdk.models.Budget`. Its own module because it loads t
 
 from __future__ import annotations
 
-from hpx_core.models.flatbuf import U8, U64, FlatBuffer
+from hpx_core.models.flatbuf import I8, I32, I64, U8, U32, U64, FlatBuffer, Table
 
-__all__ = ["U8", "U64", "FlatBuffer"]
+__all__ = ["I8", "I32", "I64", "U8", "U32", "U64", "FlatBuffer", "Table"]

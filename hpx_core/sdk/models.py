@@ -1,19 +1,13 @@
 """Models as the core reads them (the records an engine's reader answers and its tools take),
 the model fields older converters leave empty, and the limits a reader of an untrusted file
-keeps (a budget of elements, the exceptions that mean the file is malformed)."""
+keeps (a budget of elements, the exceptions that mean the file is malformed, the error that
+says so), with the shape helpers MAC rules count with."""
 
 from __future__ import annotations
 
-from hpx_core.models import (
-    ExecutionPlan,
-    ModelInfo,
-    Operator,
-    OperatorRef,
-    PteProgram,
-    Quantization,
-    TensorInfo,
-)
-from hpx_core.models.guard import MALFORMED, Budget
+from hpx_core.models import ModelInfo, Operator, Quantization, TensorInfo
+from hpx_core.models.guard import MALFORMED, Budget, malformed
+from hpx_core.models.macs import Shape, numel
 from hpx_core.models.tflite_fields import CONTROL_FLOW_CODE, SUBGRAPH_NAME
 
 __all__ = [
@@ -21,11 +15,11 @@ __all__ = [
     "MALFORMED",
     "SUBGRAPH_NAME",
     "Budget",
-    "ExecutionPlan",
     "ModelInfo",
     "Operator",
-    "OperatorRef",
-    "PteProgram",
     "Quantization",
+    "Shape",
     "TensorInfo",
+    "malformed",
+    "numel",
 ]

@@ -13,6 +13,7 @@ from hpx_core.plugins import default_registry
 
 REPO = Path(__file__).parents[2]
 KWS = REPO / "examples" / "models" / "mlperf_tiny" / "kws_ref_model.tflite"
+PTE = REPO / "tests" / "fixtures" / "pte" / "tier1.pte"
 
 
 def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -87,12 +88,32 @@ def test_bad_model_is_two_lines_and_exit_1(
     path.write_bytes(b"\0" * 100)
     code, _, err = _run(capsys, "analyze", str(path))
     assert code == 1
-    assert err.startswith("error: bad.tflite: not a .tflite or .pte model, nor one an "
-                          "installed engine reads")
-    assert ("\nhint: formats installed engines read: pte (executorch), tflite (helia-aot, "
-            "helia-rt, ") in err
-    assert "kernelbench (kernelbench)" in err
+    assert err.startswith("error: bad.tflite: no installed plugin reads this .tflite file "
+                          "(file identifier b'\\x00\\x00\\x00\\x00' at byte 4)")
+    assert ("\nhint: formats installed plugins read: kernelbench (kernelbench), pte "
+            "(executorch), tflite (core, helia-aot, helia-rt, ") in err
+    assert err.rstrip().endswith("check the path, or re-export the model")
     assert "Traceback" not in err
+
+
+def test_a_format_no_plugin_reads_says_to_install_one(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without the plugin of a program's format, the core does not read it: the error names
+    the suffix, what is installed and what to install."""
+    monkeypatch.setenv("HPX_DISABLE_PLUGINS", "executorch")
+    default_registry(reload=True)
+    try:
+        code, _, err = _run(capsys, "analyze", str(PTE))
+    finally:
+        monkeypatch.delenv("HPX_DISABLE_PLUGINS")
+        default_registry(reload=True)
+    assert code == 1
+    assert err.startswith(f"error: {PTE.name}: no installed plugin reads this .pte file "
+                          "(file identifier b'ET12' at byte 4)")
+    assert "disabled by HPX_DISABLE_PLUGINS: executorch (hpx-executorch)" in err
+    assert "install the engine plugin that reads .pte files" in err
+    assert "pte (" not in err  # no installed engine reads it
 
 
 def test_a_file_no_engine_reads_says_which_engines_are_disabled(

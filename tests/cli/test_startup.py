@@ -59,12 +59,12 @@ READERS = ("numpy", "tflite", "flatbuffers", "jsonschema", "lief", "tflite_micro
 WARM_MODEL_WORK = """
 import json, sys
 from pathlib import Path
-from hpx_core.models import load_model
-from hpx_core.models.analyses import keep_analysis
+from hpx_core.plugins import default_registry
+from hpx_core.reading import keep_model, load_model
 from hpx_core.results.outputs import check_outputs
 from hpx_tflm_family import InputSpec, host_outputs, input_bytes, reference_outputs
 model = load_model(Path(sys.argv[1]))
-keep_analysis(model)
+keep_model(model, default_registry())
 data = model.path.read_bytes()
 inputs = input_bytes(InputSpec.parse("random", 7), model)
 outputs = host_outputs(data, inputs, model)

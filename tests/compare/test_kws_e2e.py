@@ -16,8 +16,8 @@ from profiles import profile_run
 
 from hpx_core.cli import main
 from hpx_core.compare import compare, load_view
-from hpx_core.models import load_model
 from hpx_core.pipeline import ProfileOutcome
+from hpx_core.reading import load_model
 
 pytestmark = [
     pytest.mark.e2e,

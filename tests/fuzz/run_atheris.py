@@ -32,10 +32,12 @@ _EXECS = re.compile(r"stat::number_of_executed_units:\s*(\d+)")
 
 
 def fuzz_one(name: str, argv: list[str]) -> None:
-    """In this process: instrument hpx_core, then hand control to libFuzzer (never returns)."""
+    """In this process: instrument hpx_core and the ExecuTorch plugin (the .pte reader, the
+    sidecar), then hand control to libFuzzer (never returns)."""
     import atheris
 
-    with atheris.instrument_imports(include=["hpx_core"]):  # before anything imports hpx_core
+    # before anything imports them
+    with atheris.instrument_imports(include=["hpx_core", "hpx_executorch"]):
         from fuzz_targets import TARGETS
     from hpx_core.errors import HpxError
 

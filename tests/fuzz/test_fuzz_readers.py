@@ -16,13 +16,13 @@ from pathlib import Path
 
 import pytest
 from fuzz_targets import Hang, hang_guard
+from hpx_executorch.pte_reader import read_pte
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hpx_core.errors import ModelError
-from hpx_core.models import read_model_bytes
-from hpx_core.models.pte_reader import read_pte
 from hpx_core.models.tflite_reader import read_tflite
+from hpx_core.reading import read_model_bytes
 
 REPO = Path(__file__).parents[2]
 EXAMPLES = int(os.environ.get("HPX_FUZZ_EXAMPLES", "200"))
@@ -114,7 +114,7 @@ def test_fuzz_pte_reader() -> None:
 
 
 def test_fuzz_format_dispatch() -> None:
-    """Any bytes at all, through format detection: a ModelError or a result."""
+    """Any bytes at all, through every installed plugin's reader: a ModelError or a result."""
     seeds = [p.read_bytes() for p in TFLITE_SEEDS + PTE_SEEDS]
     _report(
         "read_model_bytes",

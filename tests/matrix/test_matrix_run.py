@@ -19,7 +19,7 @@ from matrix_folders import KWS, private_cache, run_spec, smoke_matrix
 
 from hpx_core import pipeline
 from hpx_core.matrix import load_matrix
-from hpx_core.models import load_model
+from hpx_core.reading import load_model
 from hpx_core.selftest.layers import expected_whole
 
 pytestmark = pytest.mark.emulated

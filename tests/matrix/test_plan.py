@@ -120,7 +120,7 @@ def test_an_engine_reading_its_own_format_is_not_pruned(tmp_path: Path) -> None:
     plan = _plan(_spec_file(tmp_path, f"[{kernels}]", engines), tmp_path / "m")
     assert [p.cell.engine for p in plan.cells] == ["kernelbench"]
     (pruned,) = plan.pruned
-    assert pruned.reason == "engine 'tflm' reads tflite models, not this file"
+    assert pruned.reason == "engine 'tflm' reads tflite models, not kernelbench models"
 
 
 def test_a_product_over_the_cap_is_refused_before_it_is_made(tmp_path: Path) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hpx_core.models.macs import numel, pte_macs, tflite_macs, tflite_params
+from hpx_core.models.macs import numel, tflite_macs, tflite_params
 
 
 def test_conv_counts_filter_volume_per_output() -> None:
@@ -45,12 +45,6 @@ def test_argument_constants_are_not_parameters() -> None:
     assert tflite_params("RESHAPE", [(1, (2,))]) == 0
     assert tflite_params("MEAN", [(1, (2,))]) == 0
     assert tflite_params("ADD", [(1, (1, 1, 4))]) == 4
-
-
-def test_pte_rules() -> None:
-    assert pte_macs("aten::leaky_relu", [(1, 16, 32, 32)], [(1, 16, 32, 32)]) == 16_384
-    assert pte_macs("aten::view_copy", [(1, 16)], [(16,)]) == 0
-    assert pte_macs("cortex_m::some_new_op", [(1,)], [(1,)]) is None
 
 
 def test_numel_treats_unknown_dimensions_as_empty() -> None:

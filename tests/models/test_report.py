@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from hpx_core.models import load_model
 from hpx_core.models.report import model_report
+from hpx_core.reading import load_model
 
 REPO = Path(__file__).parents[2]
 
@@ -21,13 +21,3 @@ def test_tflite_report_is_plain_json() -> None:
     assert doc["totals"]["macs"] == expected == 264_192
     assert doc["totals"]["macs_not_counted"] == []
     assert "namespaces" not in doc
-
-
-def test_pte_report_has_namespaces() -> None:
-    info = load_model(REPO / "tests" / "fixtures" / "pte" / "tier1.pte")
-    doc = json.loads(json.dumps(model_report(info)))
-    assert doc["namespaces"] == {"cortex_m": 9, "aten": 1}
-    assert {layer["namespace"] for layer in doc["layers"]} == {"cortex_m", "aten"}
-    assert doc["layers"][6]["qualified_name"] == "aten::leaky_relu.out"
-    assert doc["planned_arena_bytes"] == sum(doc["planned_memory"])
-    assert doc["program"]["plans"][0]["name"] == "forward"

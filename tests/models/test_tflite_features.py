@@ -12,7 +12,7 @@ import pytest
 from tflitebuild import build_model
 
 from hpx_core.errors import ModelError
-from hpx_core.models import read_model_bytes
+from hpx_core.reading import read_model_bytes
 
 
 def test_variables_subgraphs_custom_ops() -> None:

@@ -20,13 +20,13 @@ from legacy_models import (
 
 from hpx_core.contract import EngineDescriptor
 from hpx_core.errors import ModelError, PluginError
-from hpx_core.models import load_model
 from hpx_core.models.tflite_fields import (
     CONTROL_FLOW_CODE,
     SUBGRAPH_NAME,
     check_fields,
     write_with_fields,
 )
+from hpx_core.reading import load_model
 
 KWS = MLPERF_TINY / "kws_ref_model.tflite"
 

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import attrs
 
-from hpx_core.models import ModelInfo, load_model
+from hpx_core.models import ModelInfo
 from hpx_core.models.views import KEPT, model_view
+from hpx_core.reading import load_model
 
 ROOT = Path(__file__).resolve().parents[2]
 KWS = ROOT / "examples" / "models" / "mlperf_tiny" / "kws_ref_model.tflite"

@@ -7,9 +7,9 @@ from pathlib import Path
 
 from legacy_models import MLPERF_TINY, subgraph_name, toco_style
 
-from hpx_core.models import load_model
 from hpx_core.models.tflite_fields import CONTROL_FLOW_CODE, SUBGRAPH_NAME
 from hpx_core.pipeline.model_copy import model_for_engine
+from hpx_core.reading import load_model
 
 KWS = MLPERF_TINY / "kws_ref_model.tflite"
 

@@ -10,8 +10,8 @@ from filelock import FileLock, Timeout
 from loops_engine import loops_registry
 
 from hpx_core.config.validate import ValidatedConfig, overrides, validate_config
-from hpx_core.models import load_model
 from hpx_core.pipeline.workdir import claim_work_folder, work_key
+from hpx_core.reading import load_model
 
 REPO = Path(__file__).resolve().parents[2]
 KWS = REPO / "examples/models/mlperf_tiny/kws_ref_model.tflite"

@@ -22,6 +22,7 @@ from pathlib import Path
 from types import FrameType
 
 import attrs
+from hpx_executorch.pte_reader import read_pte
 from hpx_executorch.sidecar import parse_sidecar
 from tflitebuild import build_model
 
@@ -29,7 +30,6 @@ from hpx_core.boards import get_board
 from hpx_core.config import ConfigDocument, ProfileConfig, walk_values
 from hpx_core.errors import ResultsError
 from hpx_core.insight.calibrate import estimate_rows, fit_rows, parse_calibration
-from hpx_core.models.pte_reader import read_pte
 from hpx_core.models.tflite_reader import read_tflite
 from hpx_core.results import measure
 from hpx_core.results.bundle_schema import shape_problem

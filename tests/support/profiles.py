@@ -14,8 +14,8 @@ import pytest
 
 from hpx_core.config.validate import overrides
 from hpx_core.firmware import detect_toolchains
-from hpx_core.models import load_model
 from hpx_core.pipeline import ProfileOutcome, profile
+from hpx_core.reading import load_model
 
 BUILD_ONLY = "kernel verification"
 LLVM = "clang"

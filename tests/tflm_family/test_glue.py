@@ -19,8 +19,8 @@ from hpx_tflm_family import (
 from hpx_core.boards import get_board
 from hpx_core.contract import CodeSize, EngineSelection, FirmwareContribution, MemoryRequest
 from hpx_core.firmware.layout import plan_layout
-from hpx_core.models import load_model
 from hpx_core.pipeline.memory import with_planned_buffers
+from hpx_core.reading import load_model
 
 KWS = Path(__file__).resolve().parents[2] / "examples/models/mlperf_tiny/kws_ref_model.tflite"
 

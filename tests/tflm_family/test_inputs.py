@@ -9,7 +9,7 @@ import pytest
 from hpx_tflm_family import InputSpec, input_bytes
 
 from hpx_core.errors import ConfigError
-from hpx_core.models import load_model
+from hpx_core.reading import load_model
 
 KWS = Path(__file__).resolve().parents[2] / "examples/models/mlperf_tiny/kws_ref_model.tflite"
 

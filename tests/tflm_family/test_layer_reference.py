@@ -17,7 +17,7 @@ from tflite_edit import with_custom_op
 
 from hpx_core.boards import get_board
 from hpx_core.errors import ConfigError
-from hpx_core.models import load_model
+from hpx_core.reading import load_model
 
 MODELS = Path(__file__).resolve().parents[2] / "examples/models/mlperf_tiny"
 KWS = MODELS / "kws_ref_model.tflite"

@@ -9,7 +9,7 @@ from hpx_tflm_family import family_needs, planned_arena
 from hpx_core.boards import get_board
 from hpx_core.contract import CodeSize, EngineSelection, FirmwareRequest, MemoryRequest, SourceSet
 from hpx_core.firmware.layout import plan_layout
-from hpx_core.models import load_model
+from hpx_core.reading import load_model
 
 KWS = Path(__file__).resolve().parents[2] / "examples/models/mlperf_tiny/kws_ref_model.tflite"
 ENGINE = EngineSelection("tflm", None, None)

@@ -7,7 +7,7 @@ from pathlib import Path
 from hpx_tflm_family import InputSpec, host_outputs, input_bytes, model_glue, plan_arena
 
 from hpx_core.boards import get_board
-from hpx_core.models import load_model
+from hpx_core.reading import load_model
 
 KWS = Path(__file__).resolve().parents[2] / "examples/models/mlperf_tiny/kws_ref_model.tflite"
 

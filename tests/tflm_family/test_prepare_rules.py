@@ -11,7 +11,7 @@ from hpx_tflm_family.reference import interpret
 from tflite_edit import with_output_quantization
 
 from hpx_core.errors import ModelError
-from hpx_core.models import load_model
+from hpx_core.reading import load_model
 
 MODELS = Path(__file__).resolve().parents[2] / "examples/models/mlperf_tiny"
 KWS = MODELS / "kws_ref_model.tflite"

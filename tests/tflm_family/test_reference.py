@@ -20,7 +20,7 @@ from tflite_edit import with_custom_op, with_output_quantization
 
 from hpx_core.boards import get_board
 from hpx_core.errors import ModelError
-from hpx_core.models import load_model
+from hpx_core.reading import load_model
 from hpx_core.results.outputs import check_outputs
 
 KWS = Path(__file__).resolve().parents[2] / "examples/models/mlperf_tiny/kws_ref_model.tflite"

@@ -9,7 +9,7 @@ from hpx_tflm_family import InputSpec, host_outputs, input_bytes
 from hpx_tflm_family import reference as reference_module
 from hpx_tflm_family.reference_cache import OUTPUTS, entry_name, interpreter_version
 
-from hpx_core.models import load_model
+from hpx_core.reading import load_model
 
 KWS = Path(__file__).resolve().parents[2] / "examples/models/mlperf_tiny/kws_ref_model.tflite"
 

@@ -14,7 +14,7 @@ from hpx_tflm_family import (
 )
 
 from hpx_core.errors import ConfigError, ModelError
-from hpx_core.models import load_model
+from hpx_core.reading import load_model
 
 REPO = Path(__file__).resolve().parents[2]
 KWS = REPO / "examples/models/mlperf_tiny/kws_ref_model.tflite"

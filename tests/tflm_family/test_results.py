@@ -14,7 +14,7 @@ from hpx_tflm_family import (
     reference_outputs,
 )
 
-from hpx_core.models import load_model
+from hpx_core.reading import load_model
 from hpx_core.results.outputs import check_outputs
 
 KWS = Path(__file__).resolve().parents[2] / "examples/models/mlperf_tiny/kws_ref_model.tflite"

@@ -3,8 +3,8 @@
 A kernel library's units folder holds dozens of objects, each compiled once and checked before
 every use against the manifest's record (size, time, SHA-256). Removing the whole folder for
 one truncated object, as a library built whole must be, would compile every unit again (46 of
-them, ten minutes under load, for a TFLM library); here the damaged objects are forgotten, as
-are the link archives that name them, so the extension that follows compiles those units alone
+them, ten minutes under load, for one engine's kernels); here the damaged objects are forgotten,
+as are the link archives that name them, so the extension that follows compiles those units alone
 and writes the archives again. What cannot be remade one at a time (the manifest itself, the
 headers staged once, files collected from the first build) still sends the folder to be made
 again whole. Call it holding the folder's lock.

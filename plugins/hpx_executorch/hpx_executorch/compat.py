@@ -17,7 +17,8 @@ from pathlib import Path
 import attrs
 
 from hpx_core.sdk import ConfigError, ModelError
-from hpx_core.sdk.models import ModelInfo, PteProgram
+from hpx_core.sdk.models import ModelInfo
+from hpx_executorch.program import PteProgram, program_of
 from hpx_executorch.schemas import runtime_arities
 from hpx_executorch.sidecar import sidecar_of
 from hpx_executorch.values import value_dim_orders
@@ -58,10 +59,11 @@ def exporter_version(model: ModelInfo) -> str | None:
 
 
 def _program(model: ModelInfo) -> PteProgram:
-    if model.program is None:
+    program = program_of(model)
+    if program is None:
         raise ModelError(f"{model.path.name} is not an ExecuTorch program",
                          "the executorch engine reads .pte files")
-    return model.program
+    return program
 
 
 def arity_mismatches(model: ModelInfo, runtime_root: Path) -> list[ArityMismatch]:

@@ -13,7 +13,8 @@ from collections.abc import Iterable
 import attrs
 
 from hpx_core.sdk import ModelError
-from hpx_core.sdk.models import ExecutionPlan, ModelInfo
+from hpx_core.sdk.models import ModelInfo
+from hpx_executorch.program import ExecutionPlan, program_of
 
 
 @attrs.frozen
@@ -63,10 +64,11 @@ class LayerTable:
 
 
 def forward_plan(model: ModelInfo) -> ExecutionPlan:
-    if model.program is None or not model.program.plans:
+    program = program_of(model)
+    if program is None or not program.plans:
         raise ModelError(f"{model.path.name} is not an ExecuTorch program",
                          "the executorch engine reads .pte files")
-    plans = model.program.plans
+    plans = program.plans
     return next((p for p in plans if p.name == "forward"), plans[0])
 
 

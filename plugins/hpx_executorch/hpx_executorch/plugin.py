@@ -7,10 +7,10 @@ identity and config, and each hook imports the machinery it adapts when it is ca
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from hpx_core.sdk import engines_hook
 from hpx_core.sdk import (
     ConfigRequest,
     EngineDescriptor,
@@ -23,6 +23,7 @@ from hpx_core.sdk import (
     MemoryNeeds,
     MemoryRequest,
     ModelNote,
+    ModelRequest,
     NotesRequest,
     ResultExtras,
     ResultsRequest,
@@ -30,10 +31,14 @@ from hpx_core.sdk import (
     SourcesRequest,
     SymbolFinding,
     SymbolsRequest,
+    engines_hook,
     hookimpl,
 )
+from hpx_core.sdk.models import ModelInfo
 from hpx_executorch.config import ExecutorchConfig
 from hpx_executorch.identity import BACKENDS, ENGINE, PINS
+
+_PROGRAM = re.compile(rb"ET\d\d")  # a .pte's file identifier (bytes 4..8), of any version
 
 hpx_engines = engines_hook(EngineDescriptor(
     name=ENGINE,
@@ -63,6 +68,17 @@ def hpx_validate_config(request: ConfigRequest) -> ExecutorchConfig:
             "keep one of them",
         )
     return config
+
+
+@hookimpl
+def hpx_read_model(request: ModelRequest) -> ModelInfo | None:
+    """An ExecuTorch program, known by its file identifier (not its name); None for any other
+    file, before the reader is imported."""
+    if not _PROGRAM.fullmatch(request.data[4:8]):
+        return None
+    from hpx_executorch.pte_reader import read_pte
+
+    return read_pte(request.data, request.path, request.sha256)
 
 
 @hookimpl
@@ -207,6 +223,7 @@ if TYPE_CHECKING:  # mypy checks every hook against the contract (hpx_core.engin
     from hpx_executorch import plugin as this
 
     _engine: contract.Engine = this
+    _readsitsownformat: contract.ReadsItsOwnFormat = this
     _describesmodels: contract.DescribesModels = this
     _materializessources: contract.MaterializesSources = this
     _plansmemory: contract.PlansMemory = this

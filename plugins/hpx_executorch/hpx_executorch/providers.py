@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import enum
 
-from hpx_core.sdk.models import ExecutionPlan, ModelInfo, OperatorRef
+from hpx_core.sdk.models import ModelInfo
+from hpx_executorch.program import ExecutionPlan, OperatorRef, program_of
 
 
 class Provider(enum.StrEnum):
@@ -39,9 +40,10 @@ def provider(name: str, overload: str | None) -> Provider:
 
 def forward_plan(model: ModelInfo) -> ExecutionPlan | None:
     """The plan the core analyzed (``forward``, else the first); None for another format."""
-    if model.program is None or not model.program.plans:
+    program = program_of(model)
+    if program is None or not program.plans:
         return None
-    plans = model.program.plans
+    plans = program.plans
     return next((p for p in plans if p.name == "forward"), plans[0])
 
 

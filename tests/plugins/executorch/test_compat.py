@@ -14,10 +14,11 @@ from hpx_executorch.compat import (
     exporter_version,
     release_series,
 )
+from hpx_executorch.program import program_of
 from hpx_executorch.schemas import call_arity
 
 from hpx_core.errors import ConfigError, ModelError
-from hpx_core.models import load_model
+from hpx_core.reading import load_model
 
 from .conftest import TIER1
 
@@ -64,8 +65,9 @@ def test_call_arity_counts_arguments_and_returns() -> None:
     assert call_arity(leaky) == ("aten::leaky_relu.out", 4)
     # what the committed 1.3.1 export carries for those calls
     model = load_model(TIER1 / "tier1_arm.pte")
-    assert model.program is not None
-    plan = model.program.plans[0]
+    program = program_of(model)
+    assert program is not None
+    plan = program.plans[0]
     counts = {plan.operators[i.target].qualified_name: len(i.args)
               for i in plan.chains[0] if i.target is not None}
     assert counts["cortex_m::quantized_conv2d.out"] == 14

@@ -17,7 +17,7 @@ import pytest
 from etdump_reader import Block, DebugTensor, read_etdump
 from hpx_executorch.layers import layer_table
 
-from hpx_core.models import load_model
+from hpx_core.reading import load_model
 
 from .conftest import TIER1
 

@@ -24,7 +24,7 @@ from hpx_executorch.settings import Settings, etdump_mode, resolve
 
 from hpx_core.boards import get_board
 from hpx_core.contract import FirmwareContribution
-from hpx_core.models import load_model
+from hpx_core.reading import load_model
 
 from .conftest import TIER1
 

@@ -12,9 +12,10 @@ import json
 import pytest
 from hpx_executorch.compat import exporter_version
 from hpx_executorch.layers import layer_table
+from hpx_executorch.program import program_of
 from hpx_executorch.sidecar import sidecar_of
 
-from hpx_core.models import load_model
+from hpx_core.reading import load_model
 
 from .conftest import TIER1
 
@@ -29,8 +30,9 @@ def test_program_matches_manifest(model: str, provider: str) -> None:
     data = path.read_bytes()
     assert hashlib.sha256(data).hexdigest() == record["sha256"]
     info = load_model(path)
-    assert info.program is not None
-    plan = info.program.plans[0]
+    program = program_of(info)
+    assert program is not None
+    plan = program.plans[0]
     assert [op.qualified_name for op in plan.operators] == record["operators"]
     calls = [(f"c0i{i}", plan.operators[ins.target].qualified_name, len(ins.args))
              for i, ins in enumerate(plan.chains[0])

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from hpx_executorch.outputs import reference_output
 
-from hpx_core.models import load_model
+from hpx_core.reading import load_model
 
 from .conftest import TIER1
 
@@ -27,7 +27,7 @@ _NAMING = """
 import sys
 from pathlib import Path
 from hpx_core.errors import ModelError
-from hpx_core.models import read_model_bytes
+from hpx_core.reading import read_model_bytes
 from hpx_executorch.outputs import reference_output
 program = Path(sys.argv[1])
 try:

@@ -8,7 +8,8 @@ from hpx_executorch.firmware import glue_data, input_bytes, reference_codes
 from hpx_executorch.layers import layer_table
 from hpx_executorch.verify import findings, qualified
 
-from hpx_core.models import TensorInfo, load_model
+from hpx_core.models import TensorInfo
+from hpx_core.reading import load_model
 
 from .conftest import TIER1
 

@@ -37,8 +37,9 @@ from hpx_core.boards import Board, get_board
 from hpx_core.contract import EngineSelection, ErrorRequest
 from hpx_core.errors import ModelError, RunError
 from hpx_core.firmware import HarnessSettings, build_project, get_toolchain, render_project
-from hpx_core.models import ModelInfo, load_model
+from hpx_core.models import ModelInfo
 from hpx_core.pipeline import ProfileOutcome
+from hpx_core.reading import load_model
 from hpx_core.results import BundleInputs
 from hpx_core.run import run_on_qemu
 from hpx_core.run.record import FirmwareReportedError, Recorder, judge

@@ -16,8 +16,8 @@ from ptebuild import KERNEL_CALL, Call, build_program, sample_spec
 
 from hpx_core.contract import NotesRequest
 from hpx_core.hooks import EngineHooks
-from hpx_core.models import load_model
 from hpx_core.plugins import default_registry
+from hpx_core.reading import load_model
 
 from .conftest import TIER1 as PROGRAMS
 

@@ -13,7 +13,7 @@ from hpx_executorch.sidecar import SCHEMA, read_sidecar, sidecar_of, sidecar_pat
 from ptebuild import build_program, sample_spec
 
 from hpx_core.errors import ConfigError
-from hpx_core.models import load_model
+from hpx_core.reading import load_model
 
 
 @pytest.fixture

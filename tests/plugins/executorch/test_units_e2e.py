@@ -19,7 +19,7 @@ from images import loaded_image
 from profiles import profile_run
 
 from hpx_core.firmware import symbol_inventory
-from hpx_core.models import load_model
+from hpx_core.reading import load_model
 
 from .conftest import TIER1
 

@@ -10,7 +10,7 @@ from hpx_core.boards import get_board
 from hpx_core.contract import EngineSelection, MemoryRequest
 from hpx_core.errors import ConfigError
 from hpx_core.firmware.layout import plan_layout
-from hpx_core.models import load_model
+from hpx_core.reading import load_model
 
 from .conftest import MODELS
 

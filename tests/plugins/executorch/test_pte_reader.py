@@ -1,6 +1,6 @@
 """The ExecuTorch reader on programs written with the flatbuffers Builder per program.fbs.
 
-The exported fixtures (tests/models/test_pte_fixtures.py) are the ground truth; these cover
+The exported fixtures (test_pte_fixtures.py) are the ground truth; these cover
 the paths an export rarely produces (legacy inline constants, delegates, damaged segments).
 """
 
@@ -10,6 +10,7 @@ import struct
 from pathlib import Path
 
 import pytest
+from hpx_executorch.program import program_of
 from ptebuild import (
     DELEGATE_CALL,
     JUMP_FALSE_CALL,
@@ -22,7 +23,7 @@ from ptebuild import (
 )
 
 from hpx_core.errors import ModelError
-from hpx_core.models import load_model
+from hpx_core.reading import load_model
 
 
 def _write(tmp_path: Path, data: bytes, name: str = "model.pte") -> Path:
@@ -54,8 +55,9 @@ def test_sample_program(tmp_path: Path) -> None:
     ]
     assert info.planned_memory == (98304,)
     assert info.constant_segment_bytes == info.weight_bytes == 64
-    assert info.program is not None
-    (plan,) = info.program.plans
+    program = program_of(info)
+    assert program is not None
+    (plan,) = program.plans
     assert plan.name == "forward"
     assert [(i.kind, i.target) for i in plan.chains[0]] == [
         ("kernel", 0), ("kernel", 1), ("kernel", 3), ("kernel", 2), ("free", None),
@@ -94,8 +96,9 @@ def test_move_and_jump_instructions(tmp_path: Path) -> None:
     spec = sample_spec()
     spec.calls = [Call(MOVE_CALL, 1, [3]), Call(JUMP_FALSE_CALL, 6, [0]), *spec.calls]
     info = load_model(_write(tmp_path, build_program(spec)))
-    assert info.program is not None
-    move, jump = info.program.plans[0].chains[0][:2]
+    program = program_of(info)
+    assert program is not None
+    move, jump = program.plans[0].chains[0][:2]
     assert (move.kind, move.target, move.args) == ("move", None, (1, 3))
     assert (jump.kind, jump.target, jump.args) == ("jump_false", 0, (6,))
     assert len(info.operators) == 4  # control flow is not an operator
@@ -105,7 +108,8 @@ def test_plan_named_forward_is_analyzed(tmp_path: Path) -> None:
     spec = sample_spec()
     spec.plan_name = "encode"
     info = load_model(_write(tmp_path, build_program(spec)))
-    assert info.program is not None and info.program.plans[0].name == "encode"
+    program = program_of(info)
+    assert program is not None and program.plans[0].name == "encode"
     assert len(info.operators) == 4  # without a forward, the first plan
 
 

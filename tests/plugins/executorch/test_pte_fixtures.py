@@ -12,10 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hpx_executorch.program import program_of
 
-from hpx_core.models import ModelInfo, TensorInfo, load_model
+from hpx_core.models import ModelInfo, TensorInfo
+from hpx_core.reading import load_model
 
-FIXTURES = Path(__file__).parents[1] / "fixtures" / "pte"
+FIXTURES = Path(__file__).parents[2] / "fixtures" / "pte"
 RECORD = json.loads((FIXTURES / "pte_fixtures.json").read_text(encoding="utf-8"))
 PROGRAMS = {program["name"]: program for program in RECORD["programs"]}
 
@@ -47,10 +49,11 @@ def test_file_identity(name: str) -> None:
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_operator_tables_and_instructions(name: str) -> None:
     info = _load(name)
-    assert info.program is not None
+    program = program_of(info)
+    assert program is not None
     plans = PROGRAMS[name]["execution_plans"]
-    assert len(info.program.plans) == len(plans)
-    for plan, recorded in zip(info.program.plans, plans, strict=True):
+    assert len(program.plans) == len(plans)
+    for plan, recorded in zip(program.plans, plans, strict=True):
         assert plan.name == recorded["name"]
         assert [(op.name, op.overload) for op in plan.operators] == [
             (op["name"], op["overload"]) for op in recorded["operators"]
@@ -96,9 +99,10 @@ def test_constant_segment(name: str) -> None:
     layout = PROGRAMS[name]["layout"]
     segment = layout["segments"][layout["constant_segment"]["segment_index"]]
     assert info.constant_segment_bytes == info.weight_bytes == segment["size"]
-    assert info.program is not None
-    assert info.program.segment_count == len(layout["segments"])
-    assert info.program.version == PROGRAMS[name]["program_version"]
+    program = program_of(info)
+    assert program is not None
+    assert program.segment_count == len(layout["segments"])
+    assert program.version == PROGRAMS[name]["program_version"]
 
 
 def test_tier1_names_each_operators_namespace() -> None:

@@ -1,4 +1,4 @@
-"""Read an ExecuTorch ``.pte`` program without torch.
+"""Read an ExecuTorch ``.pte`` program without torch (the engine's ``hpx_read_model``).
 
 A PTE is a FlatBuffer (executorch ``schema/program.fbs``, identifier ``ET12``) optionally
 followed by data segments that an extended header (``eh00`` at byte 8) locates. The accessors
@@ -16,20 +16,19 @@ from pathlib import Path
 
 import attrs
 
-from hpx_core.errors import ModelError
-from hpx_core.models.flatbuf import I8, I32, I64, U8, U32, U64, FlatBuffer, Table
-from hpx_core.models.guard import MALFORMED, Budget, malformed
-from hpx_core.models.info import (
+from hpx_core.sdk import ModelError
+from hpx_core.sdk.flatbuf import I8, I32, I64, U8, U32, U64, FlatBuffer, Table
+from hpx_core.sdk.models import MALFORMED, Budget, ModelInfo, Operator, TensorInfo, malformed
+from hpx_executorch.program import (
     ExecutionPlan,
     Instruction,
     InstructionKind,
-    ModelInfo,
-    Operator,
     OperatorRef,
     PteProgram,
-    TensorInfo,
+    kept_program,
+    plain,
 )
-from hpx_core.models.macs import pte_macs
+from hpx_executorch.pte_macs import pte_macs
 
 IDENTIFIER = b"ET12"
 KIND = "ExecuTorch program"
@@ -115,7 +114,10 @@ def _read(data: bytes, path: Path, sha256: str) -> ModelInfo:
     constant_bytes = _constant_bytes(program, segments, path.name)
     index = next((i for i, p in enumerate(plans) if p[0].name == "forward"), 0)
     plan, operators, inputs, outputs = plans[index]
-    return ModelInfo(
+    pte = PteProgram(
+        version=program.scalar(0, U32), plans=[p[0] for p in plans], segment_count=len(segments)
+    )
+    info = ModelInfo(
         format="pte",
         path=path,
         sha256=sha256,
@@ -128,10 +130,10 @@ def _read(data: bytes, path: Path, sha256: str) -> ModelInfo:
         subgraph_count=len(plans),
         planned_memory=plan.non_const_buffer_sizes[1:],
         constant_segment_bytes=constant_bytes,
-        program=PteProgram(
-            version=program.scalar(0, U32), plans=[p[0] for p in plans], segment_count=len(segments)
-        ),
+        program=plain(pte),  # JSON-ready: kept with the analysis (program_of reads it back)
     )
+    kept_program(info, pte)
+    return info
 
 
 def _constant_bytes(program: Table, segments: list[tuple[int, int]], name: str) -> int:
