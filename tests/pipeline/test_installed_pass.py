@@ -60,6 +60,17 @@ def test_its_check_refuses_before_any_fetch(tmp_path: Path) -> None:
     assert stages == ["config"]
 
 
+@pytest.mark.usefixtures("sample_installed")
+def test_hpx_config_validate_refuses_what_it_cannot_do(tmp_path: Path) -> None:
+    (tmp_path / "project").mkdir()
+    config = tmp_path / "project" / "hpx.yaml"
+    config.write_text(f"model: {{path: {KWS}}}\nengine: {{type: loops}}\n"
+                      "target: {board: apollo510_evb}\n", encoding="utf-8")
+    with pytest.raises(UsageError, match="the record census counts emulated runs"):
+        pipeline.check(config)
+    assert [p.name for p in config.parent.iterdir()] == ["hpx.yaml"]  # nothing written
+
+
 @pytest.mark.emulated
 @pytest.mark.usefixtures("sample_installed")
 def test_it_runs_and_is_recorded_in_the_bundle(tmp_path: Path) -> None:
