@@ -116,3 +116,12 @@ def test_an_entry_point_that_names_no_pass_stops_the_run_naming_it() -> None:
         installed_passes(registry)
     assert "odd = os:sep" in refused.value.message and "names no uncounted pass" in \
         refused.value.message
+
+
+def test_a_disabled_pass_is_left_out() -> None:
+    from sample_pass import ENTRY
+
+    name, value = (part.strip() for part in ENTRY.split("="))
+    entry = EntryPoint(name, value, PASS_GROUP)
+    assert load_registry(entries=[], pass_entries=[entry]).passes == (entry,)
+    assert load_registry(entries=[], pass_entries=[entry], disabled=[name]).passes == ()
