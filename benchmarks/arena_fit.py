@@ -20,6 +20,7 @@ from typing import Any
 from hpx_core.config.validate import overrides
 from hpx_core.errors import ConfigError
 from hpx_core.pipeline import ProfileOutcome, profile
+from hpx_core.pipeline.memory_pass import NAME as MEMORY
 from hpx_core.results.memory import MemoryUse
 
 REPO = Path(__file__).resolve().parents[1]
@@ -38,8 +39,9 @@ def run(model: Path, backend: str, board: str, work: Path, **model_options: Any
 
 
 def memory_of(outcome: ProfileOutcome) -> MemoryUse:
-    assert outcome.record is not None and outcome.record.memory is not None
-    return outcome.record.memory
+    use = outcome.record.result(MEMORY, MemoryUse) if outcome.record is not None else None
+    assert use is not None
+    return use
 
 
 def refused_at(model: Path, backend: str, board: str, work: Path, size: int) -> str:

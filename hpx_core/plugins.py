@@ -27,6 +27,8 @@ from hpx_core.sources.pins import EngineSources, PinSet, core_pins, merge_pins
 from hpx_core.suggest import did_you_mean
 
 ENTRY_POINT_GROUP = "hpx.engines"
+PASS_GROUP = "hpx.passes"
+"""Uncounted passes of installed distributions (loaded by :mod:`hpx_core.pipeline.passes`)."""
 DISABLE_ENV = "HPX_DISABLE_PLUGINS"
 
 log = get_logger(__name__)
@@ -85,6 +87,7 @@ class Registry:
     conflicts: Mapping[str, tuple[PluginInfo, ...]] = attrs.field(factory=dict)
     catalog: PinSet = attrs.field(factory=core_pins)
     disabled: tuple[PluginInfo, ...] = ()  # installed, left out by HPX_DISABLE_PLUGINS
+    passes: tuple[EntryPoint, ...] = ()  # the hpx.passes entry points, by name, not loaded
 
     def engine(self, name: str) -> EngineEntry:
         """The engine called ``name``, or a PluginError listing what is installed."""
@@ -117,13 +120,14 @@ def load_registry(
     no_plugins: bool = False,
     disabled: Iterable[str] | None = None,
     entries: Iterable[EntryPoint] | None = None,
+    pass_entries: Iterable[EntryPoint] | None = None,
 ) -> Registry:
     """Load every plugin in the entry-point group, skipping disabled and broken ones.
 
     ``no_plugins`` loads none (no engine is usable; for diagnosing a broken install);
     ``disabled`` (default: the comma-separated ``HPX_DISABLE_PLUGINS``) names plugins or
     distributions to leave out; ``entries`` replaces the installed entry points (embedding hpx,
-    tests).
+    tests), ``pass_entries`` those of the uncounted passes (:data:`PASS_GROUP`).
     """
     skip = set(disabled if disabled is not None else _disabled_from_env())
     manager = pluggy.PluginManager(PROJECT_NAME)
@@ -150,8 +154,19 @@ def load_registry(
     catalog, pin_failures = _catalog(engines)
     for failure in pin_failures:
         engines = {n: e for n, e in engines.items() if e.plugin != failure.plugin}
+    passes = _pass_entries(pass_entries, skip, no_plugins)
     return Registry(manager, engines, tuple(failures + described_failures + pin_failures),
-                    conflicts, catalog, tuple(left_out))
+                    conflicts, catalog, tuple(left_out), passes)
+
+
+def _pass_entries(given: Iterable[EntryPoint] | None, skip: set[str], no_plugins: bool
+                  ) -> tuple[EntryPoint, ...]:
+    """The uncounted passes' entry points a run loads (none disabled by name or
+    distribution)."""
+    found = given if given is not None else entry_points(group=PASS_GROUP)
+    kept = [e for e in found
+            if not no_plugins and not {_info(e).name, _info(e).distribution} & skip]
+    return tuple(sorted(kept, key=lambda e: e.name))
 
 
 def _register(manager: pluggy.PluginManager, entry: EntryPoint, module: object) -> ModuleType:

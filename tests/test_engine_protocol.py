@@ -79,8 +79,8 @@ def test_each_docstring_says_whom_the_core_asks_as_the_table_does() -> None:
 def test_a_wrong_answer_record_is_named_with_the_plugin_and_hook() -> None:
     from hpx_core.contract import NotesRequest
     from hpx_core.errors import PluginError
-    from hpx_core.reading import load_model
     from hpx_core.plugins import load_registry
+    from hpx_core.reading import load_model
 
     model = Path(__file__).resolve().parents[1] / "examples/models/mlperf_tiny/kws_ref_model.tflite"
     registry = load_registry(disabled=[])

@@ -70,7 +70,8 @@ def test_the_architecture_says_whom_each_hook_reaches() -> None:
     assert set(rows) == set(HOOKS)
     for name, hook in HOOKS.items():
         assert ("every plugin" in rows[name]) is (hook.reach is Reach.EVERY_PLUGIN), name
-        assert ("each plugin until one answers" in rows[name]) is (hook.reach is Reach.ENGINE_ELSE_FIRST), name
+        first_answer = hook.reach is Reach.ENGINE_ELSE_FIRST
+        assert ("each plugin until one answers" in rows[name]) is first_answer, name
 
 
 def documented_records() -> list[str]:

@@ -24,6 +24,7 @@ NOT_INSTALLED = {
     "hpx_tinyseq": REPO / "examples" / "engines" / "tinyseq",
     "hpx_loops_engine": REPO / "tests" / "fixtures" / "plugins" / "hpx_loops_engine",
     "hpx_broken_engine": REPO / "tests" / "fixtures" / "plugins" / "hpx_broken_engine",
+    "hpx_sample_pass": REPO / "tests" / "fixtures" / "plugins" / "hpx_sample_pass",
 }
 
 

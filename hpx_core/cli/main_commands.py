@@ -337,74 +337,32 @@ def library_progress(status: Status) -> AbstractContextManager[None]:
         f"[bold]building {name}[/] {bar(done, total)} {done}/{total} units"))
 
 
-_STATUS_STYLE = {"exact": "green", "different": "bold red", "inherited": "yellow"}
-
-
-def _styled(status: str) -> str:
-    style = _STATUS_STYLE.get(status)
-    return f"[{style}]{status}[/]" if style else status
-
-
 def note(message: str) -> None:
     """A note the user should see while a command runs (a busy farm place, ...)."""
     console.print(f"[yellow]{message}[/]", highlight=False)
 
 
-def _estimate_of(outcome: pipeline.ProfileOutcome) -> dict[str, Any] | None:
-    """The run's cycle estimate (``--estimate-for``), read from its bundle."""
-    from hpx_core.results.profile_schemas import ESTIMATE_FILE
-
-    path = outcome.bundle / ESTIMATE_FILE if outcome.bundle else None
-    if path is None or not path.is_file():
-        return None
-    found: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    return found
-
-
 def _print_profile(outcome: pipeline.ProfileOutcome) -> None:
-    from hpx_core.results.memory_text import layer_cells, layer_columns, summary_lines
-
+    """The per-layer counts with every uncounted pass's columns, then each pass's lines."""
     measurement = outcome.measurement
     if measurement is None:
         return
     total = sum(layer.median for layer in measurement.layers) or 1
     events = list(dict.fromkeys(e for layer in measurement.layers for e in layer.events))
-    check = outcome.record.layer_check if outcome.record else None
-    verdicts = {v.index: v.status for v in check.layers} if check else {}
-    estimate = _estimate_of(outcome)
-    estimated = {s["index"]: s["estimated_cycles"] for s in estimate["layers"]} if estimate else {}
-    memory = outcome.record.memory if outcome.record else None
+    shown = [p.shown for p in outcome.record.passes.values()] if outcome.record else []
     table = Table("layer", "op", measurement.units, "share", *events,
-                  *(("vs host",) if check else ()), *(layer_columns(memory) if memory else ()),
-                  *((f"est. cycles {estimate['board']}",) if estimate else ()),
-                  title=str(outcome.config.model.path))
+                  *(c for s in shown for c in s.columns), title=str(outcome.config.model.path))
     for layer in measurement.layers:
         counted = [f"{layer.events[e]:,}" if e in layer.events else "-" for e in events]
-        status = [_styled(verdicts.get(layer.index, "not checked"))] if check else []
-        cycles = [f"{estimated[layer.index]:,.0f}" if layer.index in estimated else "-"
-                  ] if estimate else []
         table.add_row(layer.name, layer.op, f"{layer.median:,}", f"{layer.median / total:.1%}",
-                      *counted, *status,
-                      *(layer_cells(memory, layer.index) if memory else ()), *cycles)
+                      *counted, *(c for s in shown for c in s.row(layer.index)))
     console.print(table)
-    if check is not None:
-        from hpx_core.results.check_view import layer_check_line  # NumPy: only with a check
-
-        console.print(layer_check_line(check), markup=False, highlight=False)
     console.print(
         f"whole inference (uninstrumented): {measurement.whole_median:,} {measurement.units}; "
         f"per-layer sum {measurement.layer_sum:,}"
     )
-    if memory is not None:
-        console.print("memory, in one uncounted inference:")
-        for line in summary_lines(memory):
-            console.print(f"  {line}", markup=False, highlight=False)
-    if estimate is not None:
-        whole = estimate["whole"]
-        console.print(f"estimated on {estimate['board']}: {whole['estimated_cycles']:,.0f} "
-                      f"cycles, {whole['estimated_ms']:.3f} ms at {estimate['clock_hz']:,} Hz "
-                      "(an estimate from the instruction profile, not a measurement)",
-                      markup=False, highlight=False)
+    for line in (line for s in shown for line in s.lines):
+        console.print(line, markup=False, highlight=False)
     outputs = outcome.record.outputs if outcome.record else None
     if outputs is not None:
         console.print(outputs.sentence(), style=None if outputs.passed else "bold red",

@@ -11,6 +11,7 @@ import os
 import shutil
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 import attrs
 import jinja2
@@ -28,11 +29,18 @@ HARNESS_SOURCES = ("hpx_main.c", "hpx_counter.c", "hpx_wire.c", "hpx_fault.c", "
                    "hpx_memory.c", "hpx_measure.S")
 CHECK_DUMP_LIMIT = 1024 * 1024
 """Bytes of tensors ``--check-layers=all`` sends in full at most (differing layers, in order)."""
+HARNESS_SWITCHES = frozenset({"HPX_CHECK_LAYERS", "HPX_CHECK_ALL", "HPX_MEMORY_PASS"})
+"""The harness's compile-time switches an uncounted pass may turn on (``hpx_config.h``): the
+layer check (its ``ALL`` mode sends every differing layer in full) and the memory pass."""
 BOARD_COMMON_SOURCES = ("startup.c", "cmsdk_uart.c", "reset_exit.c")
 
 
 def _event_names(values: Iterable[str]) -> tuple[str, ...]:
     return tuple(values)
+
+
+def _switches(values: Iterable[str]) -> tuple[str, ...]:
+    return tuple(sorted(set(values)))
 
 
 @attrs.frozen
@@ -45,17 +53,18 @@ class HarnessSettings:
     max_layers: int = 240
     cal_repeats: int = 8
     pmu_events: tuple[str, ...] = attrs.field(default=(), converter=_event_names)
-    check_layers: str = "off"  # profiling.check_layers: off, first or all
     check_dump_limit: int = CHECK_DUMP_LIMIT
-    memory: bool = False  # the uncounted memory pass (stack, arena, heap in use)
+    switches: tuple[str, ...] = attrs.field(default=(), converter=_switches)
+    """The :data:`HARNESS_SWITCHES` the run's uncounted passes turned on (the rest are 0)."""
 
     def __attrs_post_init__(self) -> None:
-        bad_check = self.check_layers not in ("off", "first", "all")
+        unknown = set(self.switches) - HARNESS_SWITCHES
         if (self.iterations < 1 or self.warmup < 0 or not 1 <= self.max_layers <= 4095
-                or bad_check):
+                or unknown):
             raise BuildError(
                 f"invalid harness settings: {self}",
-                "iterations >= 1, warmup >= 0, 1 <= max_layers <= 4095",
+                "iterations >= 1, warmup >= 0, 1 <= max_layers <= 4095, switches among "
+                f"{', '.join(sorted(HARNESS_SWITCHES))}",
             )
 
 
@@ -283,7 +292,7 @@ def load_project(work_dir: Path) -> Project:
         return Project(
             path.parent,
             get_board(data["board"]).at_clock(data.get("clock", "lp")),
-            HarnessSettings(**data["settings"]),
+            HarnessSettings(**_settings(data["settings"])),
             contribution,
             tuple(data["files"]),
         )
@@ -292,6 +301,17 @@ def load_project(work_dir: Path) -> Project:
             f"{work_dir} holds no hpx firmware project ({error})",
             "create one with `hpx build --board <board>` or `hpx selftest`",
         ) from None
+
+
+def _settings(saved: dict[str, Any]) -> dict[str, Any]:
+    """Settings a project file holds; one an earlier hpx wrote names the passes' switches as
+    ``check_layers`` (off, first, all) and ``memory``."""
+    check, memory = saved.pop("check_layers", "off"), saved.pop("memory", False)
+    if check != "off" or memory:
+        saved["switches"] = [*(["HPX_CHECK_LAYERS"] if check != "off" else []),
+                             *(["HPX_CHECK_ALL"] if check == "all" else []),
+                             *(["HPX_MEMORY_PASS"] if memory else [])]
+    return saved
 
 
 def _remove_stale(src: Path, files: Mapping[str, bytes]) -> None:

@@ -31,14 +31,15 @@ from hpx_core.pipeline.arena_fit import ArenaTooSmallError, fitted_error
 from hpx_core.pipeline.building import build_firmware, verify_kernels
 from hpx_core.pipeline.checks import (
     analyze_model,
+    check_config,
     check_license,
-    check_target,
     plan_counters,
 )
 from hpx_core.pipeline.context import RunContext
 from hpx_core.pipeline.firmware import fetch_sources, generate_firmware
 from hpx_core.pipeline.memory import plan_memory
 from hpx_core.pipeline.products import (
+    Checked,
     MemoryPlan,
     ProfileOutcome,
     StageUnavailableError,
@@ -111,8 +112,8 @@ class _UntilReachedError(Exception):
 
 @attrs.define
 class _Stages:
-    """Runs one named stage at a time: says it starts, times it, stops after ``until``, and
-    keeps what the run made so far (the outcome a stop or an error hands back)."""
+    """Runs one named stage at a time: says it starts, times it, and keeps the outcome so far
+    (what a stop or an error hands back); stops once the stage ``until`` names is kept."""
 
     outcome: ProfileOutcome
     until: str | None
@@ -129,9 +130,10 @@ class _Stages:
             seconds={**self.outcome.seconds, name: time.monotonic() - started})
         return made
 
-    def made(self, **products: object) -> None:
-        """Record products in the outcome; stop when the last stage was ``until``."""
-        self.outcome = attrs.evolve(self.outcome, **products)  # type: ignore[arg-type]
+    def keep(self, outcome: ProfileOutcome | None = None) -> None:
+        """``outcome`` (a stage that made nothing: the one so far) is the run so far; stop
+        when its last stage was ``until``."""
+        self.outcome = outcome or self.outcome
         if self.outcome.stages and self.outcome.stages[-1] == self.until:
             raise _UntilReachedError
 
@@ -150,34 +152,44 @@ def _run(ctx: RunContext, until: str | None, on_stage: Callable[[str], None] | N
     return stages.outcome
 
 
+def _checks(ctx: RunContext, run: _Stages) -> Checked:
+    """The stages before the first fetch, each kept in the outcome's ``Checked``."""
+    run("config", lambda: check_config(ctx))
+    run.keep()
+    model = run("model analysis", lambda: analyze_model(ctx))
+    checked = Checked(model, unchecked=() if model is not None or not ctx.checking else (
+        "the model (model.path is not set; hpx profile takes MODEL)",))
+    run.keep(attrs.evolve(run.outcome, checked=checked))
+    run("license check", lambda: check_license(ctx))
+    run.keep()
+    events, unchecked = run("counter plan", lambda: plan_counters(ctx))
+    checked = attrs.evolve(checked, events=events,
+                           unchecked=(*checked.unchecked, *([unchecked] if unchecked else [])))
+    run.keep(attrs.evolve(run.outcome, checked=checked))
+    memory = run("memory plan", lambda: plan_memory(ctx, model) if model else MemoryPlan())
+    checked = attrs.evolve(checked, memory=memory, unchecked=(*checked.unchecked, *(
+        [] if model else ["the memory plan (it places the model)"])))
+    run.keep(attrs.evolve(run.outcome, checked=checked))
+    return checked
+
+
 def _stages(ctx: RunContext, run: _Stages, resources: ExitStack) -> None:
     """The stages in order; each takes what earlier ones made and answers its own product."""
-    run("config", lambda: check_target(ctx))
-    run.made()
-    model = run("model analysis", lambda: analyze_model(ctx))
-    run.made(model=model, unchecked=() if model is not None or not ctx.checking else (
-        "the model (model.path is not set; hpx profile takes MODEL)",))
-    run("license check", lambda: check_license(ctx))
-    run.made()
-    events, unchecked = run("counter plan", lambda: plan_counters(ctx))
-    run.made(unchecked=(*run.outcome.unchecked, *([unchecked] if unchecked else [])))
-    memory = run("memory plan", lambda: plan_memory(ctx, model) if model else MemoryPlan())
-    run.made(layout=memory.layout, unchecked=(*run.outcome.unchecked, *(
-        [] if model else ["the memory plan (it places the model)"])))
-    model, events = need(model, "model"), need(events, "counter plan")
+    checked = _checks(ctx, run)
+    model, events = need(checked.model, "model"), need(checked.events, "counter plan")
+    memory = checked.memory
     sources = run("sources", lambda: fetch_sources(ctx))
-    run.made(sources=sources)
+    run.keep(attrs.evolve(run.outcome, sources=sources))
     work = claim_work_folder(ctx.validated, model, resources)
     firmware = run("firmware generation",
                    lambda: generate_firmware(ctx, model, memory, sources, events, work))
-    run.made(contribution=firmware.contribution, model_copy=firmware.model_copy)
+    run.keep(attrs.evolve(run.outcome, firmware=firmware))
     built = run("build", lambda: build_firmware(
         ctx, model, firmware, memory, sources,
         lambda plan: generate_firmware(ctx, model, plan, sources, events, work)))
-    run.made(build=built.build, placement=built.placement, layout=built.memory.layout,
-             contribution=built.firmware.contribution, model_copy=built.firmware.model_copy)
+    run.keep(attrs.evolve(run.outcome, built=built))
     findings = run("kernel verification", lambda: verify_kernels(ctx, model, built))
-    run.made(findings=findings)
+    run.keep(attrs.evolve(run.outcome, findings=findings))
     record = run("run, capture and results",
                  lambda: run_firmware(ctx, model, sources, built, events, findings))
-    run.made(record=record)
+    run.keep(attrs.evolve(run.outcome, record=record))

@@ -20,8 +20,10 @@ import attrs
 from hpx_core.errors import HpxError, RunError
 from hpx_core.log import get_logger
 from hpx_core.pipeline.context import RunContext
+from hpx_core.pipeline.memory_pass import NAME as MEMORY
 from hpx_core.pipeline.products import ProfileOutcome
 from hpx_core.pipeline.workdir import work_root
+from hpx_core.results.memory import MemoryUse
 
 log = get_logger(__name__)
 OPTION = "model.arena_size"
@@ -53,7 +55,7 @@ def measuring_context(ctx: RunContext, output: Path) -> RunContext:
 
 def measured_need(outcome: ProfileOutcome, arena: str) -> tuple[int, int | None] | None:
     """What the measuring run's memory pass says the arena needs, and the arena it ran with."""
-    use = outcome.record.memory if outcome.record is not None else None
+    use = outcome.record.result(MEMORY, MemoryUse) if outcome.record is not None else None
     if use is None:
         return None
     need = use.facts.get(f"{arena}.needed", use.facts.get(f"{arena}.planned"))

@@ -14,20 +14,21 @@ from hpx_core.errors import ConfigError, ModelError, SourceError, UsageError
 from hpx_core.firmware import get_toolchain
 from hpx_core.models import ModelInfo
 from hpx_core.pipeline.context import RunContext
-from hpx_core.pipeline.insight_pass import check_insight
+from hpx_core.pipeline.passes import check_passes
 from hpx_core.pipeline.workdir import check_buildable
-from hpx_core.probe.passes import EventPlan, plan_events
+from hpx_core.probe.event_passes import EventPlan, plan_events
 from hpx_core.reading import load_model
 from hpx_core.runners import runner_for
 from hpx_core.sources import check_may_run
 
 
-def check_target(ctx: RunContext) -> None:
-    """Refuse a toolchain that is not installed, folders CMake cannot build in and a board
-    farm's place that does not answer, before anything is fetched or built."""
+def check_config(ctx: RunContext) -> None:
+    """The config stage: refuse a toolchain that is not installed, folders CMake cannot build
+    in, what an uncounted pass cannot do and a board farm's place that does not answer, before
+    anything is fetched or built."""
     get_toolchain(ctx.config.target.toolchain)
     check_buildable(ctx.validated)
-    check_insight(ctx)
+    check_passes(ctx)
     target = ctx.config.target
     if target.place is not None:
         runner_for(ctx.board, place=target.place, farm=ctx.config.farm).check()

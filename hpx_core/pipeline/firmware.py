@@ -20,7 +20,7 @@ from hpx_core.pipeline.memory import with_planned_buffers
 from hpx_core.pipeline.model_copy import model_for_engine
 from hpx_core.pipeline.passes import harness_settings
 from hpx_core.pipeline.products import Firmware, MemoryPlan
-from hpx_core.probe.passes import EventPlan
+from hpx_core.probe.event_passes import EventPlan
 from hpx_core.reading import keep_model
 from hpx_core.sources import materialize
 

@@ -5,29 +5,29 @@ After the timed run is judged, the same ELF runs once more under QEMU with hpx's
 per planned buffer) and hottest code, checked equal to the harness's SysTick counts. With
 ``profiling.estimate_for`` the profile becomes estimated cycles on that Apollo board, its
 buffers mapped to the regions that board's own memory plan gives them. What the pass needs is
-refused before anything is fetched (:func:`check_insight`): a silicon board, a host without a C
-compiler, a QEMU without plugins, a board the cycle model does not cover.
+refused before anything is fetched (:func:`check_insight`, the pass's check): a silicon board,
+a host without a C compiler, a QEMU without plugins, a board the cycle model does not cover.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from hpx_core.boards import Board, get_board
 from hpx_core.contract import FirmwareContribution, MemoryRequest
 from hpx_core.errors import RunError, UsageError
-from hpx_core.firmware import HarnessSettings
 from hpx_core.firmware.layout import plan_layout
 from hpx_core.models import ModelInfo
 from hpx_core.pipeline.context import RunContext
 from hpx_core.pipeline.products import PassInputs
+from hpx_core.pipeline.uncounted import NOTHING, HarnessRequest
 from hpx_core.results.bundle import dump_json
 from hpx_core.results.bundle_schema import shape_problem
 from hpx_core.results.profile_schemas import ESTIMATE_FILE, PROFILE_FILE
-from hpx_core.run.record import PassOutput
+from hpx_core.run.pass_result import ConsoleSummary, PassResult
 
 if TYPE_CHECKING:
     from hpx_core.insight import InstructionProfile
@@ -84,14 +84,16 @@ class InstructionProfilePass:
 
     name: str = "instruction profile"
 
+    def check(self, ctx: RunContext) -> None:
+        check_insight(ctx)
+
     def wanted(self, ctx: RunContext) -> bool:
         return wants_profile(ctx)
 
-    def harness(self, ctx: RunContext, contribution: FirmwareContribution,
-                settings: HarnessSettings) -> HarnessSettings:
-        return settings  # the plugin watches the harness's own markers: nothing to compile in
+    def harness(self, ctx: RunContext, contribution: FirmwareContribution) -> HarnessRequest:
+        return NOTHING  # the plugin watches the harness's own markers: nothing to compile in
 
-    def after(self, ctx: RunContext, inputs: PassInputs) -> PassOutput:
+    def after(self, ctx: RunContext, inputs: PassInputs) -> PassResult[InstructionProfile]:
         from hpx_core.insight import instruction_profile, profile_document
 
         found = instruction_profile(inputs.built.build.elf, ctx.board,
@@ -103,11 +105,24 @@ class InstructionProfilePass:
         section: dict[str, object] = {"file": PROFILE_FILE, "matches_counts": True,
                                       "seconds": round(found.seconds, 3)}
         silicon = estimate_board(ctx)
-        if silicon is not None:
-            files[ESTIMATE_FILE] = _estimate(ctx, found, silicon, inputs)
-            section |= {"estimate": ESTIMATE_FILE, "estimate_for": silicon.name,
-                        "clock": silicon.clock, "clock_hz": silicon.clock_hz}
-        return PassOutput(SECTION, section, files, found)
+        if silicon is None:
+            return PassResult(found, SECTION, section, files)
+        estimate = _estimate(ctx, found, silicon, inputs)
+        files[ESTIMATE_FILE] = dump_json(estimate)
+        section |= {"estimate": ESTIMATE_FILE, "estimate_for": silicon.name,
+                    "clock": silicon.clock, "clock_hz": silicon.clock_hz}
+        return PassResult(found, SECTION, section, files, shown(estimate))
+
+
+def shown(estimate: Mapping[str, Any]) -> ConsoleSummary:
+    """Each layer's estimated cycles as a column, the whole inference's as a line."""
+    whole = estimate["whole"]
+    line = (f"estimated on {estimate['board']}: {whole['estimated_cycles']:,.0f} cycles, "
+            f"{whole['estimated_ms']:.3f} ms at {estimate['clock_hz']:,} Hz (an estimate from "
+            "the instruction profile, not a measurement)")
+    return ConsoleSummary((f"est. cycles {estimate['board']}",),
+                          {s["index"]: (f"{s['estimated_cycles']:,.0f}",)
+                           for s in estimate["layers"]}, lines=(line,))
 
 
 def _buffers(inputs: PassInputs) -> list[NamedRange]:
@@ -119,7 +134,7 @@ def _buffers(inputs: PassInputs) -> list[NamedRange]:
 
 
 def _estimate(ctx: RunContext, found: InstructionProfile, silicon: Board,
-              inputs: PassInputs) -> bytes:
+              inputs: PassInputs) -> dict[str, Any]:
     from hpx_core.insight.cycles.estimate import calibrated, estimate, estimate_document
 
     result = estimate(found, silicon, placed=_silicon_places(ctx, inputs.model, silicon))
@@ -134,7 +149,7 @@ def _estimate(ctx: RunContext, found: InstructionProfile, silicon: Board,
     if problem:  # bounded costs cannot get here; a bug of the model must not reach a bundle
         raise RunError(f"the cycle estimate is out of bounds: {problem}",
                        "report it, with the calibration file if one was given")
-    return dump_json(document)
+    return document
 
 
 def _silicon_places(ctx: RunContext, model: ModelInfo, silicon: Board

@@ -4,7 +4,8 @@ layer; :mod:`hpx_core.results.memory`) joined to what the run planned and linked
 Each buffer the device names with its start (``<buffer>.at``) is found in the board's memory
 map and among the linked firmware's planned buffers, so the bundle says, per buffer, the bytes
 configured, placed in which region, planned and used; each region of the map is listed with
-what the firmware takes in it, for the report's bars.
+what the firmware takes in it, for the report's bars. One of the core's own passes
+(:mod:`hpx_core.pipeline.passes`).
 """
 
 from __future__ import annotations
@@ -13,10 +14,10 @@ import attrs
 
 from hpx_core.boards import Board
 from hpx_core.contract import FirmwareContribution
-from hpx_core.firmware import HarnessSettings
 from hpx_core.firmware.placement import PlacementReport
 from hpx_core.pipeline.context import RunContext
 from hpx_core.pipeline.products import PassInputs
+from hpx_core.pipeline.uncounted import HarnessRequest
 from hpx_core.results.memory import (
     SECTION,
     BufferPlace,
@@ -25,7 +26,11 @@ from hpx_core.results.memory import (
     RegionFill,
     memory_use,
 )
-from hpx_core.run.record import PassOutput
+from hpx_core.results.memory_text import layer_cells, layer_columns, summary_lines
+from hpx_core.run.pass_result import ConsoleSummary, PassResult
+
+NAME = "memory"
+"""The pass's name: its result in ``RunRecord.passes``."""
 
 
 def buffer_places(use: MemoryUse, board: Board, report: PlacementReport
@@ -57,21 +62,31 @@ class MemoryPass:
     """``profiling.memory`` (default on): the stack, the engine's arenas and the heap in use,
     per layer and whole. Every engine gets the stack; arenas are what its glue reports."""
 
-    name: str = "memory"
+    name: str = NAME
+
+    def check(self, ctx: RunContext) -> None:
+        """Every board and engine can: the harness measures the stack itself."""
 
     def wanted(self, ctx: RunContext) -> bool:
         return ctx.config.profiling.memory
 
-    def harness(self, ctx: RunContext, contribution: FirmwareContribution,
-                settings: HarnessSettings) -> HarnessSettings:
-        return attrs.evolve(settings, memory=True)
+    def harness(self, ctx: RunContext, contribution: FirmwareContribution) -> HarnessRequest:
+        return HarnessRequest({"HPX_MEMORY_PASS"})
 
-    def after(self, ctx: RunContext, inputs: PassInputs) -> PassOutput:
+    def after(self, ctx: RunContext, inputs: PassInputs) -> PassResult[MemoryUse | None]:
         known = inputs.extras.memory if inputs.extras is not None else None
         use = memory_use(inputs.capture, known)
         if use is None:
-            return PassOutput(SECTION, {"note": "the firmware sent no memory records"})
+            return PassResult(None, SECTION, {"note": "the firmware sent no memory records"})
         report = inputs.built.placement
         use = attrs.evolve(use, places=buffer_places(use, ctx.board, report),
                            regions=region_fills(report))
-        return PassOutput(SECTION, use.to_json(), {}, use)
+        return PassResult(use, SECTION, use.to_json(), {}, shown(use))
+
+
+def shown(use: MemoryUse) -> ConsoleSummary:
+    """The stack and each arena per layer as columns, the whole inference's as lines."""
+    lines = ("memory, in one uncounted inference:", *(f"  {x}" for x in summary_lines(use)))
+    return ConsoleSummary(tuple(layer_columns(use)),
+                          {x.index: tuple(layer_cells(use, x.index)) for x in use.layers},
+                          lines=lines)

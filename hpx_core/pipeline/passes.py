@@ -1,80 +1,82 @@
-"""Uncounted passes: what a run measures besides its timed counts, without moving them.
+"""A run's uncounted passes (:mod:`.uncounted` says what one is): the core's own and those
+installed distributions declare, and the three points where the run calls them.
 
-A pass is one declared step: it may ask the harness for something it compiles in outside the
-counted windows (``harness``: the settings with its own switched on), and once the timed run is
-judged it adds a section (and files) to the bundle (``after``). The layer check: the harness
-runs every layer again after the measured passes and sends what each produced, which is judged
-against the engine's host reference. The memory pass: one more inference in which the harness
-measures the stack per layer and the engine its arenas (:mod:`.memory_pass`). A new pass is a
-class and an entry of :data:`PASSES`; nothing is threaded through the stages for it.
+The core's own passes come first (the layer check, the memory pass, the instruction
+profile); then, by entry-point name, each object the ``hpx.passes`` entry points of installed
+distributions name (a pass, or a class whose instances are one), as the registry found them.
+A distribution adds a pass with one entry point and its own package; nothing threaded
+through the stages, no core module names it. An entry point that does not load or is no
+pass, or a name two passes take, stops the run with its distribution named.
 """
 
 from __future__ import annotations
 
-from typing import Protocol
+from importlib.metadata import EntryPoint
+from typing import Any
 
 import attrs
 
 from hpx_core.contract import FirmwareContribution
+from hpx_core.errors import PluginError
 from hpx_core.firmware import HarnessSettings
 from hpx_core.pipeline.context import RunContext
 from hpx_core.pipeline.insight_pass import InstructionProfilePass
+from hpx_core.pipeline.layer_check_pass import LayerCheckPass
 from hpx_core.pipeline.memory_pass import MemoryPass
 from hpx_core.pipeline.products import PassInputs
-from hpx_core.run.record import PassOutput
+from hpx_core.pipeline.uncounted import AnyPass, UncountedPass
+from hpx_core.plugins import DISABLE_ENV, PASS_GROUP, Registry
+from hpx_core.run.pass_result import PassResult
+
+CORE_PASSES: tuple[AnyPass, ...] = (LayerCheckPass(), MemoryPass(), InstructionProfilePass())
 
 
-class UncountedPass(Protocol):
-    """One uncounted pass (see the module's docstring)."""
-
-    @property
-    def name(self) -> str: ...
-
-    def wanted(self, ctx: RunContext) -> bool: ...
-
-    def harness(self, ctx: RunContext, contribution: FirmwareContribution,
-                settings: HarnessSettings) -> HarnessSettings: ...
-
-    def after(self, ctx: RunContext, inputs: PassInputs) -> PassOutput: ...
+def installed_passes(registry: Registry) -> tuple[AnyPass, ...]:
+    """The core's passes, then every installed distribution's."""
+    found = [*CORE_PASSES, *(_loaded(entry) for entry in registry.passes)]
+    names = [p.name for p in found]
+    for twice in {n for n in names if names.count(n) > 1}:
+        owners = [e.value for e in registry.passes if e.name == twice] or ["hpx-core"]
+        raise PluginError(f"two uncounted passes are named {twice!r} ({', '.join(owners)})",
+                          f"uninstall one, or disable one with {DISABLE_ENV}=<entry point>")
+    return tuple(found)
 
 
-@attrs.frozen
-class LayerCheckPass:
-    """``--check-layers``: every layer's outputs against the engine's host reference."""
-
-    name: str = "layer check"
-
-    def wanted(self, ctx: RunContext) -> bool:
-        return ctx.config.profiling.check_layers != "off"
-
-    def harness(self, ctx: RunContext, contribution: FirmwareContribution,
-                settings: HarnessSettings) -> HarnessSettings:
-        """The harness's check mode: it needs the engine's ``hpx_engine_check()`` and host
-        reference, so an engine without one runs no check pass."""
-        mode = ctx.config.profiling.check_layers if contribution.layer_reference else "off"
-        return attrs.evolve(settings, check_layers=mode)
-
-    def after(self, ctx: RunContext, inputs: PassInputs) -> PassOutput:
-        from hpx_core.results.layer_check import check_layers  # NumPy: only for a check
-
-        note = inputs.extras.layer_check_note if inputs.extras is not None else None
-        check = check_layers(inputs.capture, inputs.contribution.layer_reference,
-                             ctx.config.profiling.check_layers, ctx.engine.name, note)
-        return PassOutput("layer_check", check.to_json(), check.files(), check)
+def _loaded(entry: EntryPoint) -> AnyPass:
+    """The pass an ``hpx.passes`` entry point names (instantiated when it names a class)."""
+    where = f"{entry.name} = {entry.value}" + (f" of {entry.dist.name}" if entry.dist else "")
+    try:
+        found: Any = entry.load()
+        made = found() if isinstance(found, type) else found
+    except Exception as error:
+        raise PluginError(f"the {PASS_GROUP} entry point {where} does not load "
+                          f"({type(error).__name__}: {error})",
+                          f"fix or uninstall it, or disable it with {DISABLE_ENV}={entry.name}"
+                          ) from None
+    if not isinstance(made, UncountedPass):
+        raise PluginError(f"the {PASS_GROUP} entry point {where} names no uncounted pass",
+                          "a pass has name, check, wanted, harness and after "
+                          "(hpx_core.pipeline.uncounted)")
+    return made
 
 
-PASSES: tuple[UncountedPass, ...] = (MemoryPass(), LayerCheckPass(), InstructionProfilePass())
+def wanted_passes(ctx: RunContext) -> tuple[AnyPass, ...]:
+    return tuple(p for p in installed_passes(ctx.registry) if p.wanted(ctx))
+
+
+def check_passes(ctx: RunContext) -> None:
+    """Every pass refuses, before any fetch, what the config asks of it that it cannot do."""
+    for found in installed_passes(ctx.registry):
+        found.check(ctx)
 
 
 def harness_settings(ctx: RunContext, contribution: FirmwareContribution,
                      settings: HarnessSettings) -> HarnessSettings:
-    """``settings`` with what every wanted pass compiles in."""
-    for found in PASSES:
-        if found.wanted(ctx):
-            settings = found.harness(ctx, contribution, settings)
-    return settings
+    """``settings`` with the switches every wanted pass asks for turned on."""
+    asked = [s for p in wanted_passes(ctx) for s in p.harness(ctx, contribution).switches]
+    return attrs.evolve(settings, switches=(*settings.switches, *asked))
 
 
-def run_passes(ctx: RunContext, inputs: PassInputs) -> tuple[PassOutput, ...]:
-    """What every wanted pass adds to the bundle."""
-    return tuple(p.after(ctx, inputs) for p in PASSES if p.wanted(ctx))
+def run_passes(ctx: RunContext, inputs: PassInputs) -> dict[str, PassResult[Any]]:
+    """What every wanted pass found, by pass name."""
+    return {p.name: p.after(ctx, inputs) for p in wanted_passes(ctx)}

@@ -3,7 +3,9 @@
 The stages are functions in run order (:mod:`hpx_core.pipeline`), each answering one of these:
 ``Checked`` (everything decided before any fetch), the engine's ``SourceSet``, ``Firmware``
 (the engine's glue rendered into a project), ``Built`` (the linked, placed ELF; the memory
-plan it was built with), the kernel findings, and the ``RunRecord`` of the run.
+plan it was built with), the kernel findings, and the ``RunRecord`` of the run. The outcome
+holds the products themselves, each once; what a caller reads of them (the model, the linked
+build, the layout) are views of the latest product that has it.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from hpx_core.firmware import BuildResult, Project
 from hpx_core.firmware.placement import PlacementReport
 from hpx_core.models import ModelInfo
 from hpx_core.pipeline.model_copy import ModelCopy
-from hpx_core.probe.passes import EventPlan
+from hpx_core.probe.event_passes import EventPlan
 from hpx_core.results import Measurement
 from hpx_core.run.record import RunRecord
 from hpx_core.wire import Capture
@@ -85,21 +87,57 @@ class Built:
 
 @attrs.frozen
 class ProfileOutcome:
-    """How far a profile run got, what each stage took (seconds), and what it produced."""
+    """How far a profile run got, what each stage took (seconds), and what each made:
+    ``firmware`` is the project as first generated, ``built`` the one built (a second memory
+    plan regenerates it)."""
 
     stages: tuple[str, ...]
     seconds: dict[str, float]
     validated: ValidatedConfig
-    model: ModelInfo | None = None
-    layout: MemoryLayout | None = None
+    checked: Checked | None = None
     sources: SourceSet | None = None
-    contribution: FirmwareContribution | None = None
-    build: BuildResult | None = None
-    placement: PlacementReport | None = None
+    firmware: Firmware | None = None
+    built: Built | None = None
     findings: tuple[SymbolFinding, ...] = ()
     record: RunRecord | None = None
-    unchecked: tuple[str, ...] = ()
-    model_copy: ModelCopy | None = None
+
+    @property
+    def model(self) -> ModelInfo | None:
+        return self.checked.model if self.checked else None
+
+    @property
+    def unchecked(self) -> tuple[str, ...]:
+        """What a checking run could not decide without a fetch."""
+        return self.checked.unchecked if self.checked else ()
+
+    @property
+    def layout(self) -> MemoryLayout | None:
+        """The memory plan the firmware was built with (else the one the checks made)."""
+        if self.built is not None:
+            return self.built.memory.layout
+        return self.checked.memory.layout if self.checked else None
+
+    @property
+    def contribution(self) -> FirmwareContribution | None:
+        firmware = self._firmware
+        return firmware.contribution if firmware else None
+
+    @property
+    def model_copy(self) -> ModelCopy | None:
+        firmware = self._firmware
+        return firmware.model_copy if firmware else None
+
+    @property
+    def _firmware(self) -> Firmware | None:
+        return self.built.firmware if self.built is not None else self.firmware
+
+    @property
+    def build(self) -> BuildResult | None:
+        return self.built.build if self.built else None
+
+    @property
+    def placement(self) -> PlacementReport | None:
+        return self.built.placement if self.built else None
 
     @property
     def config(self) -> ProfileConfig:

@@ -22,7 +22,7 @@ from hpx_core.pipeline.facts import config_json, source_provenance
 from hpx_core.pipeline.firmware import RUN_LOG
 from hpx_core.pipeline.passes import run_passes
 from hpx_core.pipeline.products import Built, PassInputs, StageUnavailableError
-from hpx_core.probe.passes import EventPlan, run_extra_passes
+from hpx_core.probe.event_passes import EventPlan, run_extra_passes
 from hpx_core.probe.probes import NoProbeError
 from hpx_core.results import BundleInputs, Measurement
 from hpx_core.results.bundle import dump_json

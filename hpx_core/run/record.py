@@ -19,22 +19,20 @@ import time
 from collections.abc import Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn, cast
+from typing import Any, NoReturn, TypeVar
 
 import attrs
 
 from hpx_core.boards import Board
 from hpx_core.errors import CaptureError, HpxError, RunError
 from hpx_core.results import BundleInputs, Measurement, measure, merge_event_passes, write_bundle
-from hpx_core.results.memory import SECTION as MEMORY_SECTION
-from hpx_core.results.memory import MemoryUse
 from hpx_core.results.outputs import OutputVerdict
 from hpx_core.run.fault import describe_fault
+from hpx_core.run.pass_result import PassResult
 from hpx_core.run.runner import Execution, RunInterruptedError, Runner, StreamStoppedError
 from hpx_core.wire import Capture, parse_capture
 
-if TYPE_CHECKING:  # NumPy loads only when a run checks layers
-    from hpx_core.results.layer_check import LayerCheck
+T = TypeVar("T")
 
 # The silicon counter backends' boot-check codes (counters/hpx_counter_check.h).
 COUNTER_ERRORS = {
@@ -48,42 +46,15 @@ COUNTER_ERRORS = {
 
 
 @attrs.frozen
-class PassOutput:
-    """What an uncounted pass adds to the bundle: a section of ``summary.json`` (its name and
-    JSON), files beside it, and the typed result for the caller that shows it."""
-
-    section: str
-    document: Mapping[str, Any]
-    files: Mapping[str, bytes] = attrs.field(factory=dict)
-    value: object = None
-
-
-def _passes(values: Sequence[PassOutput]) -> tuple[PassOutput, ...]:
-    return tuple(values)
-
-
-@attrs.frozen
 class ResultParts:
     """What a run adds to its bundle from the capture: the engine's ``extra`` facts, the files
     it sent (e.g. an ETDump), its outputs against the host's (outside the tolerance, the run
-    is invalid) and what the uncounted passes found (the layer check among them)."""
+    is invalid) and what the uncounted passes found, by pass name."""
 
     extra: Mapping[str, Any] = attrs.field(factory=dict)
     files: Mapping[str, bytes] = attrs.field(factory=dict)
     outputs: OutputVerdict | None = None
-    passes: tuple[PassOutput, ...] = attrs.field(default=(), converter=_passes)
-
-    @property
-    def layer_check(self) -> LayerCheck | None:
-        """The layer check's result (the pass whose section is ``layer_check`` makes one)."""
-        found = next((p.value for p in self.passes if p.section == "layer_check"), None)
-        return cast("LayerCheck | None", found)
-
-    @property
-    def memory(self) -> MemoryUse | None:
-        """What the memory pass measured (the pass whose section is ``memory`` makes one)."""
-        found = next((p.value for p in self.passes if p.section == MEMORY_SECTION), None)
-        return cast("MemoryUse | None", found)
+    passes: Mapping[str, PassResult[Any]] = attrs.field(factory=dict)
 
 
 @attrs.frozen
@@ -95,9 +66,13 @@ class RunRecord:
     measurement: Measurement
     bundle: Path
     extra: Mapping[str, Any] = attrs.field(factory=dict)  # the bundle's ``extra`` section
-    layer_check: LayerCheck | None = None
     outputs: OutputVerdict | None = None  # against the host reference, when the engine has one
-    memory: MemoryUse | None = None  # the memory pass: stack, arenas, heap
+    passes: Mapping[str, PassResult[Any]] = attrs.field(factory=dict)  # by pass name
+
+    def result(self, name: str, kind: type[T]) -> T | None:
+        """What the pass called ``name`` found, if it ran and found a ``kind``."""
+        found = self.passes.get(name)
+        return found.value if found is not None and isinstance(found.value, kind) else None
 
 
 def provenance(identity: Mapping[str, Any] | None = None,
@@ -237,15 +212,16 @@ class Recorder:
         parts = parts or ResultParts()
         measurement = judge_outputs(measurement, parts.outputs)
         files = {**self.base.files, **parts.files}  # what the run had before, then its own
-        for found in parts.passes:
+        for found in parts.passes.values():
             files |= found.files
         inputs = attrs.evolve(
             self.base, status="complete", measurement=measurement,
             extra={**(self.base.extra or {}), **parts.extra}, files=files,
-            sections={p.section: p.document for p in parts.passes}, outputs=parts.outputs)
+            sections={p.section: p.document for p in parts.passes.values()},
+            outputs=parts.outputs)
         bundle = write_bundle(self.results_dir, inputs)
         return RunRecord(run, capture, measurement, bundle, dict(inputs.extra or {}),
-                         parts.layer_check, parts.outputs, parts.memory)
+                         parts.outputs, dict(parts.passes))
 
 
 def run_and_record(

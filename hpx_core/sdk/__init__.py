@@ -17,6 +17,7 @@ an engine does with it:
 - :mod:`hpx_core.sdk.cache`: the cache folder and documents kept there
 - :mod:`hpx_core.sdk.results`: the device's capture and match manifests
 - :mod:`hpx_core.sdk.calibration`: the calibration workload (engines that test the pipeline)
+- :mod:`hpx_core.sdk.passes`: what an uncounted pass is asked and answers (``hpx.passes``)
 """
 
 from __future__ import annotations

@@ -105,7 +105,8 @@ def run_selftest(
             f"choose one of: {emulated}",
         )
     chain = get_toolchain(toolchain)
-    settings = HarnessSettings(ENGINE, iterations=iterations, warmup=1, memory=True)
+    settings = HarnessSettings(ENGINE, iterations=iterations, warmup=1,
+                               switches=("HPX_MEMORY_PASS",))
     glue = selftest_contribution(board, gnu_as=chain.family == "gcc")
     project = render_project(work_dir / board.name, board, glue, settings)
     built = build_project(project, chain)

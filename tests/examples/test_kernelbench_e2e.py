@@ -16,6 +16,9 @@ from pathlib import Path
 import pytest
 from profiles import BUILD_ONLY, outputs_exact, profile_run
 
+from hpx_core.pipeline.memory_pass import NAME as MEMORY
+from hpx_core.results.memory import MemoryUse
+
 pytest.importorskip("hpx_kernelbench")
 
 from hpx_kernelbench.model import read_kernels
@@ -112,7 +115,7 @@ def test_each_kernel_call_has_its_stack_and_buffers_and_counts_do_not_move(
     off = profile_run(KERNELS, "kernelbench", "qemu-m55", tmp_path / "off", backend="cmsis_nn",
                       seed=5, memory=False)
     assert on.record is not None and on.measurement is not None
-    use = on.record.memory
+    use = on.record.result(MEMORY, MemoryUse)
     assert use is not None
     assert [x.index for x in use.layers] == [x.index for x in on.measurement.layers]
     assert all({"activations", "scratch"} <= set(x.uses) for x in use.layers)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import attrs
@@ -107,6 +108,31 @@ def test_pmu_events_of_a_pass_are_compiled_in_only_when_asked_for(tmp_path: Path
     plain = render_project(tmp_path / "b", get_board("qemu-m55"), GLUE, HarnessSettings("demo"))
     config = (plain.source_dir / "hpx/harness/hpx_config.h").read_text()
     assert "HPX_PMU_EVENTS" not in config and "HPX_MAX_EVENTS" not in config
+
+
+def test_a_pass_switch_turns_on_its_define_and_no_other(tmp_path: Path) -> None:
+    settings = HarnessSettings("demo", switches=("HPX_MEMORY_PASS", "HPX_CHECK_LAYERS"))
+    project = render_project(tmp_path, get_board("qemu-m55"), GLUE, settings)
+    config = (project.source_dir / "hpx/harness/hpx_config.h").read_text()
+    assert "#define HPX_MEMORY_PASS 1" in config and "#define HPX_CHECK_LAYERS 1" in config
+    assert "#define HPX_CHECK_ALL 0" in config
+
+
+def test_a_switch_the_harness_does_not_have_is_refused() -> None:
+    with pytest.raises(BuildError, match="switches among HPX_CHECK_ALL"):
+        HarnessSettings("demo", switches=("HPX_TRACE_EVERYTHING",))
+
+
+def test_a_project_file_that_names_the_old_settings_loads_with_their_switches(
+        tmp_path: Path) -> None:
+    render_project(tmp_path, get_board("qemu-m55"), GLUE, HarnessSettings("demo"))
+    described = tmp_path / "hpx-project.json"
+    data = json.loads(described.read_text())
+    del data["settings"]["switches"]
+    data["settings"] |= {"check_layers": "all", "memory": True}
+    described.write_text(json.dumps(data))
+    assert load_project(tmp_path).settings.switches == (
+        "HPX_CHECK_ALL", "HPX_CHECK_LAYERS", "HPX_MEMORY_PASS")
 
 
 def test_a_second_process_renders_the_same_from_compiled_templates(

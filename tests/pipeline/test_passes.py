@@ -9,7 +9,7 @@ from hpx_core.config.validate import validate_config
 from hpx_core.contract import FirmwareContribution
 from hpx_core.firmware import HarnessSettings
 from hpx_core.pipeline.context import RunContext
-from hpx_core.pipeline.passes import PASSES, harness_settings
+from hpx_core.pipeline.passes import CORE_PASSES, harness_settings
 from hpx_core.plugins import default_registry
 
 KWS = (Path(__file__).resolve().parents[2] / "examples" / "models" / "mlperf_tiny" /
@@ -25,8 +25,8 @@ def _context(**flags: object) -> RunContext:
 
 def test_the_memory_pass_is_compiled_in_by_default_and_alone() -> None:
     settings = harness_settings(_context(), FirmwareContribution(), HarnessSettings("tflm"))
-    assert settings == HarnessSettings("tflm", memory=True)
-    assert [p.name for p in PASSES if p.wanted(_context())] == ["memory"]
+    assert settings == HarnessSettings("tflm", switches=("HPX_MEMORY_PASS",))
+    assert [p.name for p in CORE_PASSES if p.wanted(_context())] == ["memory"]
 
 
 def test_profiling_memory_false_leaves_it_out() -> None:
@@ -38,4 +38,4 @@ def test_profiling_memory_false_leaves_it_out() -> None:
 def test_the_layer_check_needs_the_engine_reference_whatever_the_memory_pass_does() -> None:
     ctx = _context(**{"profiling.check_layers": "all"})
     settings = harness_settings(ctx, FirmwareContribution(), HarnessSettings("tflm"))
-    assert settings.check_layers == "off" and settings.memory
+    assert settings.switches == ("HPX_MEMORY_PASS",)

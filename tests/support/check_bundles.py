@@ -20,7 +20,8 @@ from hpx_core.contract import LayerReference, ReferenceLayer, ReferenceTensor
 from hpx_core.firmware import HarnessSettings, build_project, get_toolchain, render_project
 from hpx_core.results import BundleInputs
 from hpx_core.results.layer_check import check_layers
-from hpx_core.run.record import PassOutput, Recorder, ResultParts, judge, measured
+from hpx_core.run.pass_result import PassResult
+from hpx_core.run.record import Recorder, ResultParts, judge, measured
 from hpx_core.runners import runner_for
 
 _scratch = Path(tempfile.mkdtemp(prefix="hpx-check-bundles-"))
@@ -50,7 +51,7 @@ def checked_bundle(variant: str = "exact") -> Path:
     board = get_board("qemu-m55")
     work = _scratch / variant
     project = render_project(work / "project", board, fixture_contribution("check_engine"),
-                             HarnessSettings("check_engine", check_layers="first"))
+                             HarnessSettings("check_engine", switches=("HPX_CHECK_LAYERS",)))
     built = build_project(project, get_toolchain("arm-none-eabi-gcc"))
     ref = reference(1 if variant == "exact" else 2)
     runner = runner_for(board, timeout=60)
@@ -61,7 +62,7 @@ def checked_bundle(variant: str = "exact") -> Path:
     run, recorder = recorder.execute(runner, built.elf)
     capture = judge(board, built.elf, run, runner.timeout)
     check = check_layers(capture, ref, "first", "check_engine")
-    layer_check = PassOutput("layer_check", check.to_json(), check.files(), check)
+    layer_check = PassResult(check, "layer_check", check.to_json(), check.files())
     record = recorder.complete(run, capture, measured(capture, run, board),
-                               ResultParts(passes=(layer_check,)))
+                               ResultParts(passes={"layer check": layer_check}))
     return record.bundle

@@ -34,7 +34,8 @@ from hpx_core.firmware.placement import check_elf
 from hpx_core.pipeline.memory_pass import region_fills
 from hpx_core.results import BundleInputs
 from hpx_core.results.memory import SECTION, memory_use
-from hpx_core.run.record import PassOutput, Recorder, ResultParts, judge, measured, provenance
+from hpx_core.run.pass_result import PassResult
+from hpx_core.run.record import Recorder, ResultParts, judge, measured, provenance
 from hpx_core.runners import runner_for
 from hpx_core.selftest.layers import (
     STACK_LAYER_BYTES,
@@ -90,7 +91,7 @@ def bundle(board_name: str = "qemu-m55", variant: str = "standard", model: bool 
     contribution = selftest_contribution(board, _layers(board, variant))
     work = _scratch / f"{board_name}-{variant}-{int(model)}"
     settings = HarnessSettings("selftest", iterations=7, warmup=1,  # medians robust to +-1
-                               memory=True)
+                               switches=("HPX_MEMORY_PASS",))
     built = build_project(
         render_project(work / "project", board, contribution, settings),
         get_toolchain("arm-none-eabi-gcc"),
@@ -107,7 +108,7 @@ def bundle(board_name: str = "qemu-m55", variant: str = "standard", model: bool 
     use = memory_use(capture)
     assert use is not None, "the selftest's memory pass sent nothing"
     use = attrs.evolve(use, regions=region_fills(check_elf(board, built.elf)))
-    memory = PassOutput(SECTION, use.to_json(), {}, use)
+    memory = PassResult(use, SECTION, use.to_json())
     record = recorder.complete(run, capture, measured(capture, run, board),
-                               ResultParts(passes=(memory,)))
+                               ResultParts(passes={"memory": memory}))
     return record.bundle

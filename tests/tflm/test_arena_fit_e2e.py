@@ -15,6 +15,8 @@ import pytest
 from profiles import profile_run
 
 from hpx_core.errors import ConfigError
+from hpx_core.pipeline.memory_pass import NAME as MEMORY
+from hpx_core.results.memory import MemoryUse
 
 pytestmark = [
     pytest.mark.e2e,
@@ -46,7 +48,8 @@ def test_the_named_size_runs_and_64_bytes_less_is_refused(name: str, tmp_path: P
     need = refused_need(model, tmp_path / "small", 1024)
     fits = profile_run(model, "tflm", "qemu-m55", tmp_path / "fits", backend="reference",
                        iterations=1, arena_size=need)
-    assert fits.record is not None and fits.record.memory is not None
-    (arena,) = fits.record.memory.buffers
+    use = fits.record.result(MEMORY, MemoryUse) if fits.record is not None else None
+    assert use is not None
+    (arena,) = use.buffers
     assert arena.configured == need and arena.needed == need
     assert refused_need(model, tmp_path / "less", need - 64) == need

@@ -15,6 +15,8 @@ from profiles import profile_run
 
 from hpx_core.errors import ConfigError
 from hpx_core.pipeline import ProfileOutcome
+from hpx_core.pipeline.layer_check_pass import NAME as LAYER_CHECK
+from hpx_core.results.layer_check import LayerCheck
 
 pytestmark = [
     pytest.mark.e2e,
@@ -46,8 +48,9 @@ def faulted(tmp_path_factory: pytest.TempPathFactory) -> ProfileOutcome:
 @pytest.mark.parametrize("name", MODEL_FILES)
 def test_every_layer_is_exact_against_the_host(name: str, backend: str, tmp_path: Path) -> None:
     outcome = checked(MODELS / name, tmp_path, backend)
-    assert outcome.record is not None and outcome.record.layer_check is not None
-    check = outcome.record.layer_check
+    assert outcome.record is not None
+    check = outcome.record.result(LAYER_CHECK, LayerCheck)
+    assert check is not None
     assert check.exact, [(v.index, v.status) for v in check.layers]
     assert len(check.layers) == len(outcome.measurement.layers)  # type: ignore[union-attr]
     summary = json.loads((outcome.bundle / "summary.json").read_text())  # type: ignore[operator]
@@ -55,7 +58,7 @@ def test_every_layer_is_exact_against_the_host(name: str, backend: str, tmp_path
 
 
 def test_the_planted_fault_is_reported_at_its_layer(faulted: ProfileOutcome) -> None:
-    check = faulted.record.layer_check  # type: ignore[union-attr]
+    check = faulted.record.result(LAYER_CHECK, LayerCheck)  # type: ignore[union-attr]
     assert check is not None and check.first_divergent is not None
     assert check.first_divergent.index == FAULT_LAYER
     statuses = [v.status for v in check.layers]

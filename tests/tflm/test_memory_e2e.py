@@ -15,6 +15,7 @@ import pytest
 from profiles import profile_run
 
 from hpx_core.pipeline import ProfileOutcome
+from hpx_core.pipeline.memory_pass import NAME as MEMORY
 from hpx_core.results.memory import MemoryUse
 
 pytestmark = [
@@ -29,8 +30,9 @@ MODEL_FILES = ["kws_ref_model.tflite", "vww_96_int8.tflite", "pretrainedResnet_q
 
 
 def memory_of(outcome: ProfileOutcome) -> MemoryUse:
-    assert outcome.record is not None and outcome.record.memory is not None
-    return outcome.record.memory
+    use = outcome.record.result(MEMORY, MemoryUse) if outcome.record is not None else None
+    assert use is not None
+    return use
 
 
 def host_head(model: Path, capfd: pytest.CaptureFixture[str]) -> int:
@@ -76,7 +78,7 @@ def test_counts_are_the_same_without_the_memory_pass(tmp_path: Path) -> None:
     with_pass = profile_run(KWS, "tflm", "qemu-m55", tmp_path / "on", backend="reference")
     without = profile_run(KWS, "tflm", "qemu-m55", tmp_path / "off", backend="reference",
                           memory=False)
-    assert without.record is not None and without.record.memory is None
+    assert without.record is not None and without.record.result(MEMORY, MemoryUse) is None
     on, off = with_pass.measurement, without.measurement
     assert on is not None and off is not None
     assert on.whole == off.whole

@@ -8,6 +8,9 @@ import shutil
 import pytest
 from profiles import profile_run
 
+from hpx_core.pipeline.memory_pass import NAME as MEMORY
+from hpx_core.results.memory import MemoryUse
+
 from .conftest import TIER1
 from .test_profile_e2e import WORK, arm_profile
 
@@ -22,7 +25,7 @@ pytestmark = [
 def test_every_operator_has_its_stack_planned_arena_and_temporary_bytes(model: str) -> None:
     outcome = arm_profile(model)
     assert outcome.record is not None and outcome.measurement is not None
-    use = outcome.record.memory
+    use = outcome.record.result(MEMORY, MemoryUse)
     assert use is not None
     assert [x.index for x in use.layers] == [x.index for x in outcome.measurement.layers]
     assert all(use.stack.base < x.stack <= use.stack.used for x in use.layers)

@@ -21,7 +21,7 @@ from hpx_core.compare import load_view
 from hpx_core.errors import ConfigError
 from hpx_core.firmware import HarnessSettings, build_project, get_toolchain, render_project
 from hpx_core.firmware.support import support_plan
-from hpx_core.probe.passes import EventPlan, plan_events, run_extra_passes
+from hpx_core.probe.event_passes import EventPlan, plan_events, run_extra_passes
 from hpx_core.probe.pyocd_api import PyocdApi
 from hpx_core.probe.runner import ProbeRunner, ProbeSettings
 from hpx_core.run import run_and_record
