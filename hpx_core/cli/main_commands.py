@@ -354,6 +354,7 @@ def _estimate_of(outcome: pipeline.ProfileOutcome) -> dict[str, Any] | None:
 
 def _print_profile(outcome: pipeline.ProfileOutcome) -> None:
     from hpx_core.results.memory_text import layer_cells, layer_columns, summary_lines
+    from hpx_core.results.outputs import OutputVerdict
 
     measurement = outcome.measurement
     if measurement is None:
@@ -397,9 +398,10 @@ def _print_profile(outcome: pipeline.ProfileOutcome) -> None:
                       "(an estimate from the instruction profile, not a measurement)",
                       markup=False, highlight=False)
     outputs = outcome.record.outputs if outcome.record else None
+    wrong = isinstance(outputs, OutputVerdict) and not outputs.passed
     if outputs is not None:
-        console.print(outputs.sentence(), style=None if outputs.passed else "bold red",
-                      markup=False, highlight=False)
+        style = "bold red" if wrong else None if outputs.checked else "bold yellow"
+        console.print(outputs.sentence(), style=style, markup=False, highlight=False)
     console.print(f"bundle: {outcome.bundle}")
-    if outputs is not None and not outputs.passed:
+    if wrong and isinstance(outputs, OutputVerdict):
         raise outputs.error(outcome.bundle)

@@ -26,7 +26,12 @@ from hpx_core.probe.passes import EventPlan, run_extra_passes
 from hpx_core.probe.probes import NoProbeError
 from hpx_core.results import BundleInputs, Measurement
 from hpx_core.results.bundle import dump_json
-from hpx_core.results.outputs import check_outputs
+from hpx_core.results.outputs import (
+    NO_REFERENCE_OUTPUTS,
+    NO_RESULT_EXTRAS,
+    OutputsUnchecked,
+    check_outputs,
+)
 from hpx_core.run.record import (
     FirmwareReportedError,
     Recorder,
@@ -103,10 +108,11 @@ def _parts(ctx: RunContext, model: ModelInfo, sources: SourceSet, built: Built,
     answer = ctx.hooks.result_extras(ctx.engine.name, request)
     passes = run_passes(ctx, PassInputs(capture, contribution, answer, built, model))
     if answer is None:
-        return ResultParts(passes=passes)
+        return ResultParts(outputs=OutputsUnchecked(NO_RESULT_EXTRAS), passes=passes)
     outputs = check_outputs(capture.outputs(), answer.reference_outputs,
                             ctx.config.profiling.output_tolerance)
-    return ResultParts(dict(answer.values), dict(answer.files), outputs, passes)
+    return ResultParts(dict(answer.values), dict(answer.files),
+                       outputs or OutputsUnchecked(NO_REFERENCE_OUTPUTS), passes)
 
 
 def _explained(ctx: RunContext, model: ModelInfo, reported: FirmwareReportedError

@@ -28,7 +28,7 @@ import attrs
 from hpx_core.errors import HpxError
 from hpx_core.results.bundle_schema import BUNDLE_SCHEMA
 from hpx_core.results.measure import Measurement
-from hpx_core.results.outputs import OutputVerdict
+from hpx_core.results.outputs import Outputs
 from hpx_core.results.profile_schemas import PROFILE_FILE
 from hpx_core.results.trace import trace_json
 from hpx_core.results.verify import MANIFEST
@@ -65,7 +65,7 @@ class BundleInputs:
     files: Mapping[str, bytes] = attrs.field(factory=dict)  # the engine's and passes' files
     sections: Mapping[str, Any] = attrs.field(factory=dict)  # summary sections of the passes
     logs: Mapping[str, bytes] | None = None  # file name -> the log's bytes (e.g. run.log)
-    outputs: OutputVerdict | None = None  # the device's outputs against the host reference
+    outputs: Outputs | None = None  # the device's outputs against the host's, or why not
 
 
 def _measurement_json(m: Measurement) -> dict[str, Any]:
