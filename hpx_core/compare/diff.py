@@ -211,6 +211,7 @@ def _dimensions(base: BundleView, cand: BundleView) -> tuple[Dimension, ...]:
         ("engine", base.engine, cand.engine),
         ("backend", base.backend, cand.backend),
         ("engine library", base.engine_library, cand.engine_library),
+        ("engine code", _short(base.engine_code), _short(cand.engine_code)),
         ("toolchain", base.toolchain, cand.toolchain),
         ("counter units", base.units, cand.units),
         ("model sha256", base.model_sha256, cand.model_sha256),
@@ -220,6 +221,11 @@ def _dimensions(base: BundleView, cand: BundleView) -> tuple[Dimension, ...]:
         ("hpx", hpx(base), hpx(cand)),
     ]
     return tuple(Dimension(name, value(b), value(c)) for name, b, c in rows)
+
+
+def _short(digest: str | None) -> str | None:
+    """A digest as a table shows it (the bundle's identity holds all of it)."""
+    return None if digest is None else f"sha256:{digest[:16]}"
 
 
 def _totals(base: BundleView, cand: BundleView) -> tuple[TotalDelta, ...]:

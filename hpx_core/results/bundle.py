@@ -52,6 +52,7 @@ class BundleInputs:
     counter_units: str
     backend: str | None = None
     engine_libraries: tuple[str, ...] = ()  # each library's name-key (LibraryUse.label)
+    engine_code: str | None = None  # SHA-256 of the engine's shipped files and glue
     error: HpxError | None = None
     measurement: Measurement | None = None
     capture: bytes | None = None
@@ -107,6 +108,7 @@ def _summary(inputs: BundleInputs) -> dict[str, Any]:
             "engine": inputs.engine,
             "backend": inputs.backend,
             "engine_libraries": list(inputs.engine_libraries),
+            "engine_code": inputs.engine_code,
             "model_sha256": inputs.model_sha256,
             "toolchain": inputs.toolchain,
             "counter_units": inputs.counter_units,

@@ -98,7 +98,7 @@ _RESULT_SUMMARY = _record(
      "identity": _record(["board", "engine"], {
          "board": _TEXT, "engine": _TEXT, "backend": _NULLABLE_TEXT,
          "engine_libraries": {"type": "array", "items": _TEXT}, "model_sha256": _NULLABLE_TEXT,
-         "toolchain": _NULLABLE_TEXT, "counter_units": _TEXT}),
+         "engine_code": _NULLABLE_TEXT, "toolchain": _NULLABLE_TEXT, "counter_units": _TEXT}),
      "validity": {"enum": ["valid", "degraded", "invalid"]},
      "issues": {"type": "array", "items": _TEXT},
      "error": _record(["type", "message"], {"type": _TEXT, "message": _TEXT, "hint": _TEXT},

@@ -92,6 +92,7 @@ class BundleView:
     cycle_estimate: Mapping[str, Any] | None = None  # cycle_estimate.json, if any
     memory: MemoryUse | None = None  # the memory pass: stack, arenas, heap, per layer
     kernel_checks: tuple[KernelCheck, ...] = ()  # what the linked image was checked for
+    engine_code: str | None = None  # SHA-256 of the engine's shipped files and glue
 
     @property
     def layer_sum(self) -> int | None:
@@ -206,4 +207,5 @@ def load_view(path: Path) -> BundleView:
         cycle_estimate=documents.get(ESTIMATE_FILE),
         memory=memory_from_json(summary.get("memory")),
         kernel_checks=_kernel_checks(extra),
+        engine_code=identity.get("engine_code"),
     )

@@ -113,11 +113,12 @@ def test_compare_says_which_side_was_not_checked(
 
 
 def _written_before(bundle: Path, into: Path) -> Path:
-    """``bundle`` as an hpx that did not record the outputs' state wrote it: the key left
-    out, the manifest made to agree."""
+    """``bundle`` as an hpx that recorded neither the outputs' state nor the engine's code
+    wrote it: those keys left out, the manifest made to agree."""
     old = copy_bundle(bundle, into)
     summary = _summary(old)
     del summary["outputs"]
+    del summary["identity"]["engine_code"]  # type: ignore[attr-defined]
     (old / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", "utf-8")
     rehash(old)
     return old
@@ -130,6 +131,7 @@ def test_a_bundle_written_before_reads_as_unknown(
     assert verify_bundle(old).status == "complete"
     view = load_view(old)
     assert view.outputs is not None and not view.outputs.checked and not view.outputs.known
+    assert view.engine_code is None
     assert main(["results", "show", str(old)]) == 0
     assert UNKNOWN.split(":")[0] in capsys.readouterr().out
     assert '<span class="badge unchecked">unknown' in bundle_report(view)
