@@ -1,10 +1,12 @@
 """docs/engine-reference.md says what the code says: every hook with its request, answer, reach
-and protocol, and every record an engine meets with exactly its fields; the guide and the
-architecture name every hook, and say whom the core asks as the table does."""
+and protocol, every record an engine meets with exactly its fields, and the values of its
+literal types; the guide and the architecture name every hook, and say whom the core asks as
+the table does."""
 
 from __future__ import annotations
 
 import re
+import typing
 from pathlib import Path
 
 import attrs
@@ -24,7 +26,7 @@ def table_rows(text: str) -> list[list[str]]:
     """The cells of a Markdown table's body rows (``\\|`` kept inside a cell)."""
     rows = []
     for line in text.splitlines():
-        if line.startswith("|") and not line.startswith(("|---", "| field", "| hook")):
+        if line.startswith("|") and not line.startswith(("|---", "| field", "| hook", "| value")):
             cells = re.split(r"(?<!\\)\|", line.strip())[1:-1]
             rows.append([c.strip().replace("\\|", "|").strip("`") for c in cells])
     return rows
@@ -74,11 +76,17 @@ def test_the_architecture_says_whom_each_hook_reaches() -> None:
         assert ("each plugin until one answers" in rows[name]) is first_answer, name
 
 
-def documented_records() -> list[str]:
-    return re.findall(r"^### `(\w+)`$", PAGE, re.M)
-
-
 RECORD_HOMES = (contract, info)
+ALIASES = {"CheckLayers"}  # types the page explains by their values, not records
+
+
+def documented_records() -> list[str]:
+    return [n for n in re.findall(r"^### `(\w+)`$", PAGE, re.M) if n not in ALIASES]
+
+
+def test_check_layers_lists_exactly_its_values() -> None:
+    rows = table_rows(section("CheckLayers"))
+    assert [row[0] for row in rows] == list(typing.get_args(contract.CheckLayers))
 
 
 def record(name: str) -> type:

@@ -344,6 +344,8 @@ def note(message: str) -> None:
 
 def _print_profile(outcome: pipeline.ProfileOutcome) -> None:
     """The per-layer counts with every uncounted pass's columns, then each pass's lines."""
+    from hpx_core.results.outputs import OutputVerdict
+
     measurement = outcome.measurement
     if measurement is None:
         return
@@ -364,9 +366,10 @@ def _print_profile(outcome: pipeline.ProfileOutcome) -> None:
     for line in (line for s in shown for line in s.lines):
         console.print(line, markup=False, highlight=False)
     outputs = outcome.record.outputs if outcome.record else None
+    wrong = isinstance(outputs, OutputVerdict) and not outputs.passed
     if outputs is not None:
-        console.print(outputs.sentence(), style=None if outputs.passed else "bold red",
-                      markup=False, highlight=False)
+        style = "bold red" if wrong else None if outputs.checked else "bold yellow"
+        console.print(outputs.sentence(), style=style, markup=False, highlight=False)
     console.print(f"bundle: {outcome.bundle}")
-    if outputs is not None and not outputs.passed:
+    if wrong and isinstance(outputs, OutputVerdict):
         raise outputs.error(outcome.bundle)

@@ -18,6 +18,7 @@ from hpx_core.contract import MatchManifest, Region
 from hpx_core.errors import ConfigError, ResultsError
 from hpx_core.results.check_view import first_disagreement, summary_word
 from hpx_core.results.memory import MemoryUse
+from hpx_core.results.outputs import outputs_word, unchecked_note
 from hpx_core.results.view import BundleView, LayerView
 
 MEMORY = "memory"
@@ -210,14 +211,21 @@ def _dimensions(base: BundleView, cand: BundleView) -> tuple[Dimension, ...]:
         ("engine", base.engine, cand.engine),
         ("backend", base.backend, cand.backend),
         ("engine library", base.engine_library, cand.engine_library),
+        ("engine code", _short(base.engine_code), _short(cand.engine_code)),
         ("toolchain", base.toolchain, cand.toolchain),
         ("counter units", base.units, cand.units),
         ("model sha256", base.model_sha256, cand.model_sha256),
         ("validity", base.validity, cand.validity),
+        ("outputs", outputs_word(base.outputs), outputs_word(cand.outputs)),
         ("layer check", summary_word(base.layer_check), summary_word(cand.layer_check)),
         ("hpx", hpx(base), hpx(cand)),
     ]
     return tuple(Dimension(name, value(b), value(c)) for name, b, c in rows)
+
+
+def _short(digest: str | None) -> str | None:
+    """A digest as a table shows it (the bundle's identity holds all of it)."""
+    return None if digest is None else f"sha256:{digest[:16]}"
 
 
 def _totals(base: BundleView, cand: BundleView) -> tuple[TotalDelta, ...]:
@@ -340,6 +348,8 @@ def compare(
         )
     if explicit:
         notes.append("layers paired by the match manifest, not by op sequence")
+    notes += [n for n in (unchecked_note("base", base.outputs),
+                          unchecked_note("candidate", candidate.outputs)) if n]
     disagree = None if explicit else first_disagreement(base.layer_check, candidate.layer_check)
     if disagree is not None:
         name = base.layer_check.names.get(disagree, "") if base.layer_check else ""

@@ -27,6 +27,7 @@ from ruamel.yaml.error import YAMLError
 from hpx_core.compare.diff import MEMORY, Comparison, LayerDelta, TotalDelta
 from hpx_core.errors import ConfigError
 from hpx_core.results.check_view import divergence_text
+from hpx_core.results.outputs import OutputVerdict
 
 POLICY_SCHEMA = 1
 Direction = Literal["lower", "higher"]
@@ -120,7 +121,7 @@ def default_policy(comparison: Comparison) -> Policy:
     check = comparison.candidate.layer_check
     if check is not None and check.statuses:  # a candidate checked by hpx must be exact
         rules[NUMERICS] = Rule()
-    if comparison.candidate.outputs is not None:  # a wrong answer is never a pass
+    if isinstance(comparison.candidate.outputs, OutputVerdict):  # a wrong answer never passes
         rules[OUTPUTS] = Rule()
     return Policy(rules=rules, source=f"default ({kind})")
 
@@ -229,9 +230,10 @@ def _numerics_check(rule: Rule, comparison: Comparison) -> Check:
 def _outputs_check(rule: Rule, comparison: Comparison) -> Check:
     """The candidate's outputs must be within the tolerance of the host reference."""
     verdict = comparison.candidate.outputs
-    if verdict is None:
+    if not isinstance(verdict, OutputVerdict):
         status: Status = "fail" if rule.missing == "fail" else rule.missing
-        return Check(OUTPUTS, "outputs", status, "no output check: the engine has no reference")
+        said = verdict.sentence() if verdict else "no output check: the engine has no reference"
+        return Check(OUTPUTS, "outputs", status, said)
     return Check(OUTPUTS, "outputs", "pass" if verdict.passed else "fail", verdict.sentence())
 
 

@@ -29,6 +29,7 @@ from hpx_core.pipeline import ProfileOutcome, StageUnavailableError
 from hpx_core.pipeline.built import write_build
 from hpx_core.plugins import Registry
 from hpx_core.results import verify_bundle
+from hpx_core.results.outputs import OutputVerdict
 
 CELL_FILE = "cell.json"
 BUILD_ONLY = "kernel verification"
@@ -109,7 +110,7 @@ def _profile(planned: PlannedCell, registry: Registry, on_stage: Callable[[str],
         bundle = write_build(outcome, planned.folder, registry.catalog, note="build only")
         return CellResult(planned, "built", bundle, note="build only", libraries=libraries)
     outputs = outcome.record.outputs if outcome.record else None
-    if outputs is not None and not outputs.passed:  # counts of a wrong answer: a failed cell
+    if isinstance(outputs, OutputVerdict) and not outputs.passed:  # counts of a wrong answer
         return CellResult(planned, "failed", outcome.bundle, outputs.sentence(),
                           libraries=libraries)
     return CellResult(planned, "complete", outcome.bundle, libraries=libraries)

@@ -13,7 +13,7 @@ from hpx_core.compare import load_view
 from hpx_core.errors import HpxError
 from hpx_core.results.build_bundle import is_build_bundle, read_build_bundle
 from hpx_core.results.memory import MemoryUse
-from hpx_core.results.outputs import OutputVerdict
+from hpx_core.results.outputs import Outputs, OutputsUnchecked
 
 
 @attrs.frozen
@@ -84,9 +84,11 @@ def _size(sizes: Any, key: str) -> int | None:
     return value if isinstance(value, int) else None
 
 
-def _output_check(outputs: OutputVerdict | None) -> str | None:
+def _output_check(outputs: Outputs | None) -> str | None:
     if outputs is None:
         return None
+    if isinstance(outputs, OutputsUnchecked):
+        return "not checked" if outputs.known else None
     if outputs.exact:
         return "exact"
     largest = max((t.max_abs_diff or 0.0 for t in outputs.tensors), default=0.0)

@@ -18,6 +18,7 @@ from hpx_core.firmware import build_info
 from hpx_core.models import ModelInfo
 from hpx_core.pipeline.arena_fit import ArenaTooSmallError
 from hpx_core.pipeline.context import RunContext
+from hpx_core.pipeline.engine_code import engine_code
 from hpx_core.pipeline.facts import config_json, source_provenance
 from hpx_core.pipeline.firmware import RUN_LOG
 from hpx_core.pipeline.passes import run_passes
@@ -26,7 +27,12 @@ from hpx_core.probe.event_passes import EventPlan, run_extra_passes
 from hpx_core.probe.probes import NoProbeError
 from hpx_core.results import BundleInputs, Measurement
 from hpx_core.results.bundle import dump_json
-from hpx_core.results.outputs import check_outputs
+from hpx_core.results.outputs import (
+    NO_REFERENCE_OUTPUTS,
+    NO_RESULT_EXTRAS,
+    OutputsUnchecked,
+    check_outputs,
+)
 from hpx_core.run.record import (
     FirmwareReportedError,
     Recorder,
@@ -103,10 +109,11 @@ def _parts(ctx: RunContext, model: ModelInfo, sources: SourceSet, built: Built,
     answer = ctx.hooks.result_extras(ctx.engine.name, request)
     passes = run_passes(ctx, PassInputs(capture, contribution, answer, built, model))
     if answer is None:
-        return ResultParts(passes=passes)
+        return ResultParts(outputs=OutputsUnchecked(NO_RESULT_EXTRAS), passes=passes)
     outputs = check_outputs(capture.outputs(), answer.reference_outputs,
                             ctx.config.profiling.output_tolerance)
-    return ResultParts(dict(answer.values), dict(answer.files), outputs, passes)
+    return ResultParts(dict(answer.values), dict(answer.files),
+                       outputs or OutputsUnchecked(NO_REFERENCE_OUTPUTS), passes)
 
 
 def _explained(ctx: RunContext, model: ModelInfo, reported: FirmwareReportedError
@@ -126,6 +133,7 @@ def _recorder(ctx: RunContext, model: ModelInfo, sources: SourceSet, built: Buil
     build = built.build
     firmware = built.firmware
     copy = {"model_copy": firmware.model_copy.provenance()} if firmware.model_copy else {}
+    code = engine_code(ctx.registry.engine(ctx.engine.name).module, firmware.contribution.files)
     return Recorder(ctx.config.output.dir, BundleInputs(
         status="failed", board=ctx.board.name, engine=ctx.engine.name,
         backend=ctx.engine.backend,
@@ -133,7 +141,8 @@ def _recorder(ctx: RunContext, model: ModelInfo, sources: SourceSet, built: Buil
         counter_units=ctx.board.counter_units(), model_sha256=model.sha256,
         toolchain=f"{build.toolchain} {build.toolchain_version}",
         config=config_json(ctx.validated), build=build_info(build),
-        provenance=provenance(None, source_provenance(sources, ctx.registry.catalog) | copy),
+        engine_code=code.sha256, provenance=provenance(None, source_provenance(
+            sources, ctx.registry.catalog) | copy | {"engine_code": code.provenance()}),
         extra=_run_extra(built, events, findings) | _clock(ctx), logs=_logs(built),
         files={"placement.json": dump_json(attrs.asdict(built.placement))},
     ))

@@ -28,7 +28,7 @@ import attrs
 from hpx_core.errors import HpxError
 from hpx_core.results.bundle_schema import BUNDLE_SCHEMA
 from hpx_core.results.measure import Measurement
-from hpx_core.results.outputs import OutputVerdict
+from hpx_core.results.outputs import Outputs
 from hpx_core.results.profile_schemas import PROFILE_FILE
 from hpx_core.results.trace import trace_json
 from hpx_core.results.verify import MANIFEST
@@ -52,6 +52,7 @@ class BundleInputs:
     counter_units: str
     backend: str | None = None
     engine_libraries: tuple[str, ...] = ()  # each library's name-key (LibraryUse.label)
+    engine_code: str | None = None  # SHA-256 of the engine's shipped files and glue
     error: HpxError | None = None
     measurement: Measurement | None = None
     capture: bytes | None = None
@@ -65,7 +66,7 @@ class BundleInputs:
     files: Mapping[str, bytes] = attrs.field(factory=dict)  # the engine's and passes' files
     sections: Mapping[str, Any] = attrs.field(factory=dict)  # summary sections of the passes
     logs: Mapping[str, bytes] | None = None  # file name -> the log's bytes (e.g. run.log)
-    outputs: OutputVerdict | None = None  # the device's outputs against the host reference
+    outputs: Outputs | None = None  # the device's outputs against the host's, or why not
 
 
 def _measurement_json(m: Measurement) -> dict[str, Any]:
@@ -107,6 +108,7 @@ def _summary(inputs: BundleInputs) -> dict[str, Any]:
             "engine": inputs.engine,
             "backend": inputs.backend,
             "engine_libraries": list(inputs.engine_libraries),
+            "engine_code": inputs.engine_code,
             "model_sha256": inputs.model_sha256,
             "toolchain": inputs.toolchain,
             "counter_units": inputs.counter_units,

@@ -78,26 +78,33 @@ _MEMORY = _record(
          "uses": {"type": "object", "additionalProperties": _INT}})}},
 )  # fmt: skip
 
+_VERDICT = _record(["reference", "exact", "passed", "tensors"], {
+    "checked": {"const": True},  # absent in bundles written before unchecked outputs were said
+    "reference": _TEXT, "exact": _BOOL, "passed": _BOOL, "tolerance": {"type": ["number", "null"]},
+    "tensors": {"type": "array", "items": _record(
+        ["tensor", "elements", "mismatched", "beyond"],
+        {"tensor": _INT, "dtype": _TEXT, "elements": _INT, "mismatched": _INT,
+         "beyond": _INT, "max_abs_diff": {"type": ["number", "null"]},
+         "tolerance": _TEXT, "sent": _BOOL})}})  # fmt: skip
+_UNCHECKED = _record(["checked", "reason"], {"checked": {"const": False}, "reason": _TEXT})
+_OUTPUTS = {  # judged against the host's, or not compared and why
+    "if": {"required": ["checked"], "properties": {"checked": {"const": False}}},
+    "then": _UNCHECKED, "else": _VERDICT,
+}
+
 _RESULT_SUMMARY = _record(
     ["schema", "status", "identity", "validity", "issues", "measurement"],
     {"schema": {"const": BUNDLE_SCHEMA}, "status": {"enum": RESULT_STATUSES},
      "identity": _record(["board", "engine"], {
          "board": _TEXT, "engine": _TEXT, "backend": _NULLABLE_TEXT,
          "engine_libraries": {"type": "array", "items": _TEXT}, "model_sha256": _NULLABLE_TEXT,
-         "toolchain": _NULLABLE_TEXT, "counter_units": _TEXT}),
+         "engine_code": _NULLABLE_TEXT, "toolchain": _NULLABLE_TEXT, "counter_units": _TEXT}),
      "validity": {"enum": ["valid", "degraded", "invalid"]},
      "issues": {"type": "array", "items": _TEXT},
      "error": _record(["type", "message"], {"type": _TEXT, "message": _TEXT, "hint": _TEXT},
                       ["object", "null"]),
      "measurement": _MEASUREMENT, "caveat": _TEXT, "extra": _OBJECT, "memory": _MEMORY,
-     "outputs": _record(["reference", "exact", "passed", "tensors"], {
-         "reference": _TEXT, "exact": {"type": "boolean"}, "passed": {"type": "boolean"},
-         "tolerance": {"type": ["number", "null"]},
-         "tensors": {"type": "array", "items": _record(
-             ["tensor", "elements", "mismatched", "beyond"],
-             {"tensor": _INT, "dtype": _TEXT, "elements": _INT, "mismatched": _INT,
-              "beyond": _INT, "max_abs_diff": {"type": ["number", "null"]},
-              "tolerance": _TEXT, "sent": {"type": "boolean"}})}})},
+     "outputs": _OUTPUTS},
 )  # fmt: skip
 _BUILD_SUMMARY = _record(
     ["schema", "status", "kind", "identity", "elf", "work_dir"],

@@ -12,12 +12,17 @@ own units (quantization steps for integer outputs).
 
 Outputs equal to the host's byte for byte are compared without NumPy (the usual case, and the
 warm path's).
+
+A run whose engine hands over no host outputs is not a run whose outputs passed: its bundle
+says ``outputs: {"checked": false, "reason": ...}`` (:class:`OutputsUnchecked`) and every
+reader shows it, so counts of an answer nobody compared are never taken for counts of a right
+one. Bundles written before hpx recorded that say nothing; they read as unknown.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import attrs
 
@@ -96,12 +101,77 @@ class OutputVerdict:
             f"the counts are those of a wrong answer (bundle {bundle}, validity invalid); "
             f"if the difference is expected, set profiling.output_tolerance")
 
+    checked: ClassVar[bool] = True
+
     def to_json(self) -> dict[str, Json]:
         return {
+            "checked": True,
             "reference": self.reference, "exact": self.exact, "passed": self.passed,
             "tolerance": self.tolerance,
             "tensors": [attrs.asdict(t) for t in self.tensors],
         }
+
+
+NO_RESULT_EXTRAS = ("the engine answers no hpx_result_extras, so it handed over no host "
+                    "outputs to compare")
+NO_REFERENCE_OUTPUTS = ("the engine's ResultExtras carry no reference_outputs (the host's "
+                        "outputs) to compare")
+NO_ENGINE = "no engine's host reference took part in this run"
+UNKNOWN = ("unknown: the bundle was written before hpx recorded whether the outputs were "
+           "checked")
+
+
+@attrs.frozen
+class OutputsUnchecked:
+    """No host outputs were compared with the device's, and why; ``known`` is False for a
+    bundle written before hpx recorded it (then nobody can say)."""
+
+    reason: str
+    known: bool = True
+    checked: ClassVar[bool] = False
+
+    def sentence(self) -> str:
+        """One line for the console, ``results show``, the reports and ``hpx compare``."""
+        if not self.known:
+            return f"outputs: {self.reason}"
+        return f"outputs: NOT CHECKED: {self.reason}"
+
+    def to_json(self) -> dict[str, Json]:
+        return {"checked": False, "reason": self.reason}
+
+
+Outputs = OutputVerdict | OutputsUnchecked
+"""What a complete run says about its outputs: judged against the host's, or not, and why."""
+
+
+def outputs_word(outputs: Outputs | None) -> str | None:
+    """One word for a table cell (``hpx compare``'s dimensions); None: nothing recorded."""
+    if outputs is None:
+        return None
+    if isinstance(outputs, OutputsUnchecked):
+        return "not checked" if outputs.known else "unknown"
+    if outputs.exact:
+        return "exact"
+    return "within tolerance" if outputs.passed else "DIFFER"
+
+
+def unchecked_note(role: str, outputs: Outputs | None) -> str | None:
+    """What a comparison says when one side's outputs were not compared with the host's."""
+    if outputs is None or outputs.checked:
+        return None
+    return (f"the {role}'s {outputs.sentence()}; its counts may be those of a wrong answer "
+            "(an engine answers its host outputs in hpx_result_extras)")
+
+
+def outputs_from_json(data: Any, complete: bool) -> Outputs | None:
+    """What a bundle recorded about its outputs; a complete bundle that recorded nothing was
+    written before hpx did (unknown); None for a failed one (its outputs never came)."""
+    if isinstance(data, Mapping) and data.get("checked") is False:
+        return OutputsUnchecked(str(data.get("reason") or "no reason recorded"))
+    verdict = verdict_from_json(data)
+    if verdict is None and complete:
+        return OutputsUnchecked(UNKNOWN, known=False)
+    return verdict
 
 
 def verdict_from_json(data: Any) -> OutputVerdict | None:

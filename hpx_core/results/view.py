@@ -18,7 +18,7 @@ from hpx_core.errors import HpxError
 from hpx_core.results import verify_bundle
 from hpx_core.results.check_view import LayerCheckView
 from hpx_core.results.memory import MemoryUse, memory_from_json
-from hpx_core.results.outputs import OutputVerdict, verdict_from_json
+from hpx_core.results.outputs import Outputs, outputs_from_json
 from hpx_core.results.profile_schemas import ESTIMATE_FILE, PROFILE_FILE
 
 
@@ -87,11 +87,12 @@ class BundleView:
     provenance: Mapping[str, Any] = attrs.field(factory=dict)
     error: str | None = None
     layer_check: LayerCheckView | None = None  # --check-layers: every layer against the host
-    outputs: OutputVerdict | None = None  # the device's outputs against the host reference
+    outputs: Outputs | None = None  # against the host's, or why not (None: a failed run)
     instruction_profile: Mapping[str, Any] | None = None  # instruction_profile.json, if any
     cycle_estimate: Mapping[str, Any] | None = None  # cycle_estimate.json, if any
     memory: MemoryUse | None = None  # the memory pass: stack, arenas, heap, per layer
     kernel_checks: tuple[KernelCheck, ...] = ()  # what the linked image was checked for
+    engine_code: str | None = None  # SHA-256 of the engine's shipped files and glue
 
     @property
     def layer_sum(self) -> int | None:
@@ -201,9 +202,10 @@ def load_view(path: Path) -> BundleView:
         error=None if not error else f"{error['type']}: {error['message']}",
         layer_check=LayerCheckView.from_json(summary["layer_check"])
         if summary.get("layer_check") else None,
-        outputs=verdict_from_json(summary.get("outputs")),
+        outputs=outputs_from_json(summary.get("outputs"), check.status == "complete"),
         instruction_profile=documents.get(PROFILE_FILE),
         cycle_estimate=documents.get(ESTIMATE_FILE),
         memory=memory_from_json(summary.get("memory")),
         kernel_checks=_kernel_checks(extra),
+        engine_code=identity.get("engine_code"),
     )

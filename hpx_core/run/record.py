@@ -26,7 +26,7 @@ import attrs
 from hpx_core.boards import Board
 from hpx_core.errors import CaptureError, HpxError, RunError
 from hpx_core.results import BundleInputs, Measurement, measure, merge_event_passes, write_bundle
-from hpx_core.results.outputs import OutputVerdict
+from hpx_core.results.outputs import NO_ENGINE, Outputs, OutputsUnchecked, OutputVerdict
 from hpx_core.run.fault import describe_fault
 from hpx_core.run.pass_result import PassResult
 from hpx_core.run.runner import Execution, RunInterruptedError, Runner, StreamStoppedError
@@ -49,11 +49,12 @@ COUNTER_ERRORS = {
 class ResultParts:
     """What a run adds to its bundle from the capture: the engine's ``extra`` facts, the files
     it sent (e.g. an ETDump), its outputs against the host's (outside the tolerance, the run
-    is invalid) and what the uncounted passes found, by pass name."""
+    is invalid; None: nothing compared them, which the bundle says) and what the uncounted
+    passes found, by pass name."""
 
     extra: Mapping[str, Any] = attrs.field(factory=dict)
     files: Mapping[str, bytes] = attrs.field(factory=dict)
-    outputs: OutputVerdict | None = None
+    outputs: Outputs | None = None
     passes: Mapping[str, PassResult[Any]] = attrs.field(factory=dict)
 
 
@@ -66,7 +67,7 @@ class RunRecord:
     measurement: Measurement
     bundle: Path
     extra: Mapping[str, Any] = attrs.field(factory=dict)  # the bundle's ``extra`` section
-    outputs: OutputVerdict | None = None  # against the host reference, when the engine has one
+    outputs: Outputs | None = None  # against the host reference, or why they were not
     passes: Mapping[str, PassResult[Any]] = attrs.field(factory=dict)  # by pass name
 
     def result(self, name: str, kind: type[T]) -> T | None:
@@ -210,6 +211,8 @@ class Recorder:
                  parts: ResultParts | None = None) -> RunRecord:
         """Write the complete bundle (outputs beyond the tolerance make it invalid)."""
         parts = parts or ResultParts()
+        if parts.outputs is None:  # said in the bundle: validity never vouches for an answer
+            parts = attrs.evolve(parts, outputs=OutputsUnchecked(NO_ENGINE))
         measurement = judge_outputs(measurement, parts.outputs)
         files = {**self.base.files, **parts.files}  # what the run had before, then its own
         for found in parts.passes.values():
@@ -264,10 +267,11 @@ def run_and_record(
     return recorder.complete(run, capture, measurement)
 
 
-def judge_outputs(measurement: Measurement, outputs: OutputVerdict | None) -> Measurement:
+def judge_outputs(measurement: Measurement, outputs: Outputs | None) -> Measurement:
     """A run whose outputs differ from the host's beyond the tolerance is invalid, whatever
-    its counts: they are the counts of a wrong answer."""
-    if outputs is None or outputs.passed:
+    its counts: they are the counts of a wrong answer. Outputs nobody compared leave the
+    validity to the counts; the bundle's ``outputs`` says they were not checked."""
+    if not isinstance(outputs, OutputVerdict) or outputs.passed:
         return measurement
     return attrs.evolve(measurement, validity="invalid",
                         issues=(*measurement.issues, outputs.sentence()))

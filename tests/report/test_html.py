@@ -84,7 +84,8 @@ def test_bundle_report_shows_arena_kernel_checks_and_no_output_check() -> None:
     assert view.kernel_checks and view.kernel_checks[0].passed
     checks = html[html.index('id="kernel-checks"'):]
     assert "<td>engine library linked</td>" in checks and "passed" in checks
-    assert "No output check" in html  # the loops engine claims no output unless asked
+    # the loops engine claims no output unless asked: the page says nothing compared them
+    assert '<span class="badge unchecked">not checked</span> outputs: NOT CHECKED' in html
     assert "Built from no fetched repositories." in html
     argv = " ".join(view.provenance["runner"]["argv"])
     assert f"<th>runner.argv</th><td><code>{argv}</code>" in html  # one line, not JSON

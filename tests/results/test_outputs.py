@@ -9,11 +9,17 @@ import sys
 import pytest
 
 from hpx_core.contract import ReferenceOutput
+from hpx_core.results.bundle_schema import SCHEMAS, schema_problem
 from hpx_core.results.outputs import (
     FLOAT_ATOL,
     FLOAT_RTOL,
+    NO_RESULT_EXTRAS,
     OutputMismatchError,
+    OutputsUnchecked,
     check_outputs,
+    outputs_from_json,
+    outputs_word,
+    unchecked_note,
     verdict_from_json,
 )
 
@@ -81,6 +87,47 @@ def test_the_recorded_verdict_reads_back_and_words_its_error() -> None:
     assert "output 0: 1 of 4 elements differ, largest by 1" in error.message
     assert "bundle-dir" in error.hint and "profiling.output_tolerance" in error.hint
     assert verdict_from_json({"old": "shape"}) is None
+
+
+def test_outputs_not_checked_read_back_and_never_read_as_passed() -> None:
+    unchecked = OutputsUnchecked(NO_RESULT_EXTRAS)
+    recorded = unchecked.to_json()
+    assert recorded == {"checked": False, "reason": NO_RESULT_EXTRAS}
+    assert outputs_from_json(recorded, complete=True) == unchecked
+    assert unchecked.sentence() == f"outputs: NOT CHECKED: {NO_RESULT_EXTRAS}"
+    assert outputs_word(unchecked) == "not checked"
+    note = unchecked_note("candidate", unchecked)
+    assert note is not None and note.startswith("the candidate's outputs: NOT CHECKED")
+    assert "hpx_result_extras" in note
+
+
+def test_a_bundle_that_recorded_nothing_reads_as_unknown_unless_it_failed() -> None:
+    unknown = outputs_from_json(None, complete=True)
+    assert isinstance(unknown, OutputsUnchecked) and not unknown.known
+    assert outputs_word(unknown) == "unknown"
+    assert unknown.sentence().startswith("outputs: unknown")
+    assert outputs_from_json(None, complete=False) is None  # a failed run: nothing came
+
+
+def test_a_verdict_records_that_it_was_checked_and_old_verdicts_still_read() -> None:
+    verdict = check_outputs({0: INTS}, [_int8()], None)
+    assert verdict is not None and verdict.to_json()["checked"] is True
+    old = {k: v for k, v in verdict.to_json().items() if k != "checked"}
+    assert outputs_from_json(old, complete=True) == verdict
+    assert outputs_word(verdict) == "exact" and unchecked_note("base", verdict) is None
+
+
+@pytest.mark.parametrize(("outputs", "problem"), [
+    ({"checked": False, "reason": "why"}, None),
+    ({"checked": False}, "'reason' is a required property"),
+    ({"checked": False, "reason": 3}, "3 is not of type 'string'"),
+    ({"checked": True, "reason": "why"}, "'reference' is a required property"),
+])
+def test_the_schema_takes_either_state_and_refuses_half_of_one(
+        outputs: dict[str, object], problem: str | None) -> None:
+    schema = SCHEMAS["summary.json"]["else"]["properties"]["outputs"]
+    found = schema_problem(schema, outputs)
+    assert found is None if problem is None else problem in (found or ""), found
 
 
 def test_equal_outputs_are_compared_without_numpy() -> None:

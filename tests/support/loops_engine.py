@@ -28,15 +28,16 @@ def loops_registry() -> Registry:
     return load_registry(entries=[*installed, EntryPoint("loops", MODULE, ENTRY_POINT_GROUP)])
 
 
-def loops_paths(root: Path) -> tuple[Path, Path]:
+def loops_paths(root: Path, module: str = MODULE) -> tuple[Path, Path]:
     """The folders that make the loops engine installed: the package and, in ``root``, the
-    ``.dist-info`` declaring its entry point (put both on ``sys.path`` or ``PYTHONPATH``)."""
+    ``.dist-info`` declaring its entry point (put both on ``sys.path`` or ``PYTHONPATH``);
+    ``module`` is the plugin module it names (``hpx_loops_engine.bare``: no result extras)."""
     dist = root / "hpx_loops_engine-0.1.0.dist-info"
     dist.mkdir(parents=True, exist_ok=True)
     (dist / "METADATA").write_text(
         "Metadata-Version: 2.1\nName: hpx-loops-engine\nVersion: 0.1.0\n", encoding="utf-8")
     (dist / "entry_points.txt").write_text(
-        f"[{ENTRY_POINT_GROUP}]\nloops = {MODULE}\n", encoding="utf-8")
+        f"[{ENTRY_POINT_GROUP}]\nloops = {module}\n", encoding="utf-8")
     return PACKAGE_ROOT, root
 
 
