@@ -133,3 +133,23 @@ def test_an_engine_whose_plugin_failed_to_import_is_refused_with_the_reason() ->
     with pytest.raises(PluginError, match="is not loaded: plugin 'no_such_module_anywhere' "
                                           r"\(unknown\) was skipped: ModuleNotFoundError"):
         registry.engine("no_such_module_anywhere")
+
+
+@pytest.mark.usefixtures("samples_on_path")
+def test_hpx_plugins_prints_a_skipped_plugin_s_fix_under_its_reason(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import hpx_tflm.plugin
+
+    from hpx_core import plugins
+    from hpx_core.cli import main
+
+    registry = load_registry(
+        entries=[_entry("renamed", "renamed_parameter"), _entry("tflm", hpx_tflm.plugin.__name__)]
+    )
+    monkeypatch.setattr(plugins, "_registry", registry)
+    monkeypatch.setenv("COLUMNS", "300")
+    assert main(["plugins"]) == 0
+    out = capsys.readouterr().out
+    reason = out.index("hpx_generate_firmware takes (req) but the hook passes (request)")
+    fix = out.index("hint: rename parameter 'req' of hpx_generate_firmware to 'request'")
+    assert reason < fix

@@ -114,8 +114,10 @@ def plugins(
     for failure in report.failures:
         console.print(
             f"[yellow]skipped plugin {failure.plugin.name}[/] "
-            f"({failure.plugin.distribution}): {failure.reason}"
+            f"({failure.plugin.distribution}): {failure.reason}", markup=True, highlight=False
         )
+        if failure.hint:
+            console.print(f"  hint: {failure.hint}", markup=False, highlight=False)
     for name in report.conflicts:
         console.print(f"[yellow]engine {name} is declared by more than one plugin; not usable[/]")
 

@@ -26,27 +26,23 @@ from hpx_core.sdk import (
     ResultsRequest,
     SymbolFinding,
     SymbolsRequest,
+    engines_hook,
     hookimpl,
 )
 from hpx_core.sdk.models import ModelInfo
 from hpx_tinyseq import config
 from hpx_tinyseq.identity import BACKENDS, ENGINE, FORMAT, PINS
 
-
-@hookimpl
-def hpx_engines() -> list[EngineDescriptor]:
-    return [
-        EngineDescriptor(
-            name=ENGINE,
-            model_formats=(FORMAT,),
-            config_class=config.TinyseqConfig,
-            library_options=(),
-            summary="int8 dense/ReLU/clamp sequences from a .tseq text file: plain or "
-            "unrolled C dense kernel",
-            backends=BACKENDS,
-            pins=PINS,
-        )
-    ]
+hpx_engines = engines_hook(EngineDescriptor(
+    name=ENGINE,
+    model_formats=(FORMAT,),
+    config_class=config.TinyseqConfig,
+    library_options=(),
+    summary="int8 dense/ReLU/clamp sequences from a .tseq text file: plain or unrolled C dense "
+    "kernel",
+    backends=BACKENDS,
+    pins=PINS,
+))
 
 
 @hookimpl
