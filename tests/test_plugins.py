@@ -138,16 +138,19 @@ def test_an_engine_whose_plugin_failed_to_import_is_refused_with_the_reason() ->
 @pytest.mark.usefixtures("samples_on_path")
 def test_hpx_plugins_prints_a_skipped_plugin_s_fix_under_its_reason(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import importlib
+
     import hpx_tflm.plugin
 
-    from hpx_core import plugins
     from hpx_core.cli import main
+    from hpx_core.plugins import list_plugins
 
     registry = load_registry(
         entries=[_entry("renamed", "renamed_parameter"), _entry("tflm", hpx_tflm.plugin.__name__)]
     )
-    monkeypatch.setattr(plugins, "_registry", registry)
-    monkeypatch.setenv("COLUMNS", "300")
+    # the command asks hpx_core.api at call time: patch the module it will find there
+    api = importlib.import_module("hpx_core.api")
+    monkeypatch.setattr(api, "list_plugins", lambda reg=None: list_plugins(registry))
     assert main(["plugins"]) == 0
     out = " ".join(capsys.readouterr().out.split())  # as read, whatever the terminal's width
     reason = out.index("hpx_generate_firmware takes (req) but the hook passes (request)")
