@@ -75,8 +75,13 @@ class EngineHooks:
         return answer
 
     def read_model(self, request: ModelRequest, engine: str | None = None) -> ModelInfo | None:
-        """The engine's reading of a file of its own format (any plugin's without ``engine``)."""
-        return self._ask(ReadsItsOwnFormat.hpx_read_model, request, engine)
+        """The first reading of the file, as the table's reach says: ``engine``'s plugin first
+        (when a run names one), then each plugin until one answers."""
+        if engine is not None:
+            first = self._ask(ReadsItsOwnFormat.hpx_read_model, request, engine)
+            if first is not None:
+                return first
+        return self._ask(ReadsItsOwnFormat.hpx_read_model, request, None)
 
     def describe_model(self, request: NotesRequest) -> dict[str, list[ModelNote]]:
         """Every plugin's notes on ``request.model``, by the engines that plugin provides."""
