@@ -6,15 +6,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import pluggy
-
 from hpx_core.contract import ModelRequest
 from hpx_core.models.info import ModelInfo
-from hpx_core.project import PROJECT_NAME
+from hpx_core.plugin_kit import hookimpl
 
 FORMAT = "tflite"
 IDENTIFIER = b"TFL3"
-hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
 
 
 @hookimpl
