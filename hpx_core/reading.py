@@ -10,17 +10,27 @@ is kept by the model's SHA-256 and the identity of the readers that would be ask
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import sys
+import uuid
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
+from types import ModuleType
 
 from hpx_core.contract import ModelRequest
 from hpx_core.errors import HpxError, ModelError
 from hpx_core.hooks import EngineHooks
 from hpx_core.models import MAX_MODEL_BYTES, ModelInfo
-from hpx_core.models.analyses import keep_analysis, kept_analysis, reader_identity
+from hpx_core.models.analyses import keep_analysis, kept_analysis
 from hpx_core.plugins import DEFAULT_PLUGINS, DISABLE_ENV, Registry, default_registry
+from hpx_core.sources.content import add_file, folder_files, package_roots
 from hpx_core.user_files import read_regular
 
+CORE = "hpx_core"
+CORE_SCHEMAS = "tflite"  # the package of the TFLite flatbuffers schema the core's reader uses
+MODELS = Path(__file__).parent / "models"  # the records and tools every reader builds on
+_PROCESS = uuid.uuid4().hex  # code hpx cannot read: its analyses are this process's alone
 OTHER_FORMAT = "other"
 """What :func:`model_format` says of a file no installed plugin reads."""
 
@@ -52,10 +62,7 @@ def read_model_bytes(data: bytes, path: Path, registry: Registry | None = None,
     """Analyze a model already in memory; ``path`` names it in records and messages."""
     registry = registry or default_registry()
     request = ModelRequest(path, data, sha256 or hashlib.sha256(data).hexdigest())
-    hooks = EngineHooks(registry)
-    answer = hooks.read_model(request, engine) if engine is not None else None
-    if answer is None:
-        answer = hooks.read_model(request)
+    answer = EngineHooks(registry).read_model(request, engine)
     if answer is None:
         raise unread(path, data, registry)
     return answer
@@ -90,6 +97,35 @@ def readers_identity(registry: Registry, engine: str | None = None) -> str:
     asked = "\n".join(f"{i.plugin_name}={reader_identity(i.plugin, versions.get(id(i.plugin), ''))}"
                       for i in impls)
     return hashlib.sha256(asked.encode()).hexdigest()[:16]
+
+
+@functools.cache
+def reader_identity(module: ModuleType, plugin_version: str) -> str:
+    """A digest of what decides the answers of the reader ``module``: the core's model records,
+    the files of the reader's package (for the core's own reader, its module and the schema
+    package's version) and the plugin's version."""
+    digest = hashlib.sha256(plugin_version.encode())
+    _add_folder(digest, MODELS)
+    top = module.__name__.partition(".")[0]
+    if top == CORE:
+        digest.update(Path(str(module.__file__)).read_bytes())
+        try:
+            digest.update(version(CORE_SCHEMAS).encode())
+        except PackageNotFoundError:
+            digest.update(b"absent")
+        return digest.hexdigest()[:16]
+    roots = package_roots(sys.modules[top]) if top in sys.modules else []
+    for root in roots:
+        _add_folder(digest, root)
+    if not roots:
+        digest.update(_PROCESS.encode())
+    return digest.hexdigest()[:16]
+
+
+def _add_folder(digest: hashlib._Hash, root: Path) -> None:
+    for rel, file in folder_files(root, skip_dirs=frozenset({"__pycache__"}),
+                                  skip_suffixes=(".pyc",)):
+        add_file(digest, rel, file)
 
 
 def unread(path: Path, data: bytes, registry: Registry) -> UnreadFormatError:

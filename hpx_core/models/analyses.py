@@ -4,8 +4,9 @@ Reading a model loads its format's schemas (for a ``.tflite``, the flatbuffers s
 NumPy: about a tenth of a second before the first field is read). What a reader finds depends
 only on the file's bytes and the reader's own code, so an analysis is kept under
 ``$HPX_CACHE_DIR/model-analyses``, named by the model's SHA-256 and the identity of the readers
-that would be asked for it (:func:`reader_identity` of each: its sources and version): an edited
-reader, another schema package or another plugin installed reads every model again. The path a
+that would be asked for it (:func:`hpx_core.reading.readers_identity`: their sources and
+versions): an edited reader, another schema package or another plugin installed reads every
+model again. The path a
 model was read from is not part of an analysis; the caller's path is put back. The last few
 analyses are also held in memory, so a process that asks the same readers twice (a matrix's
 cells, the default engine's choice and the run) parses a model once.
@@ -13,16 +14,10 @@ cells, the default engine's choice and the run) parses a model once.
 
 from __future__ import annotations
 
-import functools
-import hashlib
-import sys
 import threading
-import uuid
 from collections import OrderedDict
 from collections.abc import Callable
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import attrs
@@ -35,8 +30,6 @@ ANALYSES = KeptFolder("model-analyses", keep=256)
 HELD = 8  # analyses held in memory at once; the oldest goes first
 _held: OrderedDict[str, ModelInfo] = OrderedDict()
 _lock = threading.Lock()
-CORE = "hpx_core"
-CORE_SCHEMAS = "tflite"  # the package of the TFLite flatbuffers schema the core's reader uses
 
 
 def _converter() -> cattrs.Converter:
@@ -47,54 +40,6 @@ def _converter() -> cattrs.Converter:
 
 
 _CONVERTER = _converter()
-
-
-def _digest_sources(digest: Any, folder: Path, pattern: str) -> None:
-    for source in sorted(folder.glob(pattern)):
-        digest.update(source.relative_to(folder).as_posix().encode() + b"\0" + source.read_bytes())
-
-
-def _digest_package(digest: Any, top: ModuleType | None) -> None:
-    """Every source of a plugin's top-level package (or its one module); code hpx cannot read
-    (a module made in memory) gets a token of this process, so nothing it read is found again
-    by another."""
-    folders = getattr(top, "__path__", None)
-    if folders is not None:
-        for folder in sorted(folders):
-            _digest_sources(digest, Path(folder), "**/*.py")
-    elif top is not None and getattr(top, "__file__", None):
-        digest.update(Path(str(top.__file__)).read_bytes())
-    else:
-        digest.update(_PROCESS.encode())
-
-
-_PROCESS = uuid.uuid4().hex
-
-
-@functools.cache
-def _core_models() -> str:
-    """The core's model records and reading tools, which every reader builds on."""
-    digest = hashlib.sha256()
-    _digest_sources(digest, Path(__file__).parent, "*.py")
-    return digest.hexdigest()
-
-
-@functools.cache
-def reader_identity(module: ModuleType, plugin_version: str) -> str:
-    """A digest of what decides the answers of the reader ``module``: the core's model records,
-    the sources of the reader's package (every module of a plugin's package; for the core's
-    own reader, its module and the schema package's version) and the plugin's version."""
-    digest = hashlib.sha256(_core_models().encode() + b"\0" + plugin_version.encode())
-    top = module.__name__.partition(".")[0]
-    if top == CORE:
-        digest.update(Path(str(module.__file__)).read_bytes())
-        try:
-            digest.update(version(CORE_SCHEMAS).encode())
-        except PackageNotFoundError:
-            digest.update(b"absent")
-    else:
-        _digest_package(digest, sys.modules.get(top))
-    return digest.hexdigest()[:16]
 
 
 def _key(sha256: str, identity: str) -> str:

@@ -12,14 +12,14 @@ dimension; the bundle's provenance says what it covers.
 from __future__ import annotations
 
 import hashlib
-import os
 import sys
-from collections.abc import Iterator, Mapping
-from pathlib import Path
+from collections.abc import Mapping
 from types import ModuleType
 from typing import Any
 
 import attrs
+
+from hpx_core.sources.content import add_file, folder_files, package_roots
 
 SKIPPED_DIRS = frozenset({"__pycache__", ".git", ".mypy_cache", ".pytest_cache"})
 SKIPPED_SUFFIXES = (".pyc", ".pyo")  # written by whoever imports the package, not shipped
@@ -46,35 +46,13 @@ def engine_code(module: ModuleType, glue: Mapping[str, str]) -> EngineCode:
     package = module.__name__.partition(".")[0]
     digest = hashlib.sha256()
     count = 0
-    for root in _roots(sys.modules.get(package, module)):
-        for rel, file in _files(root):
-            digest.update(f"\0package\0{rel}\0".encode(errors="surrogateescape"))
-            digest.update(hashlib.sha256(file.read_bytes()).digest())
+    for root in package_roots(sys.modules.get(package, module)):
+        for rel, file in folder_files(root, skip_dirs=SKIPPED_DIRS,
+                                      skip_suffixes=SKIPPED_SUFFIXES):
+            add_file(digest, f"package/{rel}", file)
             count += 1
     for name in sorted(glue):
-        digest.update(f"\0glue\0{name}\0".encode(errors="surrogateescape"))
+        digest.update(f"\0glue/{name}\0".encode(errors="surrogateescape"))
         digest.update(hashlib.sha256(glue[name].encode(errors="surrogateescape")).digest())
     return EngineCode(digest.hexdigest(), package, count, tuple(sorted(glue)))
 
-
-def _roots(package: ModuleType) -> list[Path]:
-    """The package's folders (a namespace package may have several; a lone module is one
-    file, taken as a folder of one)."""
-    paths = getattr(package, "__path__", None)
-    if paths is not None:
-        return [Path(p) for p in sorted(paths)]
-    file = getattr(package, "__file__", None)
-    return [Path(file)] if file else []
-
-
-def _files(root: Path) -> Iterator[tuple[str, Path]]:
-    """Every regular file under ``root`` in a stable order, by its path relative to it."""
-    if root.is_file():
-        yield root.name, root
-        return
-    for dirpath, dirs, names in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS)
-        for name in sorted(names):
-            file = Path(dirpath) / name
-            if not name.endswith(SKIPPED_SUFFIXES) and file.is_file() and not file.is_symlink():
-                yield file.relative_to(root).as_posix(), file

@@ -1,4 +1,5 @@
-"""A hash of what a source folder holds, for a development override whose commit does not say.
+"""A hash of what a source folder holds, for a development override whose commit does not say;
+the walk it takes, shared with the digests of the code a Python package ships.
 
 A git checkout is its commit plus its local changes (``git diff HEAD`` and the untracked files'
 contents); a folder without git is every file's path and bytes. Two folders with the same
@@ -12,7 +13,9 @@ import functools
 import hashlib
 import os
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 
 NO_PROMPT = {"GIT_TERMINAL_PROMPT": "0"}
 
@@ -39,11 +42,12 @@ def _git_digest(path: Path) -> str | None:
         return f"git:{head.decode().strip()}"
     digest = hashlib.sha256(head + diff)
     for name in sorted(n for n in untracked.split(b"\0") if n):
-        _add_file(digest, name.decode(errors="surrogateescape"), path / os.fsdecode(name))
+        add_file(digest, name.decode(errors="surrogateescape"), path / os.fsdecode(name))
     return f"git-edited:{digest.hexdigest()}"
 
 
-def _add_file(digest: hashlib._Hash, rel: str, file: Path) -> None:
+def add_file(digest: hashlib._Hash, rel: str, file: Path) -> None:
+    """``file`` into ``digest`` under its relative name (a link by its target)."""
     digest.update(f"\0{rel}\0".encode(errors="surrogateescape"))
     if file.is_symlink():
         digest.update(file.readlink().as_posix().encode(errors="surrogateescape"))
@@ -51,13 +55,37 @@ def _add_file(digest: hashlib._Hash, rel: str, file: Path) -> None:
         digest.update(hashlib.sha256(file.read_bytes()).digest())
 
 
+def folder_files(path: Path, *, skip_dirs: frozenset[str] = frozenset({".git"}),
+                 skip_suffixes: tuple[str, ...] = ()) -> Iterator[tuple[str, Path]]:
+    """Every file under ``path`` (a lone file: itself) in a stable order, with its path
+    relative to ``path``; folders named in ``skip_dirs`` and names ending in ``skip_suffixes``
+    left out."""
+    if path.is_file():
+        yield path.name, path
+        return
+    for dirpath, dirs, files in os.walk(path):
+        dirs[:] = sorted(d for d in dirs if d not in skip_dirs)
+        for name in sorted(files):
+            if not name.endswith(skip_suffixes):
+                file = Path(dirpath) / name
+                yield file.relative_to(path).as_posix(), file
+
+
+def package_roots(package: ModuleType) -> list[Path]:
+    """Where an imported package's files are: its folders (a namespace package may have
+    several; a lone module is one file, taken as a folder of one; a module made in memory has
+    none)."""
+    paths = getattr(package, "__path__", None)
+    if paths is not None:
+        return [Path(p) for p in sorted(paths)]
+    file = getattr(package, "__file__", None)
+    return [Path(file)] if file else []
+
+
 def _folder_digest(path: Path) -> str:
     digest = hashlib.sha256()
-    for dirpath, dirs, files in os.walk(path):
-        dirs[:] = sorted(d for d in dirs if d != ".git")
-        for name in sorted(files):
-            file = Path(dirpath) / name
-            _add_file(digest, file.relative_to(path).as_posix(), file)
+    for rel, file in folder_files(path):
+        add_file(digest, rel, file)
     return f"files:{digest.hexdigest()}"
 
 
