@@ -9,8 +9,10 @@ user's terminal; its refusals become one line of cause and a hint (:mod:`.refusa
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -131,6 +133,19 @@ def _convert(model: Path, temp: Path, *, prefix: str, module_name: str, platform
     return AotConverter(args).convert()
 
 
+@contextlib.contextmanager
+def _scratch_in(folder: Path) -> Iterator[None]:
+    """The compiler's own scratch folders (heliaAOT makes one with ``tempfile.mkdtemp`` per
+    conversion and never removes it) made inside ``folder``, which hpx removes: a run leaves
+    nothing in the system's temporary folder."""
+    before = tempfile.tempdir
+    tempfile.tempdir = str(folder)
+    try:
+        yield
+    finally:
+        tempfile.tempdir = before
+
+
 def compile_model(model: Path, out_dir: Path, *, prefix: str, module_name: str,
                   platform: str, log: Path,
                   tensor_rules: list[dict[str, Any]] | None = None) -> AotModule:
@@ -142,7 +157,8 @@ def compile_model(model: Path, out_dir: Path, *, prefix: str, module_name: str,
     temp = Path(tempfile.mkdtemp(prefix=".aot-", dir=out_dir))
     try:
         try:
-            with tool_output_to(log, f"heliaAOT {version} compiling {model}"):
+            with tool_output_to(log, f"heliaAOT {version} compiling {model}"), \
+                    _scratch_in(temp):
                 context = _convert(model, temp, prefix=prefix, module_name=module_name,
                                    platform=platform, tensor_rules=tensor_rules or [])
         except Exception as exc:  # the compiler's refusal, in its words (the rest is in log)

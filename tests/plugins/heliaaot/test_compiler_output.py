@@ -3,6 +3,7 @@ one line of cause with a hint that matches it (code generation only; nothing is 
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -31,6 +32,17 @@ def test_a_compilation_prints_nothing_and_logs_what_the_compiler_said(
     log = (tmp_path / "run.log").read_text()
     assert log.startswith(f"--- heliaAOT {module.version} compiling {KWS}")
     assert "unresolved dynamic tensors" in log  # the compiler's own warning about KWS
+
+
+def test_the_compilers_scratch_folders_are_removed_with_hpxs(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    system_temp = tmp_path / "tmp"
+    system_temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(system_temp))
+    compile_into(KWS, tmp_path / "work")
+    assert list(system_temp.iterdir()) == []  # heliaAOT's own mkdtemp("helia-aot") included
+    assert tempfile.tempdir == str(system_temp)
+    assert [p.name for p in (tmp_path / "work" / "aot-out").iterdir()] == ["hpx_model"]
 
 
 def test_an_unnamed_subgraph_is_one_line_naming_the_field_the_model_and_the_log(
