@@ -83,7 +83,7 @@ def build(
     with console.status("building") as status, library_progress(status):
         outcome = pipeline.profile(None, config, flags.overrides(), registry, until=BUILD_ONLY,
                                    on_stage=lambda name: status.update(f"[bold]{name}[/]"))
-    bundle = write_build(outcome, outcome.config.output.dir, registry.catalog)
+    bundle = write_build(outcome, outcome.config.output.dir, registry)
     built = need(outcome.build, "build")
     console.print(f"built {bundle / 'firmware.elf'} (from {built.elf})", markup=False)
     _print_build(built)

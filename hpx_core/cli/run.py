@@ -91,7 +91,7 @@ def run_bundle(runner: Runner, firmware: BuiltFirmware, results_dir: Path) -> Ru
         runner, firmware.elf, results_dir, engine=firmware.engine, backend=firmware.backend,
         engine_libraries=firmware.engine_libraries,
         toolchain=firmware.toolchain, model_sha256=firmware.model_sha256,
-        config=firmware.config, build=firmware.build,
+        engine_code=firmware.engine_code, config=firmware.config, build=firmware.build,
         provenance_extra={**firmware.provenance, "build_bundle": str(firmware.path)},
         extra={"kernel_checks": list(firmware.kernel_checks)},
     )

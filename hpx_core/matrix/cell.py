@@ -107,7 +107,7 @@ def _profile(planned: PlannedCell, registry: Registry, on_stage: Callable[[str],
                                until=BUILD_ONLY if build_only else None, place=place)
     libraries = _libraries(outcome)
     if build_only:
-        bundle = write_build(outcome, planned.folder, registry.catalog, note="build only")
+        bundle = write_build(outcome, planned.folder, registry, note="build only")
         return CellResult(planned, "built", bundle, note="build only", libraries=libraries)
     outputs = outcome.record.outputs if outcome.record else None
     if isinstance(outputs, OutputVerdict) and not outputs.passed:  # counts of a wrong answer
@@ -121,7 +121,7 @@ def _stopped_after_build(planned: PlannedCell, registry: Registry,
     outcome = stopped.outcome
     if outcome is None or BUILD_ONLY not in outcome.stages:
         return CellResult(planned, "failed", None, stopped.message)
-    bundle = write_build(outcome, planned.folder, registry.catalog, note=stopped.message)
+    bundle = write_build(outcome, planned.folder, registry, note=stopped.message)
     return CellResult(planned, "built", bundle, note=stopped.message,
                       libraries=_libraries(outcome))
 

@@ -45,6 +45,7 @@ class BuildBundleInputs:
     provenance: Mapping[str, Any]
     note: str | None = None
     engine_libraries: tuple[str, ...] = ()
+    engine_code: str | None = None  # SHA-256 of the engine's shipped files and glue
 
 
 def write_build_bundle(results_dir: Path, inputs: BuildBundleInputs) -> Path:
@@ -55,7 +56,8 @@ def write_build_bundle(results_dir: Path, inputs: BuildBundleInputs) -> Path:
         "status": BUILT,
         "identity": {"board": inputs.board, "engine": inputs.engine, "backend": inputs.backend,
                      "engine_libraries": list(inputs.engine_libraries),
-                     "model_sha256": inputs.model_sha256, "toolchain": inputs.toolchain},
+                     "model_sha256": inputs.model_sha256, "toolchain": inputs.toolchain,
+                     "engine_code": inputs.engine_code},
         "elf": ELF,
         "work_dir": str(inputs.work_dir),
         "note": inputs.note,
@@ -89,6 +91,7 @@ class BuiltFirmware:
     config: Mapping[str, Any]
     provenance: Mapping[str, Any]
     engine_libraries: tuple[str, ...] = ()
+    engine_code: str | None = None
 
     @property
     def elf(self) -> Path:
@@ -120,6 +123,7 @@ def read_build_bundle(path: Path) -> BuiltFirmware:
             kernel_checks=tuple(json.loads((path / "kernel_checks.json").read_text("utf-8"))),
             config=_json(path, "config.json"), provenance=_json(path, "provenance.json"),
             engine_libraries=tuple(str(x) for x in identity.get("engine_libraries") or ()),
+            engine_code=identity.get("engine_code"),
         )
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
         raise ResultsError(

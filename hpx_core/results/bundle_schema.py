@@ -112,7 +112,8 @@ _BUILD_SUMMARY = _record(
      "identity": _record(["board", "engine"], {
          "board": _TEXT, "engine": _TEXT, "backend": _NULLABLE_TEXT,
          "engine_libraries": {"type": "array", "items": _TEXT},
-         "model_sha256": _NULLABLE_TEXT, "toolchain": _NULLABLE_TEXT}),
+         "model_sha256": _NULLABLE_TEXT, "toolchain": _NULLABLE_TEXT,
+         "engine_code": _NULLABLE_TEXT}),
      "elf": _TEXT, "work_dir": _TEXT, "note": _NULLABLE_TEXT},
 )  # fmt: skip
 

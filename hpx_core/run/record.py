@@ -237,6 +237,7 @@ def run_and_record(
     engine_libraries: tuple[str, ...] = (),
     toolchain: str | None = None,
     model_sha256: str | None = None,
+    engine_code: str | None = None,
     config: Mapping[str, Any] | None = None,
     build: Mapping[str, Any] | None = None,
     provenance_extra: Mapping[str, Any] | None = None,
@@ -256,6 +257,7 @@ def run_and_record(
         status="failed", board=board.name, engine=engine, backend=backend,
         engine_libraries=engine_libraries, counter_units=board.counter_units(),
         model_sha256=model_sha256, toolchain=toolchain, config=config, build=build,
+        engine_code=engine_code,
         provenance=provenance(None, provenance_extra), extra=extra, logs=logs,
     ))
     run, recorder = recorder.execute(runner, elf)

@@ -71,6 +71,8 @@ def test_build_then_run_equals_a_profile(capsys: pytest.CaptureFixture[str],
     assert ran.sizes == profiled.sizes and ran.model_sha256 == profiled.model_sha256
     assert ran.backend == profiled.backend == "plain"  # from the identity, for any engine
     assert ran.engine_library == profiled.engine_library
+    assert ran.engine_code == profiled.engine_code == summary["identity"]["engine_code"]
+    assert profiled.engine_code is not None and len(profiled.engine_code) == 64
     assert (profiled.engine_library or "").startswith("loops_plain-")
     code, out, err = _hpx(capsys, "profile", str(KWS), *cell, "--backend", "nops",
                           "--output-dir", str(tmp_path / "n"))
