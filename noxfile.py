@@ -13,6 +13,7 @@ PLUGINS = [
     "plugins/hpx_heliart",
     "plugins/hpx_heliaaot",
     "plugins/hpx_executorch",
+    "plugins/hpx_insight",
 ]
 EXAMPLES = ["examples/engines/kernelbench"]
 CODE = ["hpx_core", "plugins", "examples", "tests", "noxfile.py", "benchmarks", "tools"]

@@ -19,10 +19,11 @@ import statistics
 import tempfile
 from pathlib import Path
 
+from hpx_insight.cycles.estimate import Estimate, estimate
+from hpx_insight.profile import instruction_profile
+
 from hpx_core.boards import get_board
 from hpx_core.config.validate import overrides
-from hpx_core.insight import instruction_profile
-from hpx_core.insight.cycles.estimate import Estimate, estimate
 from hpx_core.pipeline import profile
 
 REPO = Path(__file__).resolve().parents[1]

@@ -49,7 +49,7 @@ def outcome(args: list[str], seconds: int = SECONDS) -> str:
 
 def _calibration(costs: object) -> str:
     """A calibration document whose costs are ``costs`` (a string is put in as JSON text)."""
-    from hpx_core.insight.calibrate import SCHEMA_ID
+    from hpx_insight.calibrate import SCHEMA_ID
 
     text = json.dumps({"schema": SCHEMA_ID, "model": "hpx-cycles 1", "board": BOARD,
                        "costs": "COSTS"})
@@ -58,7 +58,7 @@ def _calibration(costs: object) -> str:
 
 def calibration_cases(folder: Path) -> dict[str, Path]:
     """Each hostile calibration file, written into ``folder``."""
-    from hpx_core.insight.classes import CLASSES
+    from hpx_insight.classes import CLASSES
 
     def costs(**change: float) -> str:
         return json.dumps(dict.fromkeys(CLASSES, 1.0) | change)  # NaN, Infinity as Python

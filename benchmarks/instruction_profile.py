@@ -20,11 +20,12 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from hpx_insight.document import profile_document
+from hpx_insight.profile import instruction_profile, pass_inputs
+from hpx_insight.qemu_pass import run_instrumented
+
 from hpx_core.boards import get_board
 from hpx_core.config.validate import overrides
-from hpx_core.insight import instruction_profile, profile_document
-from hpx_core.insight.profile import pass_inputs
-from hpx_core.insight.qemu_pass import run_instrumented
 from hpx_core.pipeline import profile
 from hpx_core.run.qemu import run_on_qemu
 

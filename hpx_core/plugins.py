@@ -28,7 +28,7 @@ from hpx_core.suggest import did_you_mean
 
 ENTRY_POINT_GROUP = "hpx.engines"
 PASS_GROUP = "hpx.passes"
-"""Uncounted passes of installed distributions (loaded by :mod:`hpx_core.pipeline.passes`)."""
+"""Uncounted passes of installed distributions (loaded by :mod:`hpx_core.pass_plugins`)."""
 DISABLE_ENV = "HPX_DISABLE_PLUGINS"
 
 log = get_logger(__name__)

@@ -16,7 +16,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 CONFIG = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"][
     "importlinter"]
-SDK_CONTRACT = "engine plugins import hpx_core.sdk only"
+SDK_CONTRACT = "engine and pass plugins import hpx_core.sdk only"
 # Engine packages a development venv does not install (the test engines would join every
 # registry; the tinyseq example is installed in a venv of its own by its test): lint-imports
 # finds them on PYTHONPATH.

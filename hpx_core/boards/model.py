@@ -118,7 +118,8 @@ class Board:
         if hz is None:
             have = ", ".join(self.clock_modes()) or "none"
             hint = ("the emulated boards run at one clock: use --clock hp with an Apollo board "
-                    "(--board, or --estimate-for)") if self.emulated else (
+                    "(--board, or the board an installed pass estimates for)"
+                    ) if self.emulated else (
                 f"{self.name} runs in: {have}")
             raise ConfigError(f"board {self.name} has no {mode!r} clock mode", hint)
         return attrs.evolve(self, clock="hp" if mode == "hp" else "lp", clock_hz=hz)

@@ -32,7 +32,6 @@ from hpx_core.cli import verify_kernels as _verify_kernels  # noqa: F401  isort:
 from hpx_core.cli import probes as _probes  # noqa: F401  isort: skip
 from hpx_core.cli import places as _places  # noqa: F401  isort: skip
 from hpx_core.cli import matrix as _matrix  # noqa: F401  isort: skip
-from hpx_core.cli import calibrate as _calibrate  # noqa: F401  isort: skip
 from hpx_core.cli import prepare as _prepare  # noqa: F401  isort: skip
 
 

@@ -7,8 +7,11 @@ import sys
 import typer
 from rich.console import Console
 
+from hpx_core.cli.extensions import ExtendedGroup
+
 app = typer.Typer(
     name="hpx",
+    cls=ExtendedGroup,
     help="Profile ML inference on Cortex-M: real Apollo boards or emulated ones.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,

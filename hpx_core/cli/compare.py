@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
@@ -107,34 +107,17 @@ def _aligned(c: Comparison) -> Table:
     return table
 
 
-def _class_deltas(c: Comparison, top: int) -> Table | None:
-    """Per layer, the instruction classes that changed (both bundles hold a profile)."""
-    base, cand = c.base.instruction_profile, c.candidate.instruction_profile
-    if base is None or cand is None:
-        return None
-    from hpx_core.results.profile_views import class_deltas
+def _pass_tables(c: Comparison, top: int) -> list[Any]:
+    """What installed passes show of the files both bundles hold: never gated."""
+    from hpx_core.results.extensions import bundle_extensions, documents_of
 
-    rows = [(layer, name, change) for layer in class_deltas(base, cand)
-            for name, change in layer["classes"].items() if change["delta"]]
-    rows.sort(key=lambda row: -abs(row[2]["delta"]))
-    table = Table("#", "layer", "class", "base", "candidate", "delta",
-                  title="instruction classes per inference (instruction profiles)")
-    for layer, name, change in rows[:top] if top > 0 else rows:
-        table.add_row(str(layer["index"]), layer["name"], name, f"{change['base']:,.0f}",
-                      f"{change['candidate']:,.0f}", f"{change['delta']:+,.0f}")
-    return table
-
-
-def _estimates(c: Comparison) -> Table | None:
-    """Both bundles' cycle estimates, under their own name: shown, never gated."""
-    base, cand = c.base.cycle_estimate, c.candidate.cycle_estimate
-    if base is None or cand is None:
-        return None
-    table = Table("estimate", "base", "candidate", title="estimated cycles (not measured)")
-    table.add_row(f"whole inference on {base['board']} / {cand['board']}",
-                  f"{base['whole']['estimated_cycles']:,.0f}",
-                  f"{cand['whole']['estimated_cycles']:,.0f}")
-    return table
+    found: list[Any] = []
+    for extension in bundle_extensions():
+        base = documents_of(extension, c.base.pass_documents)
+        candidate = documents_of(extension, c.candidate.pass_documents)
+        if base and candidate:
+            found += extension.compare(base, candidate, top)
+    return found
 
 
 def _policy(outcome: PolicyOutcome) -> None:
@@ -218,9 +201,8 @@ def compare_command(
         console.print(_aligned(c))
     else:
         console.print(_layers(c, top))
-    for extra in (_class_deltas(c, top), _estimates(c)):
-        if extra is not None:
-            console.print(extra)
+    for extra in _pass_tables(c, top):
+        console.print(extra)
     for note in c.notes:
         console.print(f"note: {note}", markup=False)
     for path in result.written:

@@ -32,7 +32,7 @@ ToolchainOption = Annotated[str | None, typer.Option("--toolchain", help="Toolch
 ClockOption = Annotated[str | None, typer.Option(
     "--clock", help="The Apollo board's performance mode: lp (the clock after reset) or hp "
     "(high performance: 250 MHz on the Apollo510 and Apollo330P, 192 MHz on the Apollo4 Plus); "
-    "with --estimate-for, the estimate board's.")]
+    "with an emulated board, the mode of the board a pass estimates for.")]
 PlaceOption = Annotated[str | None, typer.Option(
     "--place", help="Run on this labgrid place (a board farm; LG_COORDINATOR names it).")]
 WaitOption = Annotated[float | None, typer.Option(
@@ -167,7 +167,6 @@ def config_show(
 ) -> None:
     """Print every resolved value and where it came from."""
     from hpx_core import api
-    from hpx_core.config import walk_values
     from hpx_core.config.command_line import CommandLine, engine_config_values
 
     if file is not None and config is not None and file != config:
@@ -175,7 +174,7 @@ def config_show(
     flags = CommandLine(engine=engine, backend=backend, board=board, toolchain=toolchain,
                         engine_config=engine_config_values(engine_config))
     validated = api.validate_config(file or config, flags.overrides())
-    values = list(walk_values(validated.config, validated.document))
+    values = validated.values()
     engine_values = validated.engine_values()
     rows = [
         (v.path, v.value, v.origin)
@@ -251,6 +250,7 @@ def doctor(
 
 @app.command()
 def profile(
+    context: typer.Context,
     model: Annotated[Path | None, typer.Argument(help=MODEL_HELP)] = None,
     config: ConfigOption = None,
     engine: EngineOption = None,
@@ -288,15 +288,6 @@ def profile(
             "one, up to 1 MiB; off).",
         ),
     ] = None,
-    instruction_profile: Annotated[bool | None, typer.Option(
-        "--instruction-profile", help="Also profile each layer's instructions by class, memory "
-        "traffic and hottest code (emulated boards; an uncounted pass).")] = None,
-    estimate_for: Annotated[str | None, typer.Option(
-        "--estimate-for", help="Estimate cycles on this Apollo board from the instruction "
-        "profile (apollo510_evb, apollo330mP_evb from qemu-m55; apollo4p_evb from qemu-m4).")
-    ] = None,
-    calibration: Annotated[Path | None, typer.Option(
-        "--calibration", help="A calibration hpx calibrate wrote, for --estimate-for.")] = None,
     place: PlaceOption = None,
     wait: WaitOption = None,
     no_wait: NoWaitOption = False,
@@ -304,6 +295,7 @@ def profile(
 ) -> None:
     """Profile a model: config, sources, firmware, build, run, capture, results."""
     from hpx_core import pipeline
+    from hpx_core.cli.extensions import given_pass_flags
     from hpx_core.config.command_line import CommandLine, counter_names, engine_config_values
     from hpx_core.plugins import default_registry
 
@@ -314,7 +306,7 @@ def profile(
         iterations=iterations, warmup=warmup, counters=counter_names(counters), probe=probe,
         place=place, wait=wait, no_wait=no_wait, ssh_key=ssh_key, offline=offline,
         work_dir=work_dir, jobs=jobs, check_layers=check_layers,
-        instruction_profile=instruction_profile, estimate_for=estimate_for, calibration=calibration,
+        pass_flags=given_pass_flags(context),
     )
     with console.status("profiling") as status, library_progress(status):
         outcome = pipeline.profile(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -24,17 +24,19 @@ class ConfigValue:
 
 
 def load_config(
-    file: Path | None, overrides: Mapping[str, tuple[Any, str]] | None = None
+    file: Path | None, overrides: Mapping[str, tuple[Any, str]] | None = None,
+    *, pass_keys: Collection[str] = (),
 ) -> tuple[ProfileConfig, ConfigDocument]:
     """Read ``file`` (optional), apply ``overrides`` (dotted path -> (value, origin)), validate.
 
     Relative paths written in the file are relative to the file; those given on the command
-    line are relative to the working directory.
+    line are relative to the working directory. ``pass_keys`` are the keys of ``profiling``
+    that installed passes own (:mod:`hpx_core.config.pass_keys`): left for them to structure.
     """
     document = ConfigDocument.load(file)
     for dotted, (value, origin) in (overrides or {}).items():
         document.override(dotted, value, origin)
-    config = document.structure(ProfileConfig)
+    config = document.structure(ProfileConfig, without=[f"profiling.{k}" for k in pass_keys])
     return _anchor_paths(config, document), document
 
 

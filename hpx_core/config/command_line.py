@@ -13,6 +13,7 @@ from typing import Any
 
 import attrs
 
+from hpx_core.config.pass_keys import SECTION as PASS_SECTION
 from hpx_core.errors import UsageError
 
 # Each flag's config key and its spelling (the origin `hpx config show` prints and an error
@@ -33,9 +34,6 @@ SETS: dict[str, tuple[str, str]] = {
     "warmup": ("profiling.warmup", "--warmup"),
     "counters": ("profiling.counters", "--counters"),
     "check_layers": ("profiling.check_layers", "--check-layers"),
-    "instruction_profile": ("profiling.instruction_profile", "--instruction-profile"),
-    "estimate_for": ("profiling.estimate_for", "--estimate-for"),
-    "calibration": ("profiling.calibration", "--calibration"),
     "wait": ("farm.wait", "--wait"),
     "ssh_key": ("farm.ssh_key", "--ssh-key"),
     "offline": ("build.offline", "--offline"),
@@ -63,9 +61,6 @@ class CommandLine:
     warmup: int | None = None
     counters: tuple[str, ...] | None = None
     check_layers: str | None = None
-    instruction_profile: bool | None = None
-    estimate_for: str | None = None
-    calibration: Path | None = None
     wait: float | None = None
     ssh_key: Path | None = None
     offline: bool | None = None
@@ -73,6 +68,7 @@ class CommandLine:
     jobs: int | None = None
     no_wait: bool = False  # --no-wait: farm.wait 0
     engine_config: tuple[tuple[str, Any], ...] = ()  # --engine-config KEY=VALUE, parsed
+    pass_flags: tuple[tuple[str, Any, str], ...] = ()  # an installed pass's: (key, value, flag)
 
     def overrides(self) -> dict[str, tuple[Any, str]]:
         """Config key -> (value, the flag that set it), for what was given."""
@@ -82,6 +78,8 @@ class CommandLine:
             found["farm.wait"] = (0, "--no-wait")
         for key, value in self.engine_config:
             found[f"engine.config.{key}"] = (value, "--engine-config")
+        for key, value, flag in self.pass_flags:
+            found[f"{PASS_SECTION}.{key}"] = (_plain(value), flag)
         return found
 
 

@@ -8,7 +8,7 @@ each value.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -79,11 +79,14 @@ class ConfigDocument:
             node = node[key]
         return node
 
-    def structure(self, cls: type[T], dotted: str = "", env: Mapping[str, str] | None = None) -> T:
+    def structure(self, cls: type[T], dotted: str = "", env: Mapping[str, str] | None = None,
+                  *, only: Collection[str] | None = None, without: Collection[str] = ()) -> T:
         """Structure the subtree at ``dotted`` into ``cls``, or raise a located ConfigError.
 
         ``env`` maps field names to environment variables that supply a value the file and the
-        command line left unset (recorded as the value's origin).
+        command line left unset (recorded as the value's origin). ``only`` keeps just those keys
+        of the subtree; ``without`` leaves out these dotted paths below it (the keys of the
+        passes' own options, structured apart; still offered by did-you-mean).
         """
         for field, variable in (env or {}).items():
             key = f"{dotted}.{field}" if dotted else field
@@ -91,10 +94,14 @@ class ConfigDocument:
                 self.override(key, os.environ[variable], f"env {variable}")
         raw = self.get(dotted) if dotted else self.tree
         prefix: ConfigPath = tuple(dotted.split(".")) if dotted else ()
-        raw = {} if raw is None else raw
-        self._check_keys(raw, cls, prefix)
+        raw = _plain({} if raw is None else raw)
+        if only is not None and isinstance(raw, dict):
+            raw = {key: value for key, value in raw.items() if key in only}
+        left_out = [tuple(path.split(".")) for path in without]
+        raw = _dropping(raw, left_out)
+        self._check_keys(raw, cls, prefix, left_out)
         try:
-            return _converter.structure(_plain(raw), cls)
+            return _converter.structure(raw, cls)
         except (BaseValidationError, ValueError, TypeError) as error:
             path, message = first_error(error)
             raise self.error(_dotted((*prefix, *path)), message) from None
@@ -125,23 +132,27 @@ class ConfigDocument:
             return None
         return Location(self.file, line + 1, column + 1)
 
-    def _check_keys(self, raw: Any, cls: type[Any], prefix: ConfigPath) -> None:
+    def _check_keys(self, raw: Any, cls: type[Any], prefix: ConfigPath,
+                    left_out: list[tuple[str, ...]], here: tuple[str, ...] = ()) -> None:
         if not isinstance(raw, Mapping) or not attrs.has(cls):
             return
         fields = {f.name: f for f in attrs.fields(attrs.resolve_types(cls))}
+        elsewhere = [path[-1] for path in left_out if path[:-1] == here]
         for key, value in raw.items():
             dotted = _dotted((*prefix, str(key)))
             if key not in fields:
                 where = self.locate(dotted, key=True)
                 origin = self.origins.get(dotted)
                 said = f" (set by {origin})" if where is None and origin else ""
+                known = [*fields, *elsewhere]
                 raise ConfigError(
-                    f"unknown key {dotted!r}{said}{did_you_mean(str(key), fields)}",
-                    "allowed here: " + ", ".join(fields), where,
+                    f"unknown key {dotted!r}{said}{did_you_mean(str(key), known)}",
+                    "allowed here: " + ", ".join(known), where,
                 )
             field_type = fields[key].type
             if isinstance(field_type, type) and attrs.has(field_type):
-                self._check_keys(value, field_type, (*prefix, str(key)))
+                self._check_keys(value, field_type, (*prefix, str(key)), left_out,
+                                 (*here, str(key)))
 
     def _record_origins(self, node: Any, prefix: ConfigPath) -> None:
         from ruamel.yaml.comments import CommentedMap  # called for a file read with it
@@ -171,6 +182,19 @@ def _plain(value: Any) -> Any:
     if isinstance(value, list):
         return [_plain(v) for v in value]
     return value
+
+
+def _dropping(raw: Any, paths: list[tuple[str, ...]]) -> Any:
+    """``raw`` without the values at ``paths`` (copies along each path; the rest shared)."""
+    for path in paths:
+        if not path or not isinstance(raw, dict) or path[0] not in raw:
+            continue
+        raw = dict(raw)
+        if len(path) == 1:
+            del raw[path[0]]
+        else:
+            raw[path[0]] = _dropping(raw[path[0]], [path[1:]])
+    return raw
 
 
 def _dotted(path: ConfigPath) -> str:

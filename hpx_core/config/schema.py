@@ -60,12 +60,13 @@ class TargetSection:
     clock: ClockMode = "lp"
     """The silicon board's performance mode: ``lp`` the clock after reset, ``hp`` the SoC's
     high-performance mode (the firmware switches at start-up as Ambiq's HAL does; with an
-    emulated board, the mode of the ``profiling.estimate_for`` board)."""
+    emulated board, the mode of the silicon board an installed pass estimates for)."""
 
 
 @attrs.frozen
 class ProfilingSection:
-    """How much to measure. Emulated counts are exact, so few iterations suffice there."""
+    """How much to measure. Emulated counts are exact, so few iterations suffice there.
+    Installed passes add keys of their own here (:mod:`hpx_core.config.pass_keys`)."""
 
     iterations: int = attrs.field(default=5, validator=at_least(1))
     warmup: int = attrs.field(default=1, validator=at_least(0))
@@ -74,14 +75,6 @@ class ProfilingSection:
     check_layers: CheckLayers = "off"
     """Compare every layer's outputs with the host in an uncounted pass after the measured
     ones: ``first`` sends the first differing layer in full, ``all`` every one (1 MiB cap)."""
-    instruction_profile: bool = False
-    """Run the firmware once more under QEMU with hpx's instruction plugin (emulated boards):
-    each layer's instructions by class, memory traffic per region and its hottest code."""
-    estimate_for: str | None = None
-    """A silicon board whose cycles to estimate from the instruction profile (implies it):
-    ``apollo510_evb`` or ``apollo330mP_evb`` from qemu-m55, ``apollo4p_evb`` from qemu-m4."""
-    calibration: Path | None = None
-    """A calibration ``hpx calibrate`` wrote: the estimate's per-class costs for the board."""
     output_tolerance: float | None = attrs.field(default=None, validator=finite_at_least(0))
     """The largest difference accepted between the device's outputs and the host reference's,
     in each tensor's own units (quantization steps for integer outputs). Unset: integer outputs

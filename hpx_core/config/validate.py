@@ -4,22 +4,33 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import attrs
 from attrs import AttrsInstance
 
 from hpx_core.boards import Board, all_boards, get_board
-from hpx_core.config import ConfigDocument, ProfileConfig, load_config
+from hpx_core.config import ConfigDocument, ConfigValue, ProfileConfig, load_config, walk_values
 from hpx_core.config.document import DocumentSection
+from hpx_core.config.pass_keys import (
+    SECTION,
+    ClockedOptions,
+    ConfiguredPass,
+    keys_of,
+    options_of,
+    owned_keys,
+)
+from hpx_core.config.schema import ProfilingSection
 from hpx_core.contract import ConfigRequest
 from hpx_core.errors import ConfigError, HpxError, PluginError, UsageError
 from hpx_core.hooks import EngineHooks
+from hpx_core.pass_plugins import pass_plugins
 from hpx_core.plugins import EngineEntry, Registry, default_registry
 from hpx_core.reading import load_model
 from hpx_core.sources.licensing import may_run
 from hpx_core.suggest import did_you_mean
 
+T = TypeVar("T")
 Overrides = Mapping[str, tuple[Any, str]]
 """Dotted config path -> (value, origin such as ``"--board"``)."""
 
@@ -46,10 +57,24 @@ class ValidatedConfig:
     engine: EngineEntry
     engine_config: AttrsInstance
     board: Board
+    pass_options: tuple[Any, ...] = ()
+    """Each installed pass's own options record (:mod:`hpx_core.config.pass_keys`)."""
 
     def engine_values(self) -> dict[str, Any]:
         """The engine's config as plain values (for ``hpx config show`` and the bundle)."""
         return attrs.asdict(self.engine_config)
+
+    def values(self) -> list[ConfigValue]:
+        """Every resolved value with its origin: the core's sections, then the passes' keys
+        (under ``profiling``)."""
+        own = [ConfigValue(f"{SECTION}.{key}", value, self.document.origin(f"{SECTION}.{key}"))
+               for options in self.pass_options
+               for key, value in attrs.asdict(options, recurse=False).items()]
+        return [*walk_values(self.config, self.document), *own]
+
+    def options(self, kind: type[T]) -> T:
+        """The options record of class ``kind`` (a pass asks for its own)."""
+        return options_of(self.pass_options, kind)
 
 
 def validate_config(
@@ -57,25 +82,32 @@ def validate_config(
 ) -> ValidatedConfig:
     """Load, override and validate a config, including the engine's own section."""
     reg = reg or default_registry()
-    config, document = load_config(file, overrides)
+    configured = tuple(p for p in pass_plugins(reg.passes) if isinstance(p, ConfiguredPass))
+    owners = owned_keys(configured, frozenset(a.name for a in attrs.fields(ProfilingSection)))
+    config, document = load_config(file, overrides, pass_keys=owners)
+    pass_options = tuple(document.structure(p.options, SECTION, only=keys_of(p))
+                         for p in configured)
     try:
         board = get_board(config.target.board)
     except HpxError as error:
         raise document.error("target.board", error.message, error.hint) from None
-    board = clocked_board(config, document, board)
+    board = clocked_board(config, document, board, pass_options)
     engine = _select_engine(config, document, reg, board)
     config = attrs.evolve(config, engine=attrs.evolve(config.engine, type=engine.descriptor.name))
     config = _with_backend(config, document, engine)
     request = ConfigRequest(config.engine.type, config.engine.backend, DocumentSection(document))
     engine_config = EngineHooks(reg).validate_config(engine.descriptor.name, request)
-    return ValidatedConfig(config, document, engine, engine_config, board)
+    return ValidatedConfig(config, document, engine, engine_config, board, pass_options)
 
 
-def clocked_board(config: ProfileConfig, document: ConfigDocument, board: Board) -> Board:
-    """``board`` in ``target.clock``'s mode. With an emulated board the mode is the estimate
-    board's (``profiling.estimate_for``, checked there); without one it is refused."""
+def clocked_board(config: ProfileConfig, document: ConfigDocument, board: Board,
+                  pass_options: tuple[Any, ...] = ()) -> Board:
+    """``board`` in ``target.clock``'s mode. With an emulated board the mode is that of the
+    silicon board a pass's options name (:class:`ClockedOptions`, a board estimated for;
+    checked there); without one it is refused."""
     clock = config.target.clock
-    estimate = config.profiling.estimate_for
+    named = [o.clock_board for o in pass_options if isinstance(o, ClockedOptions)]
+    estimate = next((name for name in named if name is not None), None)
     try:
         if board.emulated and estimate is not None:
             if estimate in all_boards():  # an unknown name is the estimate's own error

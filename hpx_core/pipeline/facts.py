@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from hpx_core.config import walk_values
 from hpx_core.config.validate import ValidatedConfig
 from hpx_core.contract import SourceSet
 from hpx_core.sources import PinSet
@@ -14,7 +13,7 @@ from hpx_core.sources import PinSet
 
 def config_json(validated: ValidatedConfig) -> dict[str, Any]:
     """The resolved config with each value's origin, JSON-ready, for the bundle."""
-    values = walk_values(validated.config, validated.document)
+    values = validated.values()
     return {v.path: {"value": plain(v.value), "from": v.origin} for v in values} | {
         "engine.config": plain(validated.engine_values()) or None
     }

@@ -1,8 +1,8 @@
 """A run's uncounted passes (:mod:`.uncounted` says what one is): the core's own and those
 installed distributions declare, and the three points where the run calls them.
 
-The core's own passes come first (the layer check, the memory pass, the instruction
-profile); then, by entry-point name, each object the ``hpx.passes`` entry points of installed
+The core's own passes come first (the layer check, the memory pass); then, by entry-point
+name, each object the ``hpx.passes`` entry points of installed
 distributions name (a pass, or a class whose instances are one), as the registry found them.
 A distribution adds a pass with one entry point and its own package; nothing threaded
 through the stages, no core module names it. An entry point that does not load or is no
@@ -11,7 +11,6 @@ pass, or a name two passes take, stops the run with its distribution named.
 
 from __future__ import annotations
 
-from importlib.metadata import EntryPoint
 from typing import Any
 
 import attrs
@@ -19,8 +18,8 @@ import attrs
 from hpx_core.contract import FirmwareContribution
 from hpx_core.errors import PluginError
 from hpx_core.firmware import HarnessSettings
+from hpx_core.pass_plugins import pass_plugins
 from hpx_core.pipeline.context import RunContext
-from hpx_core.pipeline.insight_pass import InstructionProfilePass
 from hpx_core.pipeline.layer_check_pass import LayerCheckPass
 from hpx_core.pipeline.memory_pass import MemoryPass
 from hpx_core.pipeline.products import PassInputs
@@ -28,36 +27,26 @@ from hpx_core.pipeline.uncounted import AnyPass, UncountedPass
 from hpx_core.plugins import DISABLE_ENV, PASS_GROUP, Registry
 from hpx_core.run.pass_result import PassResult
 
-CORE_PASSES: tuple[AnyPass, ...] = (LayerCheckPass(), MemoryPass(), InstructionProfilePass())
+CORE_PASSES: tuple[AnyPass, ...] = (LayerCheckPass(), MemoryPass())
 
 
 def installed_passes(registry: Registry) -> tuple[AnyPass, ...]:
     """The core's passes, then every installed distribution's."""
-    found = [*CORE_PASSES, *(_loaded(entry) for entry in registry.passes)]
+    found = [*CORE_PASSES]
+    for entry, made in zip(registry.passes, pass_plugins(registry.passes), strict=True):
+        if not isinstance(made, UncountedPass):
+            where = f"{entry.name} = {entry.value}" + (f" of {entry.dist.name}" if entry.dist
+                                                        else "")
+            raise PluginError(f"the {PASS_GROUP} entry point {where} names no uncounted pass",
+                              "a pass has name, check, wanted, harness and after "
+                              "(hpx_core.pipeline.uncounted)")
+        found.append(made)
     names = [p.name for p in found]
     for twice in {n for n in names if names.count(n) > 1}:
         owners = [e.value for e in registry.passes if e.name == twice] or ["hpx-core"]
         raise PluginError(f"two uncounted passes are named {twice!r} ({', '.join(owners)})",
                           f"uninstall one, or disable one with {DISABLE_ENV}=<entry point>")
     return tuple(found)
-
-
-def _loaded(entry: EntryPoint) -> AnyPass:
-    """The pass an ``hpx.passes`` entry point names (instantiated when it names a class)."""
-    where = f"{entry.name} = {entry.value}" + (f" of {entry.dist.name}" if entry.dist else "")
-    try:
-        found: Any = entry.load()
-        made = found() if isinstance(found, type) else found
-    except Exception as error:
-        raise PluginError(f"the {PASS_GROUP} entry point {where} does not load "
-                          f"({type(error).__name__}: {error})",
-                          f"fix or uninstall it, or disable it with {DISABLE_ENV}={entry.name}"
-                          ) from None
-    if not isinstance(made, UncountedPass):
-        raise PluginError(f"the {PASS_GROUP} entry point {where} names no uncounted pass",
-                          "a pass has name, check, wanted, harness and after "
-                          "(hpx_core.pipeline.uncounted)")
-    return made
 
 
 def wanted_passes(ctx: RunContext) -> tuple[AnyPass, ...]:

@@ -18,7 +18,6 @@ from hpx_core.report.charts import layer_chart
 from hpx_core.report.memory import memory_chart, region_bars
 from hpx_core.results.check_view import divergence_text
 from hpx_core.results.memory_text import layer_cells, layer_columns, summary_lines
-from hpx_core.results.profile_views import estimate_html, html_section
 from hpx_core.results.view import BundleView
 
 _ENV = jinja2.Environment(
@@ -95,8 +94,7 @@ def bundle_report(view: BundleView) -> str:
         total=view.layer_sum or 0,
         check=view.layer_check,
         divergence=divergence_text(view.layer_check) if view.layer_check else None,
-        profile=html_section(view.instruction_profile) if view.instruction_profile else None,
-        estimate=estimate_html(view.cycle_estimate) if view.cycle_estimate else None,
+        pass_sections=_pass_sections(view),
         memory=memory,
         memory_lines=summary_lines(memory) if memory else [],
         regions=region_bars(memory) if memory else (),
@@ -105,6 +103,15 @@ def bundle_report(view: BundleView) -> str:
         memory_cells={x.index: layer_cells(memory, x.index) for x in view.layers}
         if memory else {},
     )
+
+
+def _pass_sections(view: BundleView) -> list[str]:
+    """The HTML sections installed passes make of their files in the bundle."""
+    from hpx_core.results.extensions import bundle_extensions, documents_of
+
+    found = (e.html(documents_of(e, view.pass_documents)) for e in bundle_extensions()
+             if documents_of(e, view.pass_documents))
+    return [section for section in found if section]
 
 
 def write_report(path: Path, html: str) -> Path:

@@ -29,7 +29,6 @@ from hpx_core.errors import HpxError
 from hpx_core.results.bundle_schema import BUNDLE_SCHEMA
 from hpx_core.results.measure import Measurement
 from hpx_core.results.outputs import Outputs
-from hpx_core.results.profile_schemas import PROFILE_FILE
 from hpx_core.results.trace import trace_json
 from hpx_core.results.verify import MANIFEST
 
@@ -161,14 +160,18 @@ def dump_json(data: Any) -> bytes:
 
 
 def _trace(inputs: BundleInputs) -> dict[str, Any]:
-    """The run's trace; with an instruction profile, its top functions nested in the layers."""
+    """The run's trace, with the events each installed pass adds from its files."""
     trace = trace_json(inputs.measurement, f"{inputs.board} {inputs.engine}",
                        inputs.counter_units)
-    profile = inputs.files.get(PROFILE_FILE)
-    if profile is not None:
-        from hpx_core.results.profile_views import function_slices
+    if not inputs.files:
+        return trace
+    from hpx_core.results.extensions import bundle_extensions
 
-        trace["traceEvents"] += function_slices(json.loads(profile), trace["traceEvents"])
+    for found in bundle_extensions():
+        own = {name: json.loads(inputs.files[name]) for name in found.schemas
+               if name in inputs.files}
+        if own:
+            trace["traceEvents"] += found.trace_events(own, trace["traceEvents"])
     return trace
 
 

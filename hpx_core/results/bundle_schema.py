@@ -8,15 +8,7 @@ newer hpx may add are allowed; the keys hpx reads must have the types it reads.
 
 from __future__ import annotations
 
-import functools
 from typing import TYPE_CHECKING, Any
-
-from hpx_core.results.profile_schemas import (
-    ESTIMATE_FILE,
-    ESTIMATE_SCHEMA,
-    PROFILE_FILE,
-    PROFILE_SCHEMA,
-)
 
 if TYPE_CHECKING:
     from jsonschema.protocols import Validator
@@ -134,9 +126,8 @@ SCHEMAS: dict[str, Any] = {
     "provenance.json": _OBJECT,
     "placement.json": _OBJECT,
     "kernel_checks.json": {"type": "array", "items": _OBJECT},
-    PROFILE_FILE: PROFILE_SCHEMA,
-    ESTIMATE_FILE: ESTIMATE_SCHEMA,
 }  # fmt: skip
+"""The core's files; an installed pass declares its own (:mod:`hpx_core.results.extensions`)."""
 REQUIRED_FILES = ("summary.json",)
 """Files every bundle of this schema has, whatever its status."""
 
@@ -168,11 +159,27 @@ def _first_problem(validator: Validator, document: Any) -> str | None:
     return f"{where}: {message}" if where else message
 
 
-@functools.cache
-def _validator(name: str) -> Validator | None:
-    """The validator of ``name``'s schema; jsonschema loads when a bundle is first read (writing
-    one needs only :data:`BUNDLE_SCHEMA`)."""
-    from jsonschema import Draft202012Validator
+_COMPILED: dict[int, tuple[Any, Validator]] = {}
 
-    schema = SCHEMAS.get(name)
-    return Draft202012Validator(schema) if schema is not None else None
+
+def _validator(name: str) -> Validator | None:
+    """The validator of ``name``'s schema, compiled once per schema; jsonschema loads when a
+    bundle is first read (writing one needs only :data:`BUNDLE_SCHEMA`)."""
+    schema = schema_of(name)
+    if schema is None:
+        return None
+    if id(schema) not in _COMPILED:
+        from jsonschema import Draft202012Validator
+
+        _COMPILED[id(schema)] = (schema, Draft202012Validator(schema))  # the schema kept alive
+    return _COMPILED[id(schema)][1]
+
+
+def schema_of(name: str) -> Any:
+    """The schema of bundle file ``name``: the core's, else an installed pass's; None for a
+    file no schema covers (a log, a pass's file whose pass is not installed)."""
+    if name in SCHEMAS:
+        return SCHEMAS[name]
+    from hpx_core.results.extensions import extension_schemas
+
+    return extension_schemas().get(name)

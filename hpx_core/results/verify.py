@@ -18,7 +18,7 @@ from typing import Any
 import attrs
 
 from hpx_core.errors import ResultsError
-from hpx_core.results.bundle_schema import REQUIRED_FILES, SCHEMAS, shape_problem
+from hpx_core.results.bundle_schema import REQUIRED_FILES, schema_of, shape_problem
 from hpx_core.user_files import strict_json
 
 MANIFEST = "manifest.json"
@@ -141,7 +141,7 @@ def verify_bundle(path: Path) -> BundleCheck:
                            f"{', '.join(absent)}, which every bundle has", _CHANGED)
     problems, raw = [], {}
     for name, file in files.items():
-        problem, raw[name] = _compare(file, listed[name], keep=name in SCHEMAS)
+        problem, raw[name] = _compare(file, listed[name], keep=schema_of(name) is not None)
         if problem:
             problems.append(f"{name} {problem}")
     present = {p.name for p in root.iterdir() if p.name != MANIFEST}
@@ -164,7 +164,7 @@ def verify_bundle(path: Path) -> BundleCheck:
 
 _FILE_KEYS = ("file", "estimate", "debug_buffer")
 """Keys by which a summary's sections (and the engines' records under ``extra``) name a file
-of the bundle: the instruction profile and its estimate, a recorded trace and its buffer."""
+of the bundle: a pass's file and a second one (an estimate), a recorded trace's buffer."""
 
 
 def _named_files(summary: Mapping[str, Any]) -> list[str]:
@@ -178,7 +178,7 @@ def _named_files(summary: Mapping[str, Any]) -> list[str]:
 def _documents(root: Path, raw: Mapping[str, bytes]) -> dict[str, Any]:
     documents: dict[str, Any] = {}
     for name, data in raw.items():
-        if name not in SCHEMAS:
+        if schema_of(name) is None:
             continue
         document = _json(data, name, f"bundle {root} is malformed")
         problem = shape_problem(name, document)

@@ -16,10 +16,10 @@ import attrs
 from hpx_core.boards import get_board
 from hpx_core.errors import HpxError
 from hpx_core.results import verify_bundle
+from hpx_core.results.bundle_schema import SCHEMAS
 from hpx_core.results.check_view import LayerCheckView
 from hpx_core.results.memory import MemoryUse, memory_from_json
 from hpx_core.results.outputs import Outputs, outputs_from_json
-from hpx_core.results.profile_schemas import ESTIMATE_FILE, PROFILE_FILE
 
 
 def _ints(values: Any) -> tuple[int, ...]:
@@ -88,8 +88,7 @@ class BundleView:
     error: str | None = None
     layer_check: LayerCheckView | None = None  # --check-layers: every layer against the host
     outputs: Outputs | None = None  # against the host's, or why not (None: a failed run)
-    instruction_profile: Mapping[str, Any] | None = None  # instruction_profile.json, if any
-    cycle_estimate: Mapping[str, Any] | None = None  # cycle_estimate.json, if any
+    pass_documents: Mapping[str, Any] = attrs.field(factory=dict)  # installed passes' files
     memory: MemoryUse | None = None  # the memory pass: stack, arenas, heap, per layer
     kernel_checks: tuple[KernelCheck, ...] = ()  # what the linked image was checked for
     engine_code: str | None = None  # SHA-256 of the engine's shipped files and glue
@@ -203,8 +202,7 @@ def load_view(path: Path) -> BundleView:
         layer_check=LayerCheckView.from_json(summary["layer_check"])
         if summary.get("layer_check") else None,
         outputs=outputs_from_json(summary.get("outputs"), check.status == "complete"),
-        instruction_profile=documents.get(PROFILE_FILE),
-        cycle_estimate=documents.get(ESTIMATE_FILE),
+        pass_documents={n: d for n, d in documents.items() if n not in SCHEMAS},
         memory=memory_from_json(summary.get("memory")),
         kernel_checks=_kernel_checks(extra),
         engine_code=identity.get("engine_code"),

@@ -18,6 +18,7 @@ an engine does with it:
 - :mod:`hpx_core.sdk.results`: the device's capture and match manifests
 - :mod:`hpx_core.sdk.calibration`: the calibration workload (engines that test the pipeline)
 - :mod:`hpx_core.sdk.passes`: what an uncounted pass is asked and answers (``hpx.passes``)
+- :mod:`hpx_core.sdk.bundles`: the verified view of a result bundle (a pass's own command)
 """
 
 from __future__ import annotations

@@ -4,6 +4,7 @@ board the mode is the estimate board's; a mode the board lacks is one config err
 from __future__ import annotations
 
 import pytest
+from insight_flags import insight_line
 
 from hpx_core.config.command_line import CommandLine
 from hpx_core.config.validate import validate_config
@@ -24,8 +25,8 @@ def test_the_validated_board_is_in_the_mode() -> None:
 
 
 def test_an_emulated_board_keeps_its_clock_for_the_estimate_board() -> None:
-    flags = CommandLine(board="qemu-m55", engine="tflm", clock="hp",
-                        estimate_for="apollo510_evb").overrides()
+    flags = insight_line(board="qemu-m55", engine="tflm", clock="hp",
+                         estimate_for="apollo510_evb").overrides()
     board = validate_config(None, flags).board
     assert (board.name, board.clock, board.clock_hz) == ("qemu-m55", "lp", 32_000_000)
 

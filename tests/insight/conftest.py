@@ -7,9 +7,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hpx_insight.profile import InstructionProfile, instruction_profile
 
 from hpx_core.boards import get_board
-from hpx_core.insight import InstructionProfile, instruction_profile
 from hpx_core.selftest.run import SelftestReport, run_selftest
 
 TOOLS = ("arm-none-eabi-gcc", "qemu-system-arm", "ninja", "cc")

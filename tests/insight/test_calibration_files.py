@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 from emulated_firmware import require_tools
+from hpx_insight.calibrate import MAX_COST, SCHEMA_ID, Row, fit_rows, load_calibration
+from hpx_insight.classes import CLASSES
 
 from hpx_core.cli import main
 from hpx_core.errors import UsageError
-from hpx_core.insight.calibrate import MAX_COST, SCHEMA_ID, Row, fit_rows, load_calibration
-from hpx_core.insight.classes import CLASSES
 
 BOARD = "apollo510_evb"
 KWS = (Path(__file__).resolve().parents[2] / "examples" / "models" / "mlperf_tiny" /

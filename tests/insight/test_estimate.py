@@ -8,21 +8,21 @@ import json
 from pathlib import Path
 
 import pytest
-
-from hpx_core.boards import get_board
-from hpx_core.cli import main
-from hpx_core.errors import UsageError
-from hpx_core.insight import InstructionProfile
-from hpx_core.insight.calibrate import calibrate, load_calibration
-from hpx_core.insight.cycles.cortex_m4 import REFILL
-from hpx_core.insight.cycles.cortex_m55 import MISPREDICT
-from hpx_core.insight.cycles.estimate import (
+from hpx_insight.calibrate import calibrate, load_calibration
+from hpx_insight.cycles.cortex_m4 import REFILL
+from hpx_insight.cycles.cortex_m55 import MISPREDICT
+from hpx_insight.cycles.estimate import (
     FILE_NAME,
     Estimate,
     calibrated,
     estimate,
     estimate_document,
 )
+from hpx_insight.profile import InstructionProfile
+
+from hpx_core.boards import get_board
+from hpx_core.cli import main
+from hpx_core.errors import UsageError
 from hpx_core.results.bundle import dump_json, write_folder
 from hpx_core.selftest.run import SelftestReport
 

@@ -10,10 +10,10 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from hpx_insight.document import profile_document, shape_problem
+from hpx_insight.profile import instruction_profile
 from profiles import profile_run
 
-from hpx_core.insight import instruction_profile, profile_document
-from hpx_core.insight.document import shape_problem
 from hpx_core.pipeline import ProfileOutcome
 
 from .conftest import needs_tools

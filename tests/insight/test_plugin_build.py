@@ -9,9 +9,9 @@ import stat
 from pathlib import Path
 
 import pytest
+from hpx_insight.plugin_build import check_loads, host_compiler, plugin_library
 
 from hpx_core.errors import ToolError
-from hpx_core.insight.plugin_build import check_loads, host_compiler, plugin_library
 
 from .conftest import needs_tools
 

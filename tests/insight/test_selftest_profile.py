@@ -7,11 +7,11 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from hpx_insight.classes import CLASSES
+from hpx_insight.document import FILE_NAME, profile_document, shape_problem
+from hpx_insight.profile import InstructionProfile
 
 from hpx_core.errors import ResultsError
-from hpx_core.insight import FILE_NAME, InstructionProfile, profile_document
-from hpx_core.insight.classes import CLASSES
-from hpx_core.insight.document import shape_problem
 from hpx_core.results import verify_bundle
 from hpx_core.results.bundle import dump_json, write_folder
 from hpx_core.selftest.layers import calibration_layers

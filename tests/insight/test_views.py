@@ -1,4 +1,4 @@
-"""The profile's views (hpx_core.results.profile_views): the HTML section, trace slices and
+"""The profile's views (hpx_insight.views): the HTML section, trace slices and
 class deltas, from the selftest's real profile and the bundle's own trace."""
 
 from __future__ import annotations
@@ -7,9 +7,10 @@ import copy
 import json
 
 import pytest
+from hpx_insight.document import profile_document
+from hpx_insight.profile import InstructionProfile
+from hpx_insight.views import class_deltas, function_slices, html_section
 
-from hpx_core.insight import InstructionProfile, profile_document
-from hpx_core.results.profile_views import class_deltas, function_slices, html_section
 from hpx_core.results.trace import LAYERS_TID
 from hpx_core.selftest.run import SelftestReport
 

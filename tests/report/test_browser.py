@@ -163,12 +163,13 @@ def test_matrix_report_renders(tmp_path: Path) -> None:
 
 @pytest.mark.usefixtures("loops_installed")
 def test_a_bundle_with_an_instruction_profile_and_an_estimate_renders(tmp_path: Path) -> None:
+    from insight_flags import insight_line
+
     from hpx_core import pipeline
-    from hpx_core.config.command_line import CommandLine
 
     model = Path(__file__).resolve().parents[2] / "examples/models/mlperf_tiny/ad01_int8.tflite"
-    line = CommandLine(model=model, engine="loops", board="qemu-m55", iterations=1,
-                       estimate_for="apollo510_evb", output_dir=tmp_path / "out")
+    line = insight_line(model=model, engine="loops", board="qemu-m55", iterations=1,
+                        estimate_for="apollo510_evb", output_dir=tmp_path / "out")
     outcome = pipeline.profile(None, None, line.overrides())
     assert outcome.bundle is not None
     html = bundle_report(load_view(outcome.bundle))

@@ -33,6 +33,8 @@ def test_the_contract_face_loads_no_machinery() -> None:
     ("hpx_core.sdk.models", "flatbuffers"),
     ("hpx_core.sdk.results", "hpx_core.compare"),
     ("hpx_core.sdk.sources", "hpx_core.sdk.enginelib"),
+    ("hpx_core.sdk.passes", "numpy"),  # a pass loads with hpx profile: no bundle reader
+    ("hpx_insight.instruction_pass", "numpy"),
 ])
 def test_a_group_loads_only_what_it_names(face: str, absent: str) -> None:
     loaded = _loaded(face)

@@ -24,16 +24,16 @@ from types import FrameType
 import attrs
 from hpx_executorch.pte_reader import read_pte
 from hpx_executorch.sidecar import parse_sidecar
+from hpx_insight.calibrate import estimate_rows, fit_rows, parse_calibration
+from hpx_insight.schemas import ESTIMATE_FILE
 from tflitebuild import build_model
 
 from hpx_core.boards import get_board
 from hpx_core.config import ConfigDocument, ProfileConfig, walk_values
 from hpx_core.errors import ResultsError
-from hpx_core.insight.calibrate import estimate_rows, fit_rows, parse_calibration
 from hpx_core.models.tflite_reader import read_tflite
 from hpx_core.results import measure
 from hpx_core.results.bundle_schema import shape_problem
-from hpx_core.results.profile_schemas import ESTIMATE_FILE
 from hpx_core.user_files import strict_json
 from hpx_core.wire import WireParser
 
@@ -167,8 +167,8 @@ def _config_seeds() -> list[bytes]:
 
 
 def _calibration_seeds() -> list[bytes]:
-    from hpx_core.insight.calibrate import SCHEMA_ID
-    from hpx_core.insight.classes import CLASSES
+    from hpx_insight.calibrate import SCHEMA_ID
+    from hpx_insight.classes import CLASSES
 
     costs = {name: 1.0 + i / 4 for i, name in enumerate(CLASSES)}
     document = {"schema": SCHEMA_ID, "model": "hpx-cycles 1", "board": CALIBRATED_BOARD,
@@ -179,7 +179,7 @@ def _calibration_seeds() -> list[bytes]:
 
 def _estimate_seeds() -> list[bytes]:
     """Estimate documents of the shape a profile writes, with a few layers."""
-    from hpx_core.insight.classes import CLASSES
+    from hpx_insight.classes import CLASSES
 
     def slot(index: int) -> dict[str, object]:
         counts = {name: float(10 * (index + 2) + i) for i, name in enumerate(CLASSES)}

@@ -1,0 +1,56 @@
+"""`hpx calibrate`: fit per-class cycle costs on pairs of estimated and measured bundles.
+
+The command reaches ``hpx`` through this distribution's ``hpx.commands`` entry point; the
+core adds it to the command line by that name."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+FILE_NAME = "calibration.json"
+
+
+def calibrate(
+    bundles: Annotated[list[Path], typer.Argument(
+        help="Pairs of bundles of one model: emulated with --estimate-for, and measured.")],
+    output_dir: Annotated[Path | None, typer.Option(
+        "--output-dir", help=f"Where to write the calibration ({FILE_NAME}; default: here)."),
+    ] = None,
+    output: Annotated[Path | None, typer.Option(
+        "--output", "-o", hidden=True, help="The calibration file itself (earlier spelling).")
+    ] = None,
+) -> None:
+    """Fit each instruction class's cycles on your board; report the leave-one-model-out
+    error; --estimate-for uses the file with --calibration."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from hpx_core.sdk.passes import UsageError, write_atomic
+    from hpx_insight.calibrate import calibrate as fit_bundles
+
+    console = Console()
+
+    if output is not None and output_dir is not None:
+        raise UsageError("both --output-dir and --output name where the calibration goes",
+                         "pass --output-dir only")
+    target = output if output is not None else (output_dir or Path()) / FILE_NAME
+    result = fit_bundles(bundles)
+    table = Table("class", "model (cycles/instr.)", "calibrated", title=(
+        f"hpx calibrate: {result.board}, {result.rows} layers of {len(result.models)} "
+        "model(s)"))
+    for name, cost in result.costs.items():
+        table.add_row(name, f"{result.prior[name]:.3f}", f"{cost:.3f}")
+    console.print(table)
+    if result.lomo_layer_error is None:
+        console.print("leave-one-model-out error: needs bundles of two models or more")
+    else:
+        console.print(f"leave-one-model-out error: median {result.lomo_layer_error:.1%} per "
+                      "layer; per model " + ", ".join(
+                          f"{m[:12]} {e:+.1%}" for m, e in result.lomo_model_errors.items()))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(target, json.dumps(result.document(), indent=2, allow_nan=False) + "\n")
+    console.print(f"written: {target}")
