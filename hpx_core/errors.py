@@ -89,6 +89,10 @@ class FarmError(HpxError):
     """A board farm (labgrid coordinator, place or exporter) refused or failed."""
 
 
+class PowerError(HpxError):
+    """A power instrument is missing, stopped streaming, or its trace does not match the run."""
+
+
 class CaptureError(HpxError):
     """The device stream is truncated, corrupted or not understood."""
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
 from typing import Literal
 
@@ -50,6 +51,14 @@ class QemuSpec:
     icount_shift: int
 
 
+def _pair(value: Sequence[int] | None) -> tuple[int, int] | None:
+    """Two pad numbers from the board file's list."""
+    if value is None:
+        return None
+    first, second = value
+    return int(first), int(second)
+
+
 @attrs.frozen
 class SiliconSpec:
     """What building for and talking to a real board needs.
@@ -63,6 +72,9 @@ class SiliconSpec:
     debugger let go, before it starts the application (seconds). ``hal_library`` is the SDK's
     prebuilt AmbiqSuite HAL for the SoC (relative to the SDK root): only a build in the
     high-performance mode links it, for the HAL's own mode switch and SpotManager.
+    ``power_gpios`` are the two pads the SDK drives for an external power monitor
+    (``nsx_power_monitor.c``: the state's bit 0 and bit 1), wired to a power instrument's
+    general-purpose inputs for energy windows; None: the SDK names none for the part.
     """
 
     family: str
@@ -74,6 +86,7 @@ class SiliconSpec:
     jlink_device: str = ""
     boot_handoff: float = 0.2
     hal_library: str = ""
+    power_gpios: tuple[int, int] | None = attrs.field(default=None, converter=_pair)
 
 
 @attrs.frozen

@@ -11,6 +11,7 @@ import sys
 from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 import attrs
 
@@ -56,7 +57,7 @@ _TOOLS: dict[str, tuple[Sequence[str], str]] = {
 
 def run_doctor(
     reg: Registry, *, toolchain: str, emulated: bool | None, engine: str | None = None,
-    board: Board | None = None, desk: ProbeDesk | None = None,
+    board: Board | None = None, desk: ProbeDesk | None = None, power: Any | None = None,
 ) -> DoctorReport:
     """Check Python, plugins, tools and engine packages; ``required`` follows the config.
 
@@ -64,7 +65,8 @@ def run_doctor(
     an engine's Python packages (a model compiler) are required when that engine is chosen.
     The probe software and every attached probe are listed with the way a run would reach
     the part (``board``'s, else every silicon board's) and what that way lacks; ``desk`` is
-    what is attached (default: this machine's).
+    what is attached (default: this machine's). Power instruments are listed through their
+    driver (``power``: a driver to ask; default: the installed one), never required.
     """
     checks = [_python_check(), *_plugin_checks(reg), *_package_checks(reg, engine)]
     for tool, (args, role) in _TOOLS.items():
@@ -73,6 +75,7 @@ def run_doctor(
     checks += _toolchain_checks(toolchain)
     checks.append(_compiler_cache_check())
     checks.append(_labgrid_check())
+    checks.append(_power_check(power))
     checks += _probe_checks(desk or attached_desk(), board)
     return DoctorReport(tuple(checks))
 
@@ -207,6 +210,29 @@ def _labgrid_check() -> Check:
         return Check("labgrid", False, 'not installed (board farms: pip install '
                      '"hpx-core[labgrid]")', False)
     return Check("labgrid", True, f"{version} (board farms)", False)
+
+
+def _power_check(driver: Any | None) -> Check:
+    """The Joulescopes attached, through their maker's driver (the ``hpx-core[power]``
+    extra): optional, never required here."""
+    from hpx_core.errors import PowerError
+    from hpx_core.power.joulescope import instruments, load_driver
+
+    name = "power instruments"
+    try:
+        opened = driver if driver is not None else load_driver()()
+    except PowerError:
+        return Check(name, False, 'driver not installed (energy: pip install '
+                     '"hpx-core[power]")', False)
+    except Exception as error:  # the driver's own start-up (no USB access, say)
+        return Check(name, False, f"the driver did not start ({error})", False)
+    try:
+        found = instruments(opened)
+    finally:
+        if driver is None:
+            opened.finalize()
+    return Check(name, bool(found), ", ".join(found) or "none attached (Joulescope by USB)",
+                 False)
 
 
 def _version_line(path: str, args: Sequence[str]) -> str:
