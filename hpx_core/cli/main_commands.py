@@ -16,9 +16,12 @@ from hpx_core.cli.app import app, config_app, console
 from hpx_core.errors import UsageError
 
 if TYPE_CHECKING:  # each command imports what it uses: `hpx --help` stays fast
+    from collections.abc import Sequence
+
     from rich.status import Status
 
     from hpx_core import pipeline
+    from hpx_core.cli.pass_rows import CommandRow, PassRow
 
 MODEL_HELP = ("Model file, in a format an installed engine reads (hpx plugins lists each "
               "engine's formats).")
@@ -93,12 +96,16 @@ def root(
 def plugins(
     as_json: Annotated[bool, typer.Option("--json", help="JSON output.")] = False,
 ) -> None:
-    """List installed engines, their distributions and versions."""
+    """List installed engines, passes and commands, their distributions and versions."""
     from hpx_core import api
+    from hpx_core.cli.pass_rows import command_rows, pass_rows
 
     report = api.list_plugins()
+    passes, commands = pass_rows(api.registry()), command_rows()
     if as_json:
-        typer.echo(json.dumps(attrs.asdict(report), indent=2))
+        typer.echo(json.dumps(attrs.asdict(report) | {
+            "passes": [attrs.asdict(p) for p in passes],
+            "commands": [attrs.asdict(c) for c in commands]}, indent=2))
         return
     table = Table("engine", "distribution", "version", "models", "backends", "about")
     for row in report.engines:
@@ -111,6 +118,7 @@ def plugins(
             row.summary,
         )
     console.print(table)
+    _print_passes(passes, commands)
     for failure in report.failures:
         console.print(
             f"[yellow]skipped plugin {failure.plugin.name}[/] "
@@ -120,6 +128,18 @@ def plugins(
             console.print(f"  hint: {failure.hint}", markup=False, highlight=False)
     for name in report.conflicts:
         console.print(f"[yellow]engine {name} is declared by more than one plugin; not usable[/]")
+
+
+def _print_passes(passes: Sequence[PassRow], commands: Sequence[CommandRow]) -> None:
+    if passes:
+        table = Table("pass", "distribution", "version", "keys", "flags", "bundle files")
+        for row in passes:
+            table.add_row(row.name, row.distribution, row.version, ", ".join(row.keys) or "-",
+                          ", ".join(row.flags) or "-", ", ".join(row.files) or "-")
+        console.print(table)
+    for command in commands:
+        console.print(f"command hpx {command.command} ({command.distribution})", markup=False,
+                      highlight=False)
 
 
 @config_app.command("validate")

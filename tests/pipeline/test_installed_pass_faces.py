@@ -140,3 +140,18 @@ def test_its_section_its_comparison_and_its_command_show_the_file(
     assert f"record census: {total} -> {total} records" in capsys.readouterr().out
     assert main(["census", str(with_census)]) == 0
     assert f"LAYER {census['LAYER']}" in capsys.readouterr().out.splitlines()
+
+
+def test_hpx_plugins_lists_the_pass_and_its_command(installed: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plugins", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    (census,) = [p for p in listed["passes"] if p["name"] == "record census"]
+    assert census["distribution"] == "hpx-sample-pass" and census["version"] == "0.1.0"
+    assert census["keys"] == ["profiling.skip_census"]
+    assert census["flags"] == ["--skip-census"] and census["files"] == [CENSUS]
+    assert {"command": "census", "entry_point": "hpx_sample_pass.command:census",
+            "distribution": "hpx-sample-pass"} in listed["commands"]
+    assert main(["plugins"]) == 0
+    out = capsys.readouterr().out
+    assert "record census" in out and "command hpx census (hpx-sample-pass)" in out
