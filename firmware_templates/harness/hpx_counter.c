@@ -5,12 +5,15 @@
  * never taken between a counted pair's reads, so no count sees it.
  * With a backend that has event counters (HPX_MAX_EVENTS > 0) each slot also accumulates every
  * event, read outside the main counter's window: before its start, after its end.
+ * The power pass's layer hook (hpx_power.h) is compiled in only with HPX_POWER_PASS: no other
+ * build's counted path changes.
  */
 #include "hpx_counter.h"
 
 #include "hpx_counter_backend.h"
 #include "hpx_layers.h"
 #include "hpx_memory.h"
+#include "hpx_power.h"
 
 #define HPX_SLOTS (HPX_MAX_LAYERS + 1)
 
@@ -52,6 +55,11 @@ void hpx_layer_begin(uint32_t index) {
         if (hpx_memory_active) {
             hpx_memory_layer_begin(index);
         }
+#if HPX_POWER_PASS
+        if (hpx_power_active) {
+            hpx_power_layer_begin(index);
+        }
+#endif
         return;
     }
     hpx_slot_open[index] = 1u;

@@ -3,7 +3,8 @@
  *   start record -> counter start -> calibration of an empty begin/end pair -> engine init
  *   -> layer names -> warm-up -> uninstrumented whole-inference passes -> per-layer passes
  *   -> [memory: one uncounted inference, HPX_MEMORY_PASS] -> [layer check: one uncounted
- *   inference, HPX_CHECK_LAYERS] -> engine finish (outputs, metrics, files) -> end record.
+ *   inference, HPX_CHECK_LAYERS] -> [power: energy windows on the board's power GPIOs,
+ *   HPX_POWER_PASS, hpx_power.h] -> engine finish (outputs, metrics, files) -> end record.
  * Counts go out raw (counter units); the host subtracts the calibrated pair and converts units.
  */
 #include <stdint.h>
@@ -15,6 +16,7 @@
 #include "hpx_layers.h"
 #include "hpx_memory.h"
 #include "hpx_platform.h"
+#include "hpx_power.h"
 #include "hpx_wire.h"
 
 #ifndef HPX_ENGINE_NAME
@@ -231,6 +233,11 @@ int main(void) {
     if ((rc = hpx_check_pass()) != 0) {
         return fail("check", rc, HPX_EXIT_ENGINE_ERROR);
     }
+#if HPX_POWER_PASS
+    if ((rc = hpx_power_pass()) != 0) {
+        return fail("power", rc, HPX_EXIT_ENGINE_ERROR);
+    }
+#endif
     rc = hpx_engine_finish();
     if (rc != 0) {
         return fail("finish", rc, HPX_EXIT_ENGINE_ERROR);

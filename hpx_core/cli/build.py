@@ -23,6 +23,7 @@ from hpx_core.cli.main_commands import (
     EngineOption,
     JobsOption,
     ModelLocationOption,
+    PowerOption,
     library_progress,
 )
 from hpx_core.cli.placement import print_placement
@@ -62,11 +63,12 @@ def build(
                      "with one: where work folders are kept."),
     ] = None,
     jobs: JobsOption = None,
+    power: PowerOption = None,
 ) -> None:
     """Build a model's firmware (checked, kept in a build bundle), or a rendered project."""
     if model is None and config is None:
         _build_project(board, work_dir or PROJECT_DIR, toolchain or "arm-none-eabi-gcc", jobs or 2,
-                       clock)
+                       clock, power=bool(power))
         return
     from hpx_core import api, pipeline
     from hpx_core.config.command_line import CommandLine, engine_config_values
@@ -78,6 +80,7 @@ def build(
         clock=clock, engine_config=engine_config_values(engine_config), output_dir=output_dir,
         model_location=model_location, arena_location=arena_location,
         iterations=iterations, warmup=warmup, offline=offline, work_dir=work_dir, jobs=jobs,
+        power=power,
     )
     registry = api.registry()
     with console.status("building") as status, library_progress(status):
@@ -96,7 +99,7 @@ def build(
 
 
 def _build_project(board: str | None, work_dir: Path, toolchain: str, jobs: int,
-                   clock: str | None) -> None:
+                   clock: str | None, *, power: bool = False) -> None:
     from hpx_core.boards import get_board
     from hpx_core.firmware import build_project, get_toolchain, render_project
     from hpx_core.firmware.placement import check_elf
@@ -105,14 +108,19 @@ def _build_project(board: str | None, work_dir: Path, toolchain: str, jobs: int,
     from hpx_core.selftest.run import ENGINE
 
     chain = get_toolchain(toolchain)
-    if clock is not None and board is None:
-        raise UsageError("--clock sets the board's mode, and no board is named",
-                         "add --board BOARD (the project's board keeps its recorded mode)")
+    if (clock is not None or power) and board is None:
+        raise UsageError(f"{'--clock' if clock else '--power'} is for the board's firmware, and "
+                         "no board is named",
+                         "add --board BOARD (the project's board keeps its recorded settings)")
     if board is not None:
         target = get_board(board).at_clock(clock or "lp")
+        if power:
+            from hpx_core.power.readiness import check_board
+
+            check_board(target)
         project = render_project(
             work_dir, target, selftest_contribution(target, gnu_as=chain.family == "gcc"),
-            HarnessSettings(ENGINE),
+            HarnessSettings(ENGINE, switches=("HPX_POWER_PASS",) if power else ()),
         )
     elif (work_dir / "hpx-project.json").is_file():
         project = load_project(work_dir)

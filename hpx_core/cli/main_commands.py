@@ -54,6 +54,9 @@ WorkDirOption = Annotated[Path | None, typer.Option(
     "--work-dir", help="Where work folders are kept (default: hpx-work beside the output).")]
 JobsOption = Annotated[int | None, typer.Option(
     "--jobs", "-j", min=1, help="Parallel compile jobs of the firmware build.")]
+PowerOption = Annotated[bool | None, typer.Option(
+    "--power", help="Energy on a silicon board: the firmware marks windows on the board's power "
+    "GPIOs for a Joulescope (power: in the config; docs/apollo-boards.md, \"Energy\").")]
 EngineConfigOption = Annotated[
     list[str] | None,
     typer.Option("--engine-config", help="engine.config KEY=VALUE (YAML value); repeatable."),
@@ -312,6 +315,7 @@ def profile(
     wait: WaitOption = None,
     no_wait: NoWaitOption = False,
     ssh_key: SshKeyOption = None,
+    power: PowerOption = None,
 ) -> None:
     """Profile a model: config, sources, firmware, build, run, capture, results."""
     from hpx_core import pipeline
@@ -325,7 +329,7 @@ def profile(
         model_location=model_location, arena_location=arena_location,
         iterations=iterations, warmup=warmup, counters=counter_names(counters), probe=probe,
         place=place, wait=wait, no_wait=no_wait, ssh_key=ssh_key, offline=offline,
-        work_dir=work_dir, jobs=jobs, check_layers=check_layers,
+        work_dir=work_dir, jobs=jobs, check_layers=check_layers, power=power,
         pass_flags=given_pass_flags(context),
     )
     with console.status("profiling") as status, library_progress(status):

@@ -39,6 +39,7 @@ SETS: dict[str, tuple[str, str]] = {
     "offline": ("build.offline", "--offline"),
     "work_dir": ("build.work_dir", "--work-dir"),
     "jobs": ("build.jobs", "--jobs"),
+    "power": ("power.enabled", "--power"),
 }
 
 
@@ -66,6 +67,7 @@ class CommandLine:
     offline: bool | None = None
     work_dir: Path | None = None
     jobs: int | None = None
+    power: bool | None = None
     no_wait: bool = False  # --no-wait: farm.wait 0
     engine_config: tuple[tuple[str, Any], ...] = ()  # --engine-config KEY=VALUE, parsed
     pass_flags: tuple[tuple[str, Any, str], ...] = ()  # an installed pass's: (key, value, flag)

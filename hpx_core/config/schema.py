@@ -13,7 +13,7 @@ from typing import Any, Literal
 import attrs
 
 from hpx_core.boards.model import ClockMode
-from hpx_core.config.checks import at_least, finite_at_least
+from hpx_core.config.checks import FieldValueError, at_least, finite_at_least
 from hpx_core.contract import CheckLayers, ToolchainName
 
 MemoryLocation = Literal["code", "flash", "itcm", "tcm", "data", "sram", "psram"]
@@ -118,6 +118,40 @@ class FarmSection:
     ssh_key: Path | None = None
 
 
+POWER_RATES = (1_000_000, 500_000, 200_000, 100_000, 50_000, 20_000, 10_000)
+"""The sample rates a Joulescope streams at (its driver's ``h/fs``), fastest first."""
+
+
+def _two_inputs(_instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
+    if len(value) != 2 or value[0] == value[1] or not all(0 <= v <= 3 for v in value):
+        raise FieldValueError(attribute.name, "must be two different inputs of the instrument "
+                              f"among 0 to 3, got {list(value)}")
+
+
+def _a_rate(_instance: object, attribute: attrs.Attribute[Any], value: int) -> None:
+    if value not in POWER_RATES:
+        raise FieldValueError(attribute.name, "must be one of the instrument's rates "
+                              f"({', '.join(f'{r:,}' for r in POWER_RATES)}), got {value:,}")
+
+
+@attrs.frozen
+class PowerSection:
+    """Energy on a silicon board (``--power``): a Joulescope in series with the board's supply,
+    its two general-purpose inputs wired to the two pads the firmware drives around each
+    measured inference and layer (docs/apollo-boards.md, "Energy").
+
+    ``inputs``: the instrument's inputs that see the board's power GPIO 0 and 1; ``serial``:
+    which instrument when several are attached; ``supply``: the rail it measures, as wired
+    (recorded with the result)."""
+
+    enabled: bool = False
+    instrument: Literal["joulescope"] = "joulescope"
+    serial: str | None = None
+    inputs: tuple[int, int] = attrs.field(default=(0, 1), validator=_two_inputs)
+    sample_rate: int = attrs.field(default=POWER_RATES[0], validator=_a_rate)
+    supply: str | None = None
+
+
 @attrs.frozen
 class ProfileConfig:
     """A whole, validated profile configuration."""
@@ -129,3 +163,4 @@ class ProfileConfig:
     output: OutputSection = OutputSection()
     build: BuildSection = BuildSection()
     farm: FarmSection = FarmSection()
+    power: PowerSection = PowerSection()

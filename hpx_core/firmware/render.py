@@ -27,11 +27,15 @@ from hpx_core.firmware.templates import templates_root
 
 HARNESS_SOURCES = ("hpx_main.c", "hpx_counter.c", "hpx_wire.c", "hpx_fault.c", "hpx_check.c",
                    "hpx_memory.c", "hpx_measure.S")
+POWER_SOURCES = ("hpx_power.c",)
+"""Compiled only in a power build, so every other build is the firmware it was."""
 CHECK_DUMP_LIMIT = 1024 * 1024
 """Bytes of tensors ``--check-layers=all`` sends in full at most (differing layers, in order)."""
-HARNESS_SWITCHES = frozenset({"HPX_CHECK_LAYERS", "HPX_CHECK_ALL", "HPX_MEMORY_PASS"})
+HARNESS_SWITCHES = frozenset({"HPX_CHECK_LAYERS", "HPX_CHECK_ALL", "HPX_MEMORY_PASS",
+                              "HPX_POWER_PASS"})
 """The harness's compile-time switches an uncounted pass may turn on (``hpx_config.h``): the
-layer check (its ``ALL`` mode sends every differing layer in full) and the memory pass."""
+layer check (its ``ALL`` mode sends every differing layer in full), the memory pass and the
+power pass (which also brings the board's pad driver, :func:`support_plan`)."""
 BOARD_COMMON_SOURCES = ("startup.c", "cmsdk_uart.c", "reset_exit.c")
 
 
@@ -154,7 +158,8 @@ def _cmakelists(
     support = hpx / "boards" / board.support
     common = hpx / "boards" / "common"
     counter = hpx / "counters" / board.counter
-    core_sources = [hpx / "harness" / name for name in HARNESS_SOURCES]
+    power = POWER_SOURCES if "HPX_POWER_PASS" in settings.switches else ()
+    core_sources = [hpx / "harness" / name for name in (*HARNESS_SOURCES, *power)]
     core_sources += [hpx / rel for rel in plan.sources]
     core_sources += [
         counter / c.name for c in sorted((root / "counters" / board.counter).glob("*.c"))
@@ -210,7 +215,8 @@ def render_project(
             f"board {board.name} needs counter backend {board.counter!r}, which has no template",
             "this hpx version cannot build for that board yet",
         )
-    plan = support if support is not None else support_plan(board)
+    plan = support if support is not None else support_plan(
+        board, power="HPX_POWER_PASS" in settings.switches)
     env = _env(root)
     files: dict[str, bytes] = {}
     for folder in plan.folders:

@@ -32,6 +32,7 @@ APOLLO_SOURCES = (
 )
 TRANSPORT_SOURCES = {"rtt": ("transport/rtt/hpx_rtt.c",)}
 HP_SOURCE = "boards/apollo/apollo_clock.c"
+POWER_SOURCE = "boards/apollo/apollo_power.c"
 
 
 def _paths(value: tuple[Path, ...] | list[Path]) -> tuple[Path, ...]:
@@ -72,9 +73,10 @@ def _materialize(family: str, offline: bool) -> SourceSet:
 
 
 def support_plan(
-    board: Board, *, sdk: SourceSet | None = None, offline: bool = False
+    board: Board, *, sdk: SourceSet | None = None, offline: bool = False, power: bool = False
 ) -> SupportPlan:
-    """The board support for ``board``; Apollo boards materialize the SDK unless given one."""
+    """The board support for ``board``; Apollo boards materialize the SDK unless given one.
+    ``power``: the power pass drives the board's power GPIOs (the SoC's HAL linked for it)."""
     silicon = board.silicon
     if silicon is None:
         return SupportPlan()
@@ -96,17 +98,34 @@ def support_plan(
             f"known transports: {', '.join(TRANSPORT_SOURCES)}",
         )
     hal = _hp_library(board, root)
+    pads = _power_pads(board, root) if power else {}
     return SupportPlan(
         folders=("boards/apollo", f"transport/{silicon.transport}"),
-        sources=(*APOLLO_SOURCES, *transport, *((HP_SOURCE,) if hal else ())),
+        sources=(*APOLLO_SOURCES, *transport, *((HP_SOURCE,) if hal else ()),
+                 *((POWER_SOURCE,) if pads else ())),
         include_dirs=("boards/apollo", f"transport/{silicon.transport}"),
         external_include_dirs=(include,),
         link_dirs=(script.parent,),
         # the SDK's commit is part of the build's inputs (the fingerprint covers CMakeLists)
-        defines={"HPX_BOARD_SDK_COMMIT": _commit(sources), "HPX_CLOCK_HP": "1" if hal else "0"},
+        defines={"HPX_BOARD_SDK_COMMIT": _commit(sources), "HPX_CLOCK_HP": "1" if hal else "0",
+                 **pads},
         sdk=sources,
-        link_libraries=hal,
+        link_libraries=hal or ((root / silicon.hal_library,) if pads else ()),
     )
+
+
+def _power_pads(board: Board, root: Path) -> dict[str, str]:
+    """The defines naming the two pads the power pass drives, through the SoC's prebuilt HAL
+    (its GPIO functions, as the SDK's own power monitor calls them)."""
+    silicon = board.silicon
+    assert silicon is not None
+    library = root / silicon.hal_library
+    if silicon.power_gpios is None or not silicon.hal_library or not library.is_file():
+        raise BuildError(f"the board support for {board.name} cannot drive power GPIOs (no "
+                         "power pads or no HAL library for it)",
+                         "measure energy on a board whose power GPIOs hpx lists (hpx boards)")
+    gpio0, gpio1 = silicon.power_gpios
+    return {"HPX_POWER_GPIO0": str(gpio0), "HPX_POWER_GPIO1": str(gpio1)}
 
 
 def _hp_library(board: Board, root: Path) -> tuple[Path, ...]:

@@ -86,7 +86,7 @@ def profile(
         all_overrides["model.path"] = (str(model), "MODEL argument")
     reg = reg or default_registry()
     ctx = RunContext(validate_config(config_file, all_overrides, reg), reg, notify=on_note,
-                     place_now=place)
+                     place_now=place, runs=until in (None, STAGE_NAMES[-1]))
     try:
         return _run(ctx, until, on_stage)
     except ArenaTooSmallError as short:  # said with the bytes that fit, measured once more
@@ -102,7 +102,8 @@ def check(config_file: Path, overrides: Overrides | None = None,
         raise ConfigError(f"{config_file} sets nothing",
                           "a config names at least its engine or its model (see configs/)")
     reg = reg or default_registry()
-    ctx = RunContext(validate_config(config_file, overrides, reg), reg, checking=True)
+    ctx = RunContext(validate_config(config_file, overrides, reg), reg, checking=True,
+                     runs=False)
     return _run(ctx, CHECKED_STAGES[-1], None)
 
 

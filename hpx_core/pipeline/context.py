@@ -23,12 +23,14 @@ from hpx_core.plugins import Registry
 @attrs.frozen
 class RunContext:
     """One run's fixed inputs. ``checking``: ``hpx config validate`` (nothing is fetched);
+    ``runs``: the run goes on to a board (not so for ``hpx build`` and ``hpx config validate``);
     ``notify`` hears notes meant for the user (a busy place); ``place_now`` names the board
     farm place the run stage was handed (a matrix cell), else ``target.place`` holds."""
 
     validated: ValidatedConfig
     registry: Registry
     checking: bool = False
+    runs: bool = True
     notify: Callable[[str], None] | None = None
     place_now: Callable[[], str | None] | None = None
 

@@ -1,9 +1,9 @@
 """A run's uncounted passes (:mod:`.uncounted` says what one is): the core's own and those
 installed distributions declare, and the three points where the run calls them.
 
-The core's own passes come first (the layer check, the memory pass); then, by entry-point
-name, each object the ``hpx.passes`` entry points of installed
-distributions name (a pass, or a class whose instances are one), as the registry found them.
+The core's own passes come first (the layer check, the memory pass, the power pass); then,
+by entry-point name, each object the ``hpx.passes`` entry points of installed distributions
+name (a pass, or a class whose instances are one), as the registry found them.
 A distribution adds a pass with one entry point and its own package; nothing threaded
 through the stages, no core module names it. An entry point that does not load or is no
 pass, or a name two passes take, stops the run with its distribution named.
@@ -22,12 +22,13 @@ from hpx_core.pass_plugins import pass_plugins
 from hpx_core.pipeline.context import RunContext
 from hpx_core.pipeline.layer_check_pass import LayerCheckPass
 from hpx_core.pipeline.memory_pass import MemoryPass
+from hpx_core.pipeline.power_pass import PowerPass
 from hpx_core.pipeline.products import PassInputs
 from hpx_core.pipeline.uncounted import AnyPass, UncountedPass
 from hpx_core.plugins import DISABLE_ENV, PASS_GROUP, Registry
 from hpx_core.run.pass_result import PassResult
 
-CORE_PASSES: tuple[AnyPass, ...] = (LayerCheckPass(), MemoryPass())
+CORE_PASSES: tuple[AnyPass, ...] = (LayerCheckPass(), MemoryPass(), PowerPass())
 
 
 def installed_passes(registry: Registry) -> tuple[AnyPass, ...]:

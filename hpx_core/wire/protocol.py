@@ -252,6 +252,17 @@ RECORDS: dict[str, RecordSpec] = {
             ),
         ),
         RecordSpec(
+            "POWER",
+            "the power pass begins: the host records, sends its go and lets the probe go",
+            (_f("iterations", "int", "whole and instrumented inferences each, in windows",
+                _COUNT),),
+        ),
+        RecordSpec(
+            "POWEREND",
+            "after the power pass: the windows it marked (0: no go came, the pass was skipped)",
+            (_f("windows", "int", "energy windows marked on the power GPIOs", _COUNT),),
+        ),
+        RecordSpec(
             "OUTPUT",
             "a chunk of an output tensor (after the last inference)",
             (

@@ -13,7 +13,7 @@ from hpx_core.boards import get_board
 from hpx_core.errors import PowerError, UsageError
 from hpx_core.pipeline.doctor import run_doctor
 from hpx_core.plugins import load_registry
-from hpx_core.power.readiness import check_power
+from hpx_core.power.readiness import check_board, find_instrument
 
 SIGNALS = piecewise(1_000_000, [(100, 0.001, 0)])
 
@@ -27,13 +27,13 @@ def test_the_evbs_name_the_sdks_power_monitor_pads(board: str, pins: tuple[int, 
 
 
 def test_an_attached_instrument_is_the_one_a_silicon_board_uses() -> None:
-    driver = FakeDriver(SIGNALS)
-    assert check_power(get_board("apollo510_evb"), None, driver) == DEVICE
+    check_board(get_board("apollo510_evb"))
+    assert find_instrument(None, FakeDriver(SIGNALS)) == DEVICE
 
 
 def test_an_emulated_board_is_refused() -> None:
     with pytest.raises(UsageError) as refused:
-        check_power(get_board("qemu-m55"), None, FakeDriver(SIGNALS))
+        check_board(get_board("qemu-m55"))
     assert refused.value.message == "energy is measured on silicon boards; qemu-m55 is emulated"
     assert "--board apollo510_evb --power" in refused.value.hint
 
@@ -42,16 +42,19 @@ def test_a_board_without_power_gpios_is_refused() -> None:
     board = get_board("apollo4p_evb")
     assert board.silicon is not None
     bare = attrs.evolve(board, silicon=attrs.evolve(board.silicon, power_gpios=None))
-    with pytest.raises(UsageError, match="apollo4p_evb has no power GPIOs hpx knows to drive"):
-        check_power(bare, None, FakeDriver(SIGNALS))
+    with pytest.raises(UsageError, match="apollo4p_evb has no power GPIOs hpx drives"):
+        check_board(bare)
+    # the Apollo3 Plus has the SDK's pads but no prebuilt HAL of the kind hpx drives them with
+    with pytest.raises(UsageError, match="apollo3p_evb has no power GPIOs hpx drives"):
+        check_board(get_board("apollo3p_evb"))
 
 
 def test_no_instrument_and_no_driver_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(PowerError, match="0 Joulescopes are attached"):
-        check_power(get_board("apollo510_evb"), None, FakeDriver(SIGNALS, devices=()))
+        find_instrument(None, FakeDriver(SIGNALS, devices=()))
     monkeypatch.setitem(sys.modules, "pyjoulescope_driver", None)
     with pytest.raises(PowerError) as refused:
-        check_power(get_board("apollo510_evb"), None)
+        find_instrument(None)
     assert refused.value.hint == 'install the extra: pip install "hpx-core[power]"'
 
 
