@@ -13,6 +13,7 @@ from hpx_core.run.runner import Runner
 if TYPE_CHECKING:
     from hpx_core.config.schema import FarmSection
     from hpx_core.farm.lease import Notify
+    from hpx_core.probe.power_run import PowerRun
     from hpx_core.probe.pyocd_api import PyocdApi
 
 
@@ -26,9 +27,11 @@ def runner_for(
     place: str | None = None,
     farm: FarmSection | None = None,
     notify: Notify | None = None,
+    power: PowerRun | None = None,
 ) -> Runner:
     """A board farm's place when one is named (labgrid, loaded only then); else QEMU for an
-    emulated board and the debug probe (pyocd, loaded only here) for silicon."""
+    emulated board and the debug probe (pyocd, loaded only here) for silicon, with ``power``
+    recording the energy windows."""
     if place is not None:
         return _place_runner(board, place, timeout, farm, notify)
     if board.runner == "qemu":
@@ -38,7 +41,8 @@ def runner_for(
     if board.runner == "probe":
         from hpx_core.probe.runner import ProbeRunner, ProbeSettings
 
-        return ProbeRunner(board, ProbeSettings(timeout=timeout, packs=tuple(packs)), probe, api)
+        return ProbeRunner(board, ProbeSettings(timeout=timeout, packs=tuple(packs)), probe, api,
+                           power=power)
     raise RunError(f"board {board.name} has no runner {board.runner!r}",
                    "boards.toml names qemu or probe")
 

@@ -11,7 +11,7 @@ build, the layout) are views of the latest product that has it.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import attrs
 
@@ -35,6 +35,9 @@ from hpx_core.probe.event_passes import EventPlan
 from hpx_core.results import Measurement
 from hpx_core.run.record import RunRecord
 from hpx_core.wire import Capture
+
+if TYPE_CHECKING:
+    from hpx_core.power.trace import PowerTrace
 
 T = TypeVar("T")
 
@@ -186,3 +189,4 @@ class PassInputs:
     extras: ResultExtras | None  # the engine's answer for the bundle, if any
     built: Built
     model: ModelInfo
+    power: PowerTrace | None = None  # the energy windows an instrument recorded

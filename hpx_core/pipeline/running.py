@@ -8,7 +8,7 @@ without a probe stops after the build, saying where the firmware is.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -22,6 +22,7 @@ from hpx_core.pipeline.engine_code import engine_code
 from hpx_core.pipeline.facts import config_json, source_provenance
 from hpx_core.pipeline.firmware import RUN_LOG
 from hpx_core.pipeline.passes import run_passes
+from hpx_core.pipeline.power_pass import instrument
 from hpx_core.pipeline.products import Built, PassInputs, StageUnavailableError
 from hpx_core.probe.event_passes import EventPlan, run_extra_passes
 from hpx_core.probe.probes import NoProbeError
@@ -46,15 +47,25 @@ from hpx_core.run.runner import Execution, held
 from hpx_core.runners import runner_for
 from hpx_core.wire import Capture
 
+if TYPE_CHECKING:
+    from hpx_core.probe.power_run import PowerRun
+
 RUN_TIMEOUT = 600.0
 
 
 def run_firmware(ctx: RunContext, model: ModelInfo, sources: SourceSet, built: Built,
                  events: EventPlan, findings: tuple[SymbolFinding, ...]) -> RunRecord:
     """Run every PMU pass through the board's runner and record the run in a bundle."""
+    with instrument(ctx) as power:
+        return _run_firmware(ctx, model, sources, built, events, findings, power)
+
+
+def _run_firmware(ctx: RunContext, model: ModelInfo, sources: SourceSet, built: Built,
+                  events: EventPlan, findings: tuple[SymbolFinding, ...],
+                  power: PowerRun | None) -> RunRecord:
     target = ctx.config.target
     runner = runner_for(ctx.board, timeout=RUN_TIMEOUT, probe=target.probe, place=ctx.place,
-                        farm=ctx.config.farm, notify=ctx.notify)
+                        farm=ctx.config.farm, notify=ctx.notify, power=power)
     try:
         runner.check()  # no probe: stop before building the other passes' images
         with held(runner):  # a farm's place: held across the passes, released however it ends
@@ -86,7 +97,7 @@ def _record(ctx: RunContext, model: ModelInfo, sources: SourceSet, built: Built,
         capture = judge(ctx.board, built.build.elf, run, timeout)
         measurement = measured(capture, run, ctx.board, events.names, others,
                                [e for p in events.counters.passes for e in p])
-        parts = _parts(ctx, model, sources, built, capture)
+        parts = _parts(ctx, model, sources, built, capture, run)
     except FirmwareReportedError as reported:
         explained = _explained(ctx, model, reported)
         try:
@@ -101,13 +112,13 @@ def _record(ctx: RunContext, model: ModelInfo, sources: SourceSet, built: Built,
 
 
 def _parts(ctx: RunContext, model: ModelInfo, sources: SourceSet, built: Built,
-           capture: Capture) -> ResultParts:
+           capture: Capture, run: Execution) -> ResultParts:
     """The engine's facts and files, its outputs against its host reference, the passes'."""
     contribution = built.firmware.contribution
     request = ResultsRequest(engine=ctx.engine, board=ctx.board, model=model, sources=sources,
                              capture=capture, facts=contribution.facts)
     answer = ctx.hooks.result_extras(ctx.engine.name, request)
-    passes = run_passes(ctx, PassInputs(capture, contribution, answer, built, model))
+    passes = run_passes(ctx, PassInputs(capture, contribution, answer, built, model, run.power))
     if answer is None:
         return ResultParts(outputs=OutputsUnchecked(NO_RESULT_EXTRAS), passes=passes)
     outputs = check_outputs(capture.outputs(), answer.reference_outputs,

@@ -20,7 +20,8 @@ import attrs
 import numpy as np
 
 from hpx_core.errors import PowerError
-from hpx_core.power.trace import Chunk, PowerTrace, assemble
+from hpx_core.power.trace import Chunk, PowerTrace, assemble, state_so_far
+from hpx_core.power.windows import closed_windows
 
 INSTALL_HINT = 'install the extra: pip install "hpx-core[power]"'
 DEFAULT_RATE = 1_000_000
@@ -127,6 +128,12 @@ class Recording:
         """How many current samples have arrived."""
         with self._lock:
             return sum(len(c.data) for c in self._chunks["current"])
+
+    def windows_closed(self) -> int:
+        """How many windows the board has opened and closed in what arrived so far."""
+        with self._lock:
+            gpi0, gpi1 = list(self._chunks["gpi0"]), list(self._chunks["gpi1"])
+        return closed_windows(state_so_far(gpi0, gpi1))
 
     def stop(self) -> PowerTrace:
         """Switch the signals off, close the instrument and assemble what arrived."""

@@ -80,6 +80,20 @@ def assemble(sample_rate: int, chunks: Mapping[str, Sequence[Chunk]]) -> PowerTr
                       span("voltage").astype(np.float64), state, start)
 
 
+def state_so_far(gpi0: Sequence[Chunk], gpi1: Sequence[Chunk]) -> States:
+    """The two-bit state over the samples both inputs have sent (a recording still going on);
+    empty before both have."""
+    if not gpi0 or not gpi1:
+        return np.zeros(0, np.uint8)
+    (first0, bits0), (first1, bits1) = _joined("gpi0", gpi0), _joined("gpi1", gpi1)
+    start, stop = max(first0, first1), min(first0 + len(bits0), first1 + len(bits1))
+    if stop <= start:
+        return np.zeros(0, np.uint8)
+    low = bits0[start - first0:stop - first0].astype(np.uint8)
+    high = bits1[start - first1:stop - first1].astype(np.uint8)
+    return (low | (high << 1)).astype(np.uint8)
+
+
 def _joined(name: str, chunks: Sequence[Chunk]) -> tuple[int, npt.NDArray[np.generic]]:
     if not chunks:
         raise PowerError(f"the instrument sent no {name} samples",

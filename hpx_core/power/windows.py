@@ -5,7 +5,9 @@ pass an inference holds state 3 from start to end; in the per-layer pass layer `
 when ``i`` is even and 2 when it is odd, so consecutive layers meet without a gap and their
 energies add up to the inference's. Energy is the sum of current x voltage over the window's
 samples divided by the sample rate (the instrument's own samples, no resampling); the idle
-floor is the mean power of the idle samples between the first window and the last.
+floor is the mean power of the idle samples between the first window and the last. The
+firmware's power pass marks its whole inferences first, then its instrumented ones
+(:func:`pass_energy`).
 """
 
 from __future__ import annotations
@@ -98,20 +100,55 @@ def energy_uj(trace: PowerTrace, window: Window) -> float:
     return joules * MICRO
 
 
+@attrs.frozen
+class PassEnergy:
+    """What the firmware's power pass marked: its whole inferences' figures and each layer's
+    energy in its instrumented inferences."""
+
+    inference: EnergyFigures
+    layers: tuple[LayerEnergy, ...]
+
+
 def inference_energy(trace: PowerTrace, iterations: int) -> EnergyFigures:
     """The energy of each of ``iterations`` timed inferences; PowerError when the trace holds
     another number of windows (the inputs are not wired to the board's power GPIOs, or the
     run did not finish)."""
-    windows = _expect(active_windows(trace), iterations, "timed inferences")
+    return _figures(trace, _expect(active_windows(trace), iterations, "timed inferences"))
+
+
+def layer_energy(trace: PowerTrace, layers: int, iterations: int) -> tuple[LayerEnergy, ...]:
+    """Each layer's energy over the per-layer pass's ``iterations`` inferences."""
+    windows = _expect(active_windows(trace), iterations, "instrumented inferences")
+    return _layers(trace, windows, layers)
+
+
+def pass_energy(trace: PowerTrace, iterations: int, layers: int) -> PassEnergy:
+    """The power pass's trace: ``iterations`` whole inferences, then as many instrumented
+    ones marking ``layers`` layers each (firmware_templates/harness/hpx_power.h)."""
+    windows = _expect(active_windows(trace), 2 * iterations,
+                      "inferences in the power pass (whole, then layer by layer)")
+    return PassEnergy(_figures(trace, windows[:iterations]),
+                      _layers(trace, windows[iterations:], layers))
+
+
+def closed_windows(state: np.ndarray) -> int:
+    """How many windows have opened and closed again in ``state`` so far (a recording still
+    going on: the last may be open)."""
+    active = (state != 0).astype(np.int8)
+    rises = int(np.count_nonzero(np.diff(active) == 1)) + int(active[:1].sum())
+    falls = int(np.count_nonzero(np.diff(active) == -1))
+    return min(rises, falls)
+
+
+def _figures(trace: PowerTrace, windows: list[Window]) -> EnergyFigures:
     return EnergyFigures(tuple(energy_uj(trace, w) for w in windows),
                          tuple(w.seconds(trace.sample_rate) for w in windows),
                          _idle_floor_mw(trace, windows))
 
 
-def layer_energy(trace: PowerTrace, layers: int, iterations: int) -> tuple[LayerEnergy, ...]:
-    """Each layer's energy over the per-layer pass's ``iterations`` inferences."""
+def _layers(trace: PowerTrace, windows: list[Window], layers: int) -> tuple[LayerEnergy, ...]:
     per_layer: list[list[float]] = [[] for _ in range(layers)]
-    for window in _expect(active_windows(trace), iterations, "instrumented inferences"):
+    for window in windows:
         parts = runs(trace.state, window.start, window.stop)
         if len(parts) != layers or [p.state for p in parts] != _layer_states(layers):
             raise PowerError(f"an instrumented inference shows {len(parts)} layer windows, "

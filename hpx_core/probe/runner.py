@@ -12,7 +12,9 @@ reported as hung with where it hangs). After END
 the host reads the bytes the firmware dropped while a measurement ran and the part's caches,
 power states and clock mode (:mod:`.hwstate`); both become issues of the run when they are not
 as Ambiq's firmware has them. On the J-Link path an Apollo part is reset by J-Link Commander
-when it is installed (:mod:`.commander`), else through pylink; ``run.json`` says which.
+when it is installed (:mod:`.commander`), else through pylink; ``run.json`` says which. A run
+that measures energy lets go of the part at the firmware's ``POWER`` record while the
+instrument records its windows, then attaches again for the rest (:mod:`.power_run`).
 """
 
 from __future__ import annotations
@@ -21,13 +23,13 @@ import re
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import attrs
 
 from hpx_core.boards import Board
 from hpx_core.contract import Json
-from hpx_core.errors import CaptureError, RunError
+from hpx_core.errors import CaptureError, PowerError, RunError
 from hpx_core.firmware.elfinfo import symbol_inventory
 from hpx_core.firmware.placement import check_elf
 from hpx_core.log import get_logger
@@ -49,13 +51,20 @@ from hpx_core.probe.rtt import (
 from hpx_core.probe.session import Patience, attached, opened
 from hpx_core.run.runner import MAX_CAPTURE, Execution, StreamStoppedError, over_capture_limit
 
+if TYPE_CHECKING:  # numpy comes with them: a run that measures energy imports them
+    from hpx_core.power.joulescope import Recording
+    from hpx_core.power.trace import PowerTrace
+    from hpx_core.probe.power_run import PowerRun
+
 log = get_logger(__name__)
 
 RTT_SYMBOL = "_SEGGER_RTT"
 RTT_CHANNEL = "hpx"
 _END = re.compile(rb"^@HPX \d+ END [^\n]*\n", re.MULTILINE)
+_POWER_OR_END = re.compile(rb"^@HPX \d+ (?:POWER|END) [^\n]*\n", re.MULTILINE)
 STOPPED = {"HALTED", "LOCKUP", "RESET"}
 Clock = Callable[[], float]
+T = TypeVar("T")
 
 
 def _paths(value: Iterable[str | Path]) -> tuple[Path, ...]:
@@ -112,6 +121,7 @@ class ProbeOutput:
     dropped: int
     hardware: HardwareState
     reset: ResetWay
+    power: PowerTrace | None = None
 
 
 def _rtt_address(elf: Path) -> int | None:
@@ -209,13 +219,15 @@ def _where(target: Any, elf: Path) -> str:
 
 
 def read_stream(reader: UpReader, target: Any, elf: Path, settings: ProbeSettings,
-                clock: Clock, errors: tuple[type[Exception], ...] = ()) -> bytes:
-    """Bytes from RTT until END; StreamStoppedError on a timeout, a silent (hung/stopped)
-    target, a lost link to the probe, a probe fault, an RTT block overwritten or moved, or
-    Ctrl-C, with what had come."""
-    data = bytearray()
+                clock: Clock, errors: tuple[type[Exception], ...] = (), *,
+                until: re.Pattern[bytes] = _END, before: bytes = b"") -> bytes:
+    """Bytes from RTT until END (or the record ``until`` matches); StreamStoppedError on a
+    timeout, a silent (hung/stopped) target, a lost link to the probe, a probe fault, an RTT
+    block overwritten or moved, or Ctrl-C, with what had come (after ``before``, what an
+    earlier session of the run read)."""
+    data = bytearray(before)
     try:
-        return _read_until_end(reader, target, elf, settings, clock, data)
+        return _read_until_end(reader, target, elf, settings, clock, data, until)
     except ProbeLinkError as error:
         raise StreamStoppedError(error.message, error.hint, bytes(data)) from None
     except CaptureError as error:
@@ -231,10 +243,10 @@ def read_stream(reader: UpReader, target: Any, elf: Path, settings: ProbeSetting
 
 
 def _read_until_end(reader: UpReader, target: Any, elf: Path, settings: ProbeSettings,
-                    clock: Clock, data: bytearray) -> bytes:
+                    clock: Clock, data: bytearray, until: re.Pattern[bytes]) -> bytes:
     started = last = clock()
-    seen = 0  # the stream before this offset holds no END record
-    while not _END.search(data, seen):
+    seen = len(data)  # the stream before this offset holds no record looked for
+    while not until.search(data, seen):
         seen = max(seen, data.rfind(b"\n", seen) + 1)  # END is a whole line: search past here
         chunk = reader.poll()
         now = clock()
@@ -281,9 +293,11 @@ def run_on_probe(
     links: Links | None = None,
     clock: Clock = time.monotonic,
     sleep: Callable[[float], None] = time.sleep,
+    power: PowerRun | None = None,
 ) -> ProbeOutput:
     """Flash ``elf`` to ``board`` through the chosen probe, reset, and capture the stream.
-    ``api`` alone is a pyocd that the whole run goes through (a farm's remote pyocd)."""
+    ``api`` alone is a pyocd that the whole run goes through (a farm's remote pyocd);
+    ``power``: the instrument that records the firmware's energy windows."""
     if board.silicon is None:
         raise RunError(f"board {board.name} is not run through a probe", "use `hpx run`")
     chosen_settings = settings or ProbeSettings()
@@ -310,10 +324,56 @@ def run_on_probe(
                                       link.error)
         log.info("rtt", address=hex(reader.channel.descriptor), probe=chosen.unique_id,
                  path=route.path)
-        stream = read_stream(reader, target, elf, chosen_settings, clock, (link.error,))
-        dropped, state = _after_end(target, block, board, link.error)
+        stream = read_stream(reader, target, elf, chosen_settings, clock, (link.error,),
+                             until=_POWER_OR_END if power is not None else _END)
+        recording = None
+        if power is not None and not _END.search(stream):
+            recording = _go(power, target, elf, link.error, stream)
+        else:
+            dropped, state = _after_end(target, block, board, link.error)
+    trace = None
+    if recording is not None and power is not None:  # the probe has let go: the windows run
+        trace = _windows(power, recording, stream, clock, sleep)
+        with attached(link, chosen, board, route, packs, patience) as session:
+            target = session.target
+            block, reader = _wait_for_rtt(target, board, address, chosen_settings, clock,
+                                          link.error)
+            stream = read_stream(reader, target, elf, chosen_settings, clock, (link.error,),
+                                 before=stream)
+            dropped, state = _after_end(target, block, board, link.error)
     return ProbeOutput(chosen, route, link.version, stream, clock() - started,
-                       reader.channel.descriptor, dropped, state, way)
+                       reader.channel.descriptor, dropped, state, way, trace)
+
+
+def _go(power: PowerRun, target: Any, elf: Path, error: type[Exception],
+        stream: bytes) -> Recording:
+    """The instrument recording, then the firmware's go written: its windows may start."""
+    from hpx_core.probe.power_run import go_address
+
+    where = go_address(elf)
+    recording = _stopped_with(stream, power.start)
+    try:
+        target.write32(where, 1)
+    except error as problem:
+        recording.release()
+        raise StreamStoppedError(f"the probe could not send the power pass its go ({problem})",
+                                 "check the probe's cable and the board's power",
+                                 stream) from None
+    log.info("power", go=hex(where), instrument=power.device, windows=power.windows)
+    return recording
+
+
+def _windows(power: PowerRun, recording: Recording, stream: bytes, clock: Clock,
+             sleep: Callable[[float], None]) -> PowerTrace:
+    return _stopped_with(stream, lambda: power.finish(recording, clock, sleep))
+
+
+def _stopped_with(stream: bytes, step: Callable[[], T]) -> T:
+    """``step()``; an instrument's failure stops the run as a stream stops, with what came."""
+    try:
+        return step()
+    except PowerError as failed:
+        raise StreamStoppedError(failed.message, failed.hint, stream) from None
 
 
 def _issues(output: ProbeOutput) -> tuple[str, ...]:
@@ -327,13 +387,14 @@ def _issues(output: ProbeOutput) -> tuple[str, ...]:
 class ProbeRunner:
     """The silicon boards' runner: flash through the chosen probe, capture over RTT.
     ``api``: a pyocd the whole run goes through; ``links``: the probe software (default:
-    what is installed)."""
+    what is installed); ``power``: the instrument recording the energy windows."""
 
     board: Board
     settings: ProbeSettings
     probe: str | None = None
     api: PyocdApi | None = None
     links: Links | None = None
+    power: PowerRun | None = None
 
     @property
     def timeout(self) -> float:
@@ -345,7 +406,7 @@ class ProbeRunner:
 
     def execute(self, elf: Path) -> Execution:
         output = run_on_probe(self.board, elf, probe=self.probe, settings=self.settings,
-                              api=self.api, links=self.links)
+                              api=self.api, links=self.links, power=self.power)
         probe: dict[str, Json] = dict(attrs.asdict(output.probe))
         details: dict[str, Json] = {
             "runner": "probe", "probe": probe, "flash_path": output.route.path,
@@ -355,7 +416,12 @@ class ProbeRunner:
             "rtt_control_block": f"{output.rtt_address:#010x}",
             "rtt_dropped_bytes": output.dropped, "hardware": output.hardware.as_json(),
         }
+        if self.power is not None and output.power is not None:
+            details["power"] = {"instrument": self.power.device, "probe": "let go of the part "
+                                "during the windows, attached again after them (no reset)",
+                                "samples": len(output.power),
+                                "sample_rate": output.power.sample_rate}
         identity: dict[str, Json] = {"runner": "probe", "flash_path": output.route.path,
                                      "probe_software": output.software}
         return Execution(output.stream, output.seconds, details, identity,
-                         issues=_issues(output))
+                         issues=_issues(output), power=output.power)

@@ -69,6 +69,18 @@ _MEMORY = _record(
          "index": _INT, "name": _TEXT, "op": _TEXT, "stack": _INT, "stack_at_most": _BOOL,
          "uses": {"type": "object", "additionalProperties": _INT}})}},
 )  # fmt: skip
+_NUMBER = {"type": "number"}
+_NUMBERS = {"type": "array", "items": _NUMBER}
+_ENERGY = _record(
+    [],
+    {"note": _TEXT, "issue": _TEXT, "hint": _TEXT,
+     "per_inference_uj": _NUMBERS, "median_uj": _NUMBER, "spread_uj": _NUMBER,
+     "mean_power_mw": _NUMBER, "idle_floor_mw": {"type": ["number", "null"]},
+     "window_ms": _NUMBERS, "sample_rate": _INT, "samples": _INT, "probe": _TEXT,
+     "instrument": _TEXT, "inputs": _INTS, "supply": _NULLABLE_TEXT,
+     "layers": {"type": "array", "items": _record(["index", "median_uj"], {
+         "index": _INT, "median_uj": _NUMBER, "samples_uj": _NUMBERS})}},
+)  # fmt: skip
 
 _VERDICT = _record(["reference", "exact", "passed", "tensors"], {
     "checked": {"const": True},  # absent in bundles written before unchecked outputs were said
@@ -96,7 +108,7 @@ _RESULT_SUMMARY = _record(
      "error": _record(["type", "message"], {"type": _TEXT, "message": _TEXT, "hint": _TEXT},
                       ["object", "null"]),
      "measurement": _MEASUREMENT, "caveat": _TEXT, "extra": _OBJECT, "memory": _MEMORY,
-     "outputs": _OUTPUTS},
+     "energy": _ENERGY, "outputs": _OUTPUTS},
 )  # fmt: skip
 _BUILD_SUMMARY = _record(
     ["schema", "status", "kind", "identity", "elf", "work_dir"],

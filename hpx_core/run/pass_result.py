@@ -43,3 +43,5 @@ class PassResult(Generic[T]):
     document: Mapping[str, Any]
     files: Mapping[str, bytes] = attrs.field(factory=dict)
     shown: ConsoleSummary = attrs.field(factory=ConsoleSummary)
+    issues: tuple[str, ...] = ()
+    """What went wrong in the pass, for the run's issues (the counts it leaves alone)."""

@@ -214,6 +214,9 @@ class Recorder:
         if parts.outputs is None:  # said in the bundle: validity never vouches for an answer
             parts = attrs.evolve(parts, outputs=OutputsUnchecked(NO_ENGINE))
         measurement = judge_outputs(measurement, parts.outputs)
+        said = tuple(issue for p in parts.passes.values() for issue in p.issues)
+        if said:
+            measurement = attrs.evolve(measurement, issues=(*measurement.issues, *said))
         files = {**self.base.files, **parts.files}  # what the run had before, then its own
         for found in parts.passes.values():
             files |= found.files

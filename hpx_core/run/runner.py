@@ -11,13 +11,16 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import attrs
 
 from hpx_core.boards import Board
 from hpx_core.contract import Json
 from hpx_core.errors import RunError
+
+if TYPE_CHECKING:  # numpy comes with it: only a run that measures energy has one
+    from hpx_core.power.trace import PowerTrace
 
 MAX_CAPTURE = 64 * 1024 * 1024
 """The most bytes of a device stream hpx keeps from one run (64 MiB). A complete stream is a
@@ -48,6 +51,8 @@ class Execution:
     exit_code: int | None = None
     timed_out: bool = False
     issues: tuple[str, ...] = ()
+    power: PowerTrace | None = None
+    """The energy windows an instrument recorded during the run (a probe run with --power)."""
 
 
 class StreamStoppedError(RunError):

@@ -1,8 +1,7 @@
 """``--power`` (``power:`` in the config) refused before anything is fetched, each refusal
 naming its fix: an emulated board, a board whose pads hpx does not drive, the driver not
-installed, no instrument attached; with all of them there, the run says it does not record
-energy on a board yet. ``hpx build --power`` is what builds the power firmware
-(tests/boards/test_apollo_power_build.py)."""
+installed, no instrument attached, a board farm's place. The power firmware's build is in
+tests/boards/test_apollo_power_build.py, a whole run in tests/boards/test_apollo_power_e2e.py."""
 
 from __future__ import annotations
 
@@ -14,6 +13,10 @@ import pytest
 from fake_joulescope import FakeDriver, piecewise
 
 from hpx_core.cli import main
+from hpx_core.config.validate import overrides, validate_config
+from hpx_core.pipeline.context import RunContext
+from hpx_core.pipeline.power_pass import PowerPass
+from hpx_core.plugins import default_registry
 
 KWS = (Path(__file__).resolve().parents[2] / "examples" / "models" / "mlperf_tiny" /
        "kws_ref_model.tflite")
@@ -70,15 +73,19 @@ def test_no_instrument_attached_is_refused(
     assert "hpx doctor lists instruments" in hint
 
 
-def test_with_everything_there_the_run_says_what_it_cannot_do_yet(
+def test_an_attached_instrument_passes_the_check_and_a_farm_place_is_refused(
         tmp_path: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("hpx_core.power.readiness.load_driver",
                         lambda: driver_with(("u/js220/002557",)))
-    error, hint = refused(capsys, profile(tmp_path, "apollo510_evb", "--power"))
-    assert error.startswith("error: hpx profile does not record energy on a board yet")
-    assert "hpx build --power" in hint
-    assert not (tmp_path / "hpx-work").exists()
+    registry = default_registry()
+    asked = overrides("test", model__path=str(KWS), engine__type="tflm",
+                      target__board="apollo510_evb", power__enabled=True)
+    PowerPass().check(RunContext(validate_config(None, asked, registry), registry))
+    error, hint = refused(capsys, profile(tmp_path, "apollo510_evb", "--power", "--place",
+                                          "bench-1"))
+    assert error.startswith("error: energy is measured on a board at this host")
+    assert "without --place" in hint
 
 
 def test_power_in_a_config_file_is_located(

@@ -9,7 +9,7 @@ from fake_joulescope import Signals, piecewise
 
 from hpx_core.errors import PowerError
 from hpx_core.power.trace import PowerTrace
-from hpx_core.power.windows import inference_energy, layer_energy
+from hpx_core.power.windows import closed_windows, inference_energy, layer_energy, pass_energy
 
 RATE = 1_000_000
 VOLTS = 1.8
@@ -85,3 +85,21 @@ def test_a_trace_cut_inside_a_window_is_refused() -> None:
     cut = _pieces(False)[1:]  # starts inside the first inference
     with pytest.raises(PowerError, match="begins inside a window"):
         inference_energy(_trace(piecewise(RATE, cut, VOLTS)), ITERATIONS)
+
+
+def test_the_power_pass_is_its_whole_inferences_then_its_layers() -> None:
+    scale = (1.0, 1.1, 0.9, 1.0, 1.2)
+    pieces = _pieces(False, scale) + _pieces(True)[1:]  # one idle stretch between the halves
+    energy = pass_energy(_trace(piecewise(RATE, pieces, VOLTS)), ITERATIONS, len(LAYERS))
+    whole = sum(_uj(n, a) for n, a in LAYERS)
+    assert energy.inference.per_inference_uj == pytest.approx([whole * f for f in scale])
+    assert [x.median_uj for x in energy.layers] == pytest.approx([_uj(n, a) for n, a in LAYERS])
+    with pytest.raises(PowerError, match="holds 10 windows, the run had 12 inferences"):
+        pass_energy(_trace(piecewise(RATE, pieces, VOLTS)), ITERATIONS + 1, len(LAYERS))
+
+
+def test_closed_windows_counts_only_windows_that_ended() -> None:
+    state = np.array([0, 3, 3, 0, 2, 3, 0, 3], np.uint8)
+    assert closed_windows(state) == 2  # the last one is still open
+    assert closed_windows(np.array([3, 0, 0], np.uint8)) == 1
+    assert closed_windows(np.zeros(0, np.uint8)) == 0

@@ -23,6 +23,9 @@ What an Apollo part does that a plain Cortex-M does not, the fake does too:
 - The firmware writes ``burst`` (text printed during a timed inference) without waiting:
   what does not fit in the ring is dropped and counted in the word after the descriptors.
 - ``registers`` are what the firmware's start-up leaves in the SoC's registers (``read32``).
+- The power pass (``power_at``): once the stream reaches that offset (just past its ``POWER``
+  record), it goes on only after the host wrote the go word at ``go_address``; ``go_attached``
+  says how many debuggers were attached when it did.
 """
 
 from __future__ import annotations
@@ -86,6 +89,8 @@ class Firmware:
     registers: dict[int, int] = attrs.field(factory=lambda: dict(APOLLO510_STARTUP))
     boot_refusals: int = 0  # connects refused after a reset, before the debug port answers
     halts_on_attach: bool = False  # a connect leaves the core halted
+    power_at: int | None = None  # the power pass: the stream waits here for the host's go
+    go_address: int = 0  # where the host writes it (hpx_power_go)
 
 
 DESCRIPTORS = 24 + 2 * 24  # header, one up and one down descriptor: hpx's word follows
@@ -131,6 +136,7 @@ class FakeTarget:
         self.burst_done = False
         self.line_break = False
         self.on_silent: Callable[[], None] | None = None  # told once silent and all read
+        self.go_attached: int | None = None  # debuggers attached when the go was written
 
     # memory -------------------------------------------------------------------------------
     def _locate(self, addr: int, size: int) -> tuple[bytearray, int]:
@@ -154,6 +160,8 @@ class FakeTarget:
         return self._u32(addr)
 
     def write32(self, addr: int, value: int) -> None:
+        if self.firmware.power_at is not None and addr == self.firmware.go_address:
+            self.go_attached = self.attached
         data, offset = self._locate(addr, 4)
         data[offset : offset + 4] = struct.pack("<I", value)
 
@@ -259,6 +267,10 @@ class FakeTarget:
     def _stream(self) -> None:
         fw = self.firmware
         limit = len(fw.stream) if fw.stop_after is None else min(fw.stop_after, len(fw.stream))
+        if fw.power_at is not None and self.sent >= fw.power_at and not self._u32(fw.go_address):
+            return  # the power pass waits for the host's go
+        if fw.power_at is not None and self.sent < fw.power_at:
+            limit = min(limit, fw.power_at)
         if fw.burst and self.sent == fw.burst_at and not self.burst_done:
             self._burst()
         if self.sent >= limit and not self.line_break:
