@@ -22,6 +22,8 @@ from hpx_core.results.outputs import outputs_word, unchecked_note
 from hpx_core.results.view import BundleView, LayerView
 
 MEMORY = "memory"
+ENERGY = "energy per inference"
+"""The median energy of one inference (nJ), a total when either run measured it (--power)."""
 
 
 def _pct(base: int | None, delta: int | None) -> float | None:
@@ -249,6 +251,9 @@ def _totals(base: BundleView, cand: BundleView) -> tuple[TotalDelta, ...]:
     ]
     for key in sorted(set(base.sizes) | set(cand.sizes)):
         totals.append(TotalDelta(f"{key} bytes", "bytes", base.sizes.get(key), cand.sizes.get(key)))
+    if base.energy_nj is not None or cand.energy_nj is not None:
+        totals.append(TotalDelta(ENERGY, "nJ", base.energy_nj, cand.energy_nj,
+                                 base.energy_spread_nj, cand.energy_spread_nj))
     return tuple(totals)
 
 

@@ -9,7 +9,10 @@ from junitparser import Failure, JUnitXml, Skipped, TestCase, TestSuite
 from hpx_core.compare.diff import Comparison
 from hpx_core.compare.policy import NUMERICS, OUTPUTS, PolicyOutcome, is_memory
 
-FAILURE_TYPES = {OUTPUTS: "wrong output", NUMERICS: "layer output differs"}
+ENERGY_REGRESSION = "energy regression"
+"""A failed energy check: the candidate takes more µJ per inference."""
+FAILURE_TYPES = {OUTPUTS: "wrong output", NUMERICS: "layer output differs",
+                 "energy": ENERGY_REGRESSION}
 """What a failed check is, by metric, where it is not a regression of a count."""
 MEMORY_REGRESSION = "memory regression"
 """A failed memory check: the candidate uses more bytes (a CI page tells it from time)."""

@@ -8,7 +8,9 @@ tolerance of the host reference (the default policy asks each of a candidate tha
 ``memory.arena``, ``memory.heap``, ``memory.region.SRAM``, ...; ``memory`` alone: every figure
 either run has, one check each). Their names come from the runs, so a policy may name a buffer
 that only some engines have: a run without it is ``missing``, as any absent number is. The
-default policy does not gate memory.
+default policy does not gate memory. ``energy`` gates the median energy of one inference the
+power pass measured (nJ; ``noise: spread`` allows the larger spread of either run); the
+default policy does not gate it.
 
 Emulated instruction counts are exact, so the default for two emulated runs allows no
 regression at all; silicon counts jitter, so the default for silicon runs tolerates the larger
@@ -24,7 +26,7 @@ import attrs
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
-from hpx_core.compare.diff import MEMORY, Comparison, LayerDelta, TotalDelta
+from hpx_core.compare.diff import ENERGY, MEMORY, Comparison, LayerDelta, TotalDelta
 from hpx_core.errors import ConfigError
 from hpx_core.results.check_view import divergence_text
 from hpx_core.results.outputs import OutputVerdict
@@ -41,6 +43,7 @@ TOTALS = {
     "text_bytes": "text bytes",
     "data_bytes": "data bytes",
     "bss_bytes": "bss bytes",
+    "energy": ENERGY,
 }
 NUMERICS = "layer_check"  # every layer of the candidate exact against the host
 OUTPUTS = "outputs"  # the candidate's outputs within the tolerance of the host reference

@@ -34,6 +34,7 @@ class CellNumbers:
     output_check: str | None = None
     stack: int | None = None
     arena: int | None = None
+    energy_uj: float | None = None  # the median µJ of one inference (a run with --power)
 
     @property
     def flash(self) -> int | None:
@@ -62,7 +63,7 @@ def read_numbers(bundle: Path) -> CellNumbers | None:
         layers=len(view.layers), validity=view.validity, text=_size(sizes, "text"),
         data=_size(sizes, "data"), bss=_size(sizes, "bss"),
         output_check=_output_check(view.outputs), stack=_stack(view.memory),
-        arena=_arena(view.memory),
+        arena=_arena(view.memory), energy_uj=_energy(view.energy),
     )
 
 
@@ -77,6 +78,11 @@ def _arena(use: MemoryUse | None) -> int | None:
     """Bytes of the engine's ``arena`` in use (the name engines give their tensor arena)."""
     buffers = use.buffers if use is not None else ()
     return next((b.used for b in buffers if b.name == ARENA), None)
+
+
+def _energy(energy: Mapping[str, Any] | None) -> float | None:
+    found = (energy or {}).get("median_uj")
+    return float(found) if isinstance(found, int | float) else None
 
 
 def _size(sizes: Any, key: str) -> int | None:

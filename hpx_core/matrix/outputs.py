@@ -18,7 +18,7 @@ JUNIT_FILE = "junit.xml"
 COLUMNS = ("cell", "model", "engine", "backend", "config", "board", "toolchain", "place", "status",
            "units", "whole_inference", "layer_sum", "layers", "validity", "flash_bytes",
            "ram_bytes", "text_bytes", "data_bytes", "bss_bytes", "stack_bytes", "arena_bytes",
-           "output_check", "cause", "bundle")
+           "energy_uj", "output_check", "cause", "bundle")
 
 
 def _row(cell: CellRow) -> list[object]:
@@ -28,10 +28,10 @@ def _row(cell: CellRow) -> list[object]:
                             where.get("backend"), where.get("config"), where.get("board"),
                             where.get("toolchain"), cell.place, cell.status]
     if n is None:
-        values += [None] * 13
+        values += [None] * 14
     else:
         values += [n.units, n.whole, n.layer_sum, n.layers, n.validity, n.flash, n.ram, n.text,
-                   n.data, n.bss, n.stack, n.arena, n.output_check]
+                   n.data, n.bss, n.stack, n.arena, n.energy_uj, n.output_check]
     values += [cell.cause or cell.note, cell.bundle]
     return ["" if v is None else v for v in values]
 

@@ -102,7 +102,24 @@ def bundle_report(view: BundleView) -> str:
         memory_columns=layer_columns(memory) if memory else [],
         memory_cells={x.index: layer_cells(memory, x.index) for x in view.layers}
         if memory else {},
+        energy=view.energy,
+        energy_cells=_energy_cells(view),
+        energy_chart=_energy_chart(view),
     )
+
+
+def _energy_cells(view: BundleView) -> dict[int, str]:
+    """Each layer's median µJ in the power pass, by layer index."""
+    layers = (view.energy or {}).get("layers") or []
+    return {int(x["index"]): f"{float(x['median_uj']):.3f}" for x in layers}
+
+
+def _energy_chart(view: BundleView) -> str | None:
+    if not view.energy or "median_uj" not in view.energy:
+        return None
+    from hpx_core.report.energy import energy_chart  # numpy: only for a bundle with energy
+
+    return energy_chart(view.path)
 
 
 def _pass_sections(view: BundleView) -> list[str]:

@@ -161,8 +161,10 @@ def dump_json(data: Any) -> bytes:
 
 def _trace(inputs: BundleInputs) -> dict[str, Any]:
     """The run's trace, with the events each installed pass adds from its files."""
+    energy = (inputs.sections or {}).get("energy") or {}
+    layer_uj = {int(x["index"]): float(x["median_uj"]) for x in energy.get("layers", ())}
     trace = trace_json(inputs.measurement, f"{inputs.board} {inputs.engine}",
-                       inputs.counter_units)
+                       inputs.counter_units, layer_uj)
     if not inputs.files:
         return trace
     from hpx_core.results.extensions import bundle_extensions

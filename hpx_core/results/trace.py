@@ -6,14 +6,18 @@ the process name, every slice's ``args`` and ``otherData`` say so. Each measured
 its layers end to end as complete (``X``) slices on the "layers" track, the uninstrumented
 whole inferences on their own track; a PMU event becomes a counter (``C``) track whose value
 during a layer is that layer's count of the event. A layer's slices sum to its counts in the
-bundle, iteration by iteration.
+bundle, iteration by iteration. A run that measured energy (``--power``) adds an "energy (µJ)"
+counter track whose value during a layer is that layer's median µJ in the power pass.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from hpx_core.results.measure import Measurement
+
+ENERGY_TRACK = "energy (µJ)"
 
 PID = 1
 WHOLE_TID = 1
@@ -55,8 +59,26 @@ def _layers(m: Measurement, unit: str) -> list[dict[str, Any]]:
     return events
 
 
-def trace_json(measurement: Measurement | None, label: str, units: str) -> dict[str, Any]:
-    """The trace of one run (only its track names when nothing was measured)."""
+def _energy(m: Measurement, layer_uj: Mapping[int, float]) -> list[dict[str, Any]]:
+    """Each layer's µJ as a counter over its slices of the layers track, 0 between
+    iterations."""
+    events: list[dict[str, Any]] = []
+    iterations = min((len(layer.counts) for layer in m.layers), default=0)
+    start = 0
+    for i in range(iterations):
+        for layer in m.layers:
+            events.append({"name": ENERGY_TRACK, "ph": "C", "ts": start, "pid": PID,
+                           "args": {"uJ": layer_uj.get(layer.index, 0.0)}})
+            start += layer.counts[i]
+        events.append({"name": ENERGY_TRACK, "ph": "C", "ts": start, "pid": PID,
+                       "args": {"uJ": 0.0}})
+    return events
+
+
+def trace_json(measurement: Measurement | None, label: str, units: str,
+               layer_uj: Mapping[int, float] | None = None) -> dict[str, Any]:
+    """The trace of one run (only its track names when nothing was measured); ``layer_uj``:
+    each layer's energy, by layer index."""
     unit = (measurement.units if measurement else units) or "counts"
     base = f"time base: {unit}, 1 us = 1 {unit.split(' ')[0].rstrip('s')}"
     events = [_meta("process_name", 0, f"hpx {label} ({base})"),
@@ -64,6 +86,8 @@ def trace_json(measurement: Measurement | None, label: str, units: str) -> dict[
               _meta("thread_name", LAYERS_TID, "layers (instrumented pass)")]
     if measurement is not None:
         events += _whole(measurement, unit) + _layers(measurement, unit)
+        if layer_uj:
+            events += _energy(measurement, layer_uj)
     return {"traceEvents": events, "displayTimeUnit": "ns",
             "otherData": {"time_base": unit, "note": f"timestamps and durations are {unit}, "
                           "not microseconds: one microsecond on the axis is one unit"}}

@@ -92,6 +92,18 @@ class BundleView:
     memory: MemoryUse | None = None  # the memory pass: stack, arenas, heap, per layer
     kernel_checks: tuple[KernelCheck, ...] = ()  # what the linked image was checked for
     engine_code: str | None = None  # SHA-256 of the engine's shipped files and glue
+    energy: Mapping[str, Any] | None = None  # the power pass: µJ per inference and per layer
+
+    @property
+    def energy_nj(self) -> int | None:
+        """The median energy of one inference in nJ (what a comparison gates), None without
+        a measured one."""
+        found = (self.energy or {}).get("median_uj")
+        return None if found is None else round(float(found) * 1000)
+
+    @property
+    def energy_spread_nj(self) -> int:
+        return round(float((self.energy or {}).get("spread_uj", 0.0)) * 1000)
 
     @property
     def layer_sum(self) -> int | None:
@@ -204,6 +216,7 @@ def load_view(path: Path) -> BundleView:
         outputs=outputs_from_json(summary.get("outputs"), check.status == "complete"),
         pass_documents={n: d for n, d in documents.items() if n not in SCHEMAS},
         memory=memory_from_json(summary.get("memory")),
+        energy=summary.get("energy"),
         kernel_checks=_kernel_checks(extra),
         engine_code=identity.get("engine_code"),
     )

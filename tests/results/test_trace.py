@@ -70,3 +70,20 @@ def test_pmu_events_become_a_counter_track_and_failed_runs_still_get_a_trace() -
     _check(empty)
     assert all(e["ph"] == "M" for e in empty["traceEvents"])
     assert "1 us = 1 instruction" in empty["traceEvents"][0]["args"]["name"]
+
+
+def test_each_layers_energy_becomes_a_counter_over_its_slices() -> None:
+    from fractions import Fraction
+
+    from hpx_core.results.measure import LayerResult, Measurement
+    from hpx_core.results.trace import ENERGY_TRACK
+
+    layers = tuple(LayerResult(i, f"l{i}", "OP", 1, (10, 11), (10, 11)) for i in range(2))
+    m = Measurement("cycles", "cycles", Fraction(1), Fraction(0), (25, 25), (25, 25), layers)
+    trace = trace_json(m, "apollo510_evb tflm", "cycles", {0: 1.25, 1: 0.5})
+    _check(trace)
+    energy = [e for e in trace["traceEvents"] if e["name"] == ENERGY_TRACK]
+    assert [e["args"]["uJ"] for e in energy] == [1.25, 0.5, 0.0, 1.25, 0.5, 0.0]
+    assert [e["ts"] for e in energy] == [0, 10, 20, 20, 31, 42]
+    assert not [e for e in trace_json(m, "x", "cycles")["traceEvents"]
+                if e["name"] == ENERGY_TRACK]
