@@ -123,3 +123,33 @@ def test_calibration_recovers_known_costs(selftest_run: SelftestReport,
     assert main(["calibrate", str(estimated), str(measured), "-o", str(written),
                  "--output-dir", str(tmp_path)]) == 2  # two places: a usage error
     assert main(["calibrate", str(estimated)]) == 2  # no measured bundle: a usage error
+
+
+def test_calibration_recovers_an_energy_law_of_cycles_and_bytes_per_region(
+        selftest_run: SelftestReport, selftest_profile: InstructionProfile,
+        tmp_path: Path) -> None:
+    from hpx_insight.document import profile_document
+    from hpx_insight.energy_law import layer_features
+
+    target = TARGETS[selftest_run.board][0]
+    document = estimate_document(estimate(selftest_profile, get_board(target)))
+    profile = profile_document(selftest_profile)
+    source = selftest_run.runs[0].bundle
+    estimated = _bundle_with(source, tmp_path, "estimated", {
+        FILE_NAME: dump_json(document), "instruction_profile.json": dump_json(profile)})
+    features = layer_features(document, profile)
+    (region,) = {n for f in features.values() for n, v in f.items() if n.startswith("bytes.")
+                 and v}  # the memory loop's one region
+    law = {"cycles": 0.0015, region: 0.0004}  # µJ per cycle, per byte moved there
+    truth = {i: sum(c * f.get(n, 0.0) for n, c in law.items()) for i, f in features.items()}
+    summary = json.loads((source / "summary.json").read_text(encoding="utf-8"))
+    for layer in summary["measurement"]["layers"]:
+        layer["median"] = round(features[layer["index"]]["cycles"])
+        layer["samples"] = [layer["median"]] * len(layer["samples"])
+    summary["identity"] |= {"board": target, "counter_units": "cycles"}
+    summary["energy"] = {"median_uj": sum(truth.values()), "layers": [
+        {"index": i, "median_uj": uj} for i, uj in sorted(truth.items())]}
+    measured = _bundle_with(source, tmp_path, "measured", {"summary.json": dump_json(summary)})
+    fitted = calibrate([estimated, measured]).energy
+    assert fitted is not None and fitted.per == pytest.approx(law, rel=1e-6)
+    assert fitted.error is not None and fitted.error < 1e-6 and fitted.held_out == "layer"

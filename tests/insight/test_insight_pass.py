@@ -182,3 +182,76 @@ def test_calibrate_refuses_measured_layers_no_board_can_have(
     err = capsys.readouterr().err
     assert "measured -400 cycles, which no board measures" in err and "Traceback" not in err
     assert not written.exists()
+
+
+# energy: a law fitted on measured bundles, then applied to an emulated run's estimate (the
+# loops engine moves no memory, so its law has cycles alone; tests/insight/test_estimate.py
+# fits bytes per region on the selftest)
+PER_CYCLE_UJ = 0.002
+
+
+def _measured_with_energy(profiled: tuple[Path, Path], into: Path) -> tuple[Path, float]:
+    """The estimated run relabelled as measured on the Apollo510 (its layers take the cycles
+    the estimate says) with the energy the power pass would write, each layer's µJ by a known
+    law of its estimated cycles; and the law's µJ for the whole inference."""
+    from hpx_insight.energy_law import layer_features
+
+    view = load_view(profiled[1])
+    estimate = view.pass_documents["cycle_estimate.json"]
+    features = layer_features(estimate, view.pass_documents["instruction_profile.json"])
+    truth = {i: PER_CYCLE_UJ * f["cycles"] for i, f in features.items()}
+    bundle = copy_bundle(profiled[1], into)
+    summary = json.loads((bundle / "summary.json").read_text())
+    for layer in summary["measurement"]["layers"]:
+        cycles = round(features[layer["index"]]["cycles"])
+        layer["median"], layer["samples"] = cycles, [cycles] * len(layer["samples"])
+    summary["identity"] |= {"board": "apollo510_evb", "counter_units": "cycles"}
+    del summary["instruction_profile"]  # a board's run has no instruction profile
+    summary["energy"] = {"median_uj": sum(truth.values()), "layers": [
+        {"index": i, "median_uj": uj} for i, uj in sorted(truth.items())]}
+    (bundle / "summary.json").write_text(json.dumps(summary))
+    for name in ("cycle_estimate.json", "instruction_profile.json"):
+        (bundle / name).unlink()
+    rehash(bundle)
+    return bundle, sum(truth.values())
+
+
+def test_calibrate_recovers_a_known_energy_law_and_the_estimate_uses_it(
+        profiled: tuple[Path, Path], tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from hpx_insight.calibrate import calibrate
+
+    measured, whole_uj = _measured_with_energy(profiled, tmp_path / "m")
+    law = calibrate([profiled[1], measured]).energy
+    assert law is not None and law.held_out == "layer"  # one model: leave one layer out
+    assert law.per == pytest.approx({"cycles": PER_CYCLE_UJ}, rel=1e-6)
+    assert law.error is not None and law.error < 1e-6
+    assert main(["calibrate", str(profiled[1]), str(measured), "--output-dir",
+                 str(tmp_path / "fit")]) == 0
+    said = " ".join(capsys.readouterr().out.split())
+    assert "energy: uJ per layer = 0.002 x cycles" in said
+    assert "leave-one-layer-out error: median 0.0% per layer" in said
+    code = main(["profile", str(KWS), "--engine", "loops", "--board", "qemu-m55",
+                 "--iterations", "2", "--estimate-for", "apollo510_evb", "--calibration",
+                 str(tmp_path / "fit" / "calibration.json"), "--output-dir",
+                 str(tmp_path / "est")])
+    out = " ".join(capsys.readouterr().out.split())
+    assert code == 0 and "est. µJ" in out
+    assert f"estimated energy on apollo510_evb: {whole_uj:.3f} µJ per inference" in out
+
+
+def test_without_a_calibration_an_estimate_states_no_energy(
+        tmp_path: Path, profiled: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+        ) -> None:
+    estimate = load_view(profiled[1]).pass_documents["cycle_estimate.json"]
+    assert estimate["energy"] == {"note": "no energy estimate: no calibration (hpx calibrate "
+                                          "on bundles measured with --power)"}
+    measured = _measured_with_energy(profiled, tmp_path / "m")[0]
+    summary = json.loads((measured / "summary.json").read_text())
+    del summary["energy"]
+    (measured / "summary.json").write_text(json.dumps(summary))
+    rehash(measured)
+    assert main(["calibrate", str(profiled[1]), str(measured), "--output-dir",
+                 str(tmp_path)]) == 0
+    said = " ".join(capsys.readouterr().out.split())
+    assert "energy: not fitted, the measured bundles have no energy" in said

@@ -26,6 +26,7 @@ from hpx_core.sdk.passes import UsageError, read_regular, strict_json
 from hpx_insight.classes import CLASSES
 from hpx_insight.cycles.estimate import FILE_NAME as ESTIMATE_FILE
 from hpx_insight.cycles.estimate import MODEL_VERSION
+from hpx_insight.energy_law import EnergyLaw, energy_rows, fit_energy
 from hpx_insight.schemas import MAX_ESTIMATED_CYCLES
 
 SCHEMA_ID = "hpx.calibration/1"
@@ -46,6 +47,8 @@ SCHEMA: dict[str, Any] = {
         "layers": {"type": "integer", "minimum": 0},
         "models": {"type": "array", "items": {"type": "string"}},
         "leave_one_model_out": {"type": "object"},
+        "energy": {"type": "object", "required": ["per"], "properties": {
+            "per": {"type": "object", "additionalProperties": {"type": "number"}}}},
     },
 }
 """What a calibration file must be: every class's cost present, finite, within bounds."""
@@ -72,6 +75,7 @@ class Calibration:
     models: tuple[str, ...]
     lomo_layer_error: float | None  # median absolute relative error, leaving one model out
     lomo_model_errors: dict[str, float]  # per model: its layers' sum, predicted vs measured
+    energy: EnergyLaw | None = None  # µJ per layer, when the measured bundles have energy
 
     def predict(self, counts: Mapping[str, float]) -> float:
         return sum(self.costs[k] * counts.get(k, 0.0) for k in CLASSES)
@@ -81,7 +85,8 @@ class Calibration:
                 "costs": self.costs, "prior": self.prior, "layers": self.rows,
                 "models": list(self.models),
                 "leave_one_model_out": {"median_layer_error": self.lomo_layer_error,
-                                        "model_errors": self.lomo_model_errors}}
+                                        "model_errors": self.lomo_model_errors},
+                **({"energy": self.energy.document()} if self.energy else {})}
 
 
 def _medians(measured: BundleView) -> dict[int, int]:
@@ -123,24 +128,30 @@ def estimate_rows(document: Mapping[str, Any], medians: Mapping[int, int], model
 
 def pair_bundles(paths: Sequence[Path]) -> tuple[str, list[Row]]:
     """Read ``paths`` and pair each estimated bundle with the measured one of its model."""
+    board, pairs = pair_views(paths)
+    return board, [row for estimated, measured in pairs for row in rows_of(estimated, measured)]
+
+
+def pair_views(paths: Sequence[Path]) -> tuple[str, list[tuple[BundleView, BundleView]]]:
+    """Each estimated bundle of ``paths`` with the measured one of its model, and the board."""
     views = [load_view(p) for p in paths]
     estimated = [v for v in views if v.emulated]
     measured = {v.model_sha256: v for v in views if not v.emulated}
     if not estimated or not measured:
         raise UsageError("hpx calibrate needs estimated (emulated) and measured (silicon) "
                          "bundles", "give pairs: the same model profiled on both")
-    rows: list[Row] = []
+    pairs: list[tuple[BundleView, BundleView]] = []
     for view in estimated:
         partner = measured.get(view.model_sha256)
         if partner is None:
             raise UsageError(f"no measured bundle of the model of {view.path.name}",
                              "give the silicon run of the same model and build")
-        rows += rows_of(view, partner)
+        pairs.append((view, partner))
     boards = {v.board for v in measured.values()}
     if len(boards) != 1:
         raise UsageError(f"measured bundles of {len(boards)} boards ({', '.join(boards)})",
                          "calibrate one board at a time")
-    return boards.pop(), rows
+    return boards.pop(), pairs
 
 
 def fit(rows: Sequence[Row]) -> tuple[dict[str, float], dict[str, float]]:
@@ -189,8 +200,12 @@ def _checked(costs: Mapping[str, float]) -> None:
 
 
 def calibrate(paths: Sequence[Path]) -> Calibration:
-    """Fit ``paths`` (estimated and measured bundles, paired by model)."""
-    return fit_rows(*pair_bundles(paths))
+    """Fit ``paths`` (estimated and measured bundles, paired by model): the cycles, and the
+    energy when the measured bundles have it."""
+    board, pairs = pair_views(paths)
+    rows = [row for estimated, measured in pairs for row in rows_of(estimated, measured)]
+    energy = fit_energy([r for e, m in pairs for r in energy_rows(e, m)])
+    return attrs.evolve(fit_rows(board, rows), energy=energy)
 
 
 def fit_rows(board: str, rows: Sequence[Row]) -> Calibration:
@@ -211,6 +226,14 @@ def load_calibration(path: Path, board: str) -> dict[str, float]:
     regular file of a sane size, then checked by :data:`SCHEMA`."""
     data = read_regular(path, limit=MAX_FILE_BYTES, what="calibration", hint=_FROM_CALIBRATE)
     return parse_calibration(data, path, board)
+
+
+def load_energy_law(path: Path, board: str) -> dict[str, float] | None:
+    """The energy law of a calibration file made for ``board`` (None: it has none)."""
+    data = read_regular(path, limit=MAX_FILE_BYTES, what="calibration", hint=_FROM_CALIBRATE)
+    parse_calibration(data, path, board)
+    energy = strict_json(data).get("energy")
+    return None if energy is None else {k: float(v) for k, v in energy["per"].items()}
 
 
 def parse_calibration(data: bytes, path: Path, board: str) -> dict[str, float]:

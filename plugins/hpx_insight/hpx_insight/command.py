@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+
+if TYPE_CHECKING:
+    from hpx_insight.energy_law import EnergyLaw
 
 FILE_NAME = "calibration.json"
 
@@ -24,8 +27,9 @@ def calibrate(
         "--output", "-o", hidden=True, help="The calibration file itself (earlier spelling).")
     ] = None,
 ) -> None:
-    """Fit each instruction class's cycles on your board; report the leave-one-model-out
-    error; --estimate-for uses the file with --calibration."""
+    """Fit each instruction class's cycles (and, from bundles measured with --power, each
+    layer's energy) on your board; report the error on what the fit did not see;
+    --estimate-for uses the file with --calibration."""
     from rich.console import Console
     from rich.table import Table
 
@@ -51,6 +55,19 @@ def calibrate(
         console.print(f"leave-one-model-out error: median {result.lomo_layer_error:.1%} per "
                       "layer; per model " + ", ".join(
                           f"{m[:12]} {e:+.1%}" for m, e in result.lomo_model_errors.items()))
+    console.print(_energy_line(result.energy), markup=False)
     target.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(target, json.dumps(result.document(), indent=2, allow_nan=False) + "\n")
     console.print(f"written: {target}")
+
+
+def _energy_line(law: EnergyLaw | None) -> str:
+    """The energy law in one line, or why there is none."""
+    if law is None:
+        return ("energy: not fitted, the measured bundles have no energy (profile the board "
+                "with --power)")
+    terms = " + ".join(f"{c:.4g} x {name}" for name, c in law.per.items())
+    error = ("needs two layers or more" if law.error is None
+             else f"median {law.error:.1%} per layer")
+    return (f"energy: uJ per layer = {terms}, from {law.layers} layers of {len(law.models)} "
+            f"model(s); leave-one-{law.held_out}-out error: {error}")

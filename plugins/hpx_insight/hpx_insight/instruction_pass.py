@@ -114,13 +114,15 @@ class InstructionProfilePass:
         if not found.counter_agrees():
             raise RunError("the instruction profile's per-layer counts differ from the "
                            "harness's SysTick counts", "report it: the two must agree")
-        files = {PROFILE_FILE: dump_json(profile_document(found))}
+        profile = profile_document(found)
+        files = {PROFILE_FILE: dump_json(profile)}
         section: dict[str, object] = {"file": PROFILE_FILE, "matches_counts": True,
                                       "seconds": round(found.seconds, 3)}
         silicon = estimate_board(ctx)
         if silicon is None:
             return PassResult(found, SECTION, section, files)
         estimate = _estimate(ctx, found, silicon, inputs)
+        estimate = _with_energy(ctx, silicon, estimate, profile)
         files[ESTIMATE_FILE] = dump_json(estimate)
         section |= {"estimate": ESTIMATE_FILE, "estimate_for": silicon.name,
                     "clock": silicon.clock, "clock_hz": silicon.clock_hz}
@@ -157,9 +159,19 @@ def shown(estimate: Mapping[str, Any]) -> ConsoleSummary:
     line = (f"estimated on {estimate['board']}: {whole['estimated_cycles']:,.0f} cycles, "
             f"{whole['estimated_ms']:.3f} ms at {estimate['clock_hz']:,} Hz (an estimate from "
             "the instruction profile, not a measurement)")
-    return ConsoleSummary((f"est. cycles {estimate['board']}",),
-                          {s["index"]: (f"{s['estimated_cycles']:,.0f}",)
-                           for s in estimate["layers"]}, lines=(line,))
+    energy = estimate.get("energy") or {}
+    if "layers" not in energy:
+        lines = (line, *((energy["note"],) if "note" in energy else ()))
+        return ConsoleSummary((f"est. cycles {estimate['board']}",),
+                              {s["index"]: (f"{s['estimated_cycles']:,.0f}",)
+                               for s in estimate["layers"]}, lines=lines)
+    said = (f"estimated energy on {estimate['board']}: {energy['inference_uj']:.3f} µJ per "
+            "inference, by the calibration's energy law (an estimate, not a measurement)")
+    return ConsoleSummary(
+        (f"est. cycles {estimate['board']}", "est. µJ"),
+        {s["index"]: (f"{s['estimated_cycles']:,.0f}",
+                      f"{energy['layers'].get(str(s['index']), 0.0):.3f}")
+         for s in estimate["layers"]}, lines=(line, said))
 
 
 def _buffers(inputs: PassInputs) -> list[NamedRange]:
@@ -187,6 +199,23 @@ def _estimate(ctx: RunContext, found: InstructionProfile, silicon: Board,
         raise RunError(f"the cycle estimate is out of bounds: {problem}",
                        "report it, with the calibration file if one was given")
     return document
+
+
+def _with_energy(ctx: RunContext, silicon: Board, estimate: dict[str, Any],
+                 profile: Mapping[str, Any]) -> dict[str, Any]:
+    """The estimate with each layer's µJ under the calibration's energy law; without one, the
+    estimate says why it has no energy (no constant is taken from elsewhere)."""
+    from hpx_insight.calibrate import load_energy_law
+    from hpx_insight.energy_law import estimated_energy
+
+    calibration = asked(ctx).calibration
+    law = load_energy_law(calibration, silicon.name) if calibration is not None else None
+    if law is None:
+        why = ("no calibration" if calibration is None else
+               f"{calibration.name} was fitted on bundles without energy")
+        return estimate | {"energy": {"note": f"no energy estimate: {why} (hpx calibrate on "
+                                              "bundles measured with --power)"}}
+    return estimate | {"energy": estimated_energy(law, estimate, profile)}
 
 
 def _silicon_places(ctx: RunContext, model: ModelInfo, silicon: Board

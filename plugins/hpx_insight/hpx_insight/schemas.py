@@ -81,5 +81,8 @@ ESTIMATE_SCHEMA: dict[str, Any] = {
         "regions": {"type": "object", "additionalProperties": {"type": "string"}},
         "unmodelled": {"type": "array", "items": {"type": "string"}},
         "layers": {"type": "array", "items": _SLOT}, "whole": _SLOT,
+        "energy": {"type": "object", "properties": {
+            "note": {"type": "string"}, "inference_uj": {"type": "number"},
+            "layers": {"type": "object", "additionalProperties": {"type": "number"}}}},
     },
 }
