@@ -5,8 +5,8 @@
  * never taken between a counted pair's reads, so no count sees it.
  * With a backend that has event counters (HPX_MAX_EVENTS > 0) each slot also accumulates every
  * event, read outside the main counter's window: before its start, after its end.
- * The power pass's layer hook (hpx_power.h) is compiled in only with HPX_POWER_PASS: no other
- * build's counted path changes.
+ * The power pass's layer hook (hpx_power.h) sits behind the memory pass's test, compiled in
+ * only with HPX_POWER_PASS: a path no counted pair takes, so no build's counts change.
  */
 #include "hpx_counter.h"
 
@@ -53,13 +53,14 @@ void hpx_layer_begin(uint32_t index) {
     }
     if (!hpx_slot_enabled[index]) {
         if (hpx_memory_active) {
+#if HPX_POWER_PASS
+            if (hpx_power_active) { /* the power pass raises both: one test on the path */
+                hpx_power_layer_begin(index);
+                return;
+            }
+#endif
             hpx_memory_layer_begin(index);
         }
-#if HPX_POWER_PASS
-        if (hpx_power_active) {
-            hpx_power_layer_begin(index);
-        }
-#endif
         return;
     }
     hpx_slot_open[index] = 1u;
@@ -77,6 +78,11 @@ void hpx_layer_end(uint32_t index) {
     }
     if (!hpx_slot_enabled[index]) {
         if (hpx_memory_active) {
+#if HPX_POWER_PASS
+            if (hpx_power_active) {
+                return;
+            }
+#endif
             hpx_memory_layer_end(index);
         }
         return;

@@ -4,6 +4,7 @@
 #include "hpx_config.h"
 #include "hpx_engine.h"
 #include "hpx_layers.h"
+#include "hpx_memory.h"
 #include "hpx_platform.h"
 #include "hpx_wire.h"
 
@@ -50,9 +51,11 @@ static int window(uint32_t iteration, hpx_mode_t mode) {
         return rc;
     }
     hpx_power_active = (uint8_t)(mode == HPX_MODE_LAYERS);
+    hpx_memory_active = hpx_power_active; /* the layer path tests this first */
     hpx_platform_power_state(3u);
     rc = hpx_engine_invoke(mode);
     hpx_platform_power_state(0u);
+    hpx_memory_active = 0u;
     hpx_power_active = 0u;
     spin(HPX_POWER_IDLE_LOOPS);
     return rc;

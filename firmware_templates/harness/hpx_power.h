@@ -13,8 +13,10 @@
  * Between inferences the pads read 0 for an idle stretch, the floor the host reports. Nothing
  * is written to the wire during the windows (the transport never waits then), so neither the
  * debugger nor the stream's traffic lands in a window. Only a power build compiles this pass,
- * calls hpx_power_pass() from main() and has the layer hook in hpx_layer_begin: every other
- * build is the firmware it was.
+ * calls hpx_power_pass() from main() and has the layer hook in hpx_layer_begin, behind the
+ * memory pass's test (the pass raises hpx_memory_active too), so the counted path runs the
+ * same instructions as in a build without it: every other build is the firmware it was, and a
+ * power build counts what it counts.
  */
 #ifndef HPX_POWER_H
 #define HPX_POWER_H

@@ -148,3 +148,22 @@ def test_without_a_power_pass_in_the_firmware_the_run_says_so() -> None:
         run_on_probe(BOARD, plain, settings=FAST, api=api(desk), power=power_run())
     assert refused.value.message == "hpx_app.elf has no power pass (hpx_power_go is not in it)"
     assert refused.value.hint == "build the firmware with --power"
+
+
+def test_without_a_host_the_power_firmware_skips_its_windows_and_ends_cleanly(elf: Path) -> None:
+    from emulated_firmware import selftest_build
+
+    from hpx_core.run import run_on_qemu
+
+    qemu = get_board("qemu-m55")
+    alone = run_on_qemu(qemu, elf, timeout=300)  # no probe: no go ever comes
+    assert not alone.timed_out
+    capture = parse_capture(alone.stream)
+    kinds = [r.type for r in capture.records]
+    assert kinds.index("POWER") < kinds.index("POWEREND") < kinds.index("END")
+    assert capture.of("POWEREND")[0].number("windows") == 0
+    assert capture.of("END")[0].number("status") == 0
+    plain = parse_capture(run_on_qemu(qemu, selftest_build("qemu-m55")[1].elf).stream)
+    # the power build counts what the plain build counts, instruction for instruction
+    assert [r.fields for r in capture.of("WHOLE")] == [r.fields for r in plain.of("WHOLE")]
+    assert [r.fields for r in capture.of("LAYER")] == [r.fields for r in plain.of("LAYER")]
