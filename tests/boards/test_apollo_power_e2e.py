@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from fake_joulescope import DEVICE, FakeDriver, piecewise
 from fake_pyocd import Bench, FakeError, FakeProbe, FakeTarget, FakeTargetSupportError, Firmware
+from power_pass_fakes import pass_pieces, with_power_records
 from profiles import profile_run
 
 from hpx_core.boards import get_board
@@ -27,8 +28,6 @@ from hpx_core.probe.runner import Links
 from hpx_core.report.html import bundle_report
 from hpx_core.results import verify_bundle
 from hpx_core.results.view import load_view
-from hpx_core.wire import parse_capture
-from hpx_core.wire.encode import encode_record
 
 pytestmark = pytest.mark.e2e
 KWS = Path(__file__).resolve().parents[2] / "examples/models/mlperf_tiny/kws_ref_model.tflite"
@@ -48,29 +47,9 @@ def settings(work: Path, **more: object) -> dict[str, tuple[object, str]]:
                      power__enabled=True, **more)
 
 
-def apollo_stream(qemu_capture: bytes) -> tuple[bytes, int]:
-    """The qemu-m55 run's records claiming the Apollo510, with POWER and POWEREND before the
-    engine's outputs (renumbered); and the offset just past POWER."""
-    records = [(r.type, dict(r.fields)) for r in parse_capture(qemu_capture).records]
-    records[0][1]["board"] = BOARD
-    at = next(i for i, (kind, _) in enumerate(records) if kind == "OUTPUT")
-    records[at:at] = [("POWER", {"iterations": ITERATIONS}),
-                      ("POWEREND", {"windows": 2 * ITERATIONS})]
-    out, power_at = bytearray(), 0
-    for seq, (kind, fields) in enumerate(records):
-        out += encode_record(seq, kind, fields)
-        power_at = len(out) if kind == "POWER" else power_at
-    return bytes(out), power_at
-
-
 def trace() -> list[tuple[int, float, int]]:
-    pieces = [(IDLE, IDLE_AMPS, 0)]
-    for amps in WHOLE_AMPS:
-        pieces += [(WHOLE, amps, 3), (IDLE, IDLE_AMPS, 0)]
-    for _ in range(ITERATIONS):
-        pieces += [(LAYER, a, 3 if i % 2 == 0 else 2) for i, a in enumerate(LAYER_AMPS)]
-        pieces += [(IDLE, IDLE_AMPS, 0)]
-    return pieces
+    return pass_pieces(WHOLE_AMPS, LAYER_AMPS, whole=WHOLE, layer=LAYER, idle=IDLE,
+                       idle_amps=IDLE_AMPS)
 
 
 def uj(samples: int, amps: float) -> float:
@@ -83,7 +62,8 @@ def test_profile_with_power_reports_the_traces_energy_per_inference_and_layer(
     qemu = profile_run(KWS, "tflm", "qemu-m55", tmp_path / "qemu", backend="cmsis_nn",
                        iterations=ITERATIONS)
     assert qemu.record is not None
-    stream, power_at = apollo_stream((qemu.record.bundle / "capture.bin").read_bytes())
+    stream, power_at = with_power_records(
+        (qemu.record.bundle / "capture.bin").read_bytes(), ITERATIONS, board=BOARD)
     built = profile(KWS, None, settings(tmp_path), until="kernel verification")
     assert built.build is not None
     symbols = {s.name: s.address for s in symbol_inventory(built.build.elf).symbols}

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from fake_joulescope import piecewise
+from power_pass_fakes import pass_pieces
 from selftest_bundles import bundle
 from tampered_bundles import copy_bundle, edit_json
 
@@ -34,12 +35,8 @@ RATE, VOLTS, ITERATIONS, LAYERS = 100_000, 1.8, 3, 8
 
 def energy_files(scale: float) -> tuple[dict[str, object], bytes]:
     """The ``energy`` section and the windows' file the power pass writes for a known trace."""
-    pieces = [(100, 0.0005, 0)]
-    for amps in (0.010, 0.0102, 0.0101):
-        pieces += [(1_000, amps * scale, 3), (100, 0.0005, 0)]
-    for _ in range(ITERATIONS):
-        pieces += [(50, 0.004 * scale, 3 if i % 2 == 0 else 2) for i in range(LAYERS)]
-        pieces += [(100, 0.0005, 0)]
+    pieces = pass_pieces([a * scale for a in (0.010, 0.0102, 0.0101)], [0.004 * scale] * LAYERS,
+                         whole=1_000, layer=50, idle=100, idle_amps=0.0005)
     s = piecewise(RATE, pieces, VOLTS)
     trace = PowerTrace(RATE, s.current.astype(np.float64), s.voltage.astype(np.float64),
                        (s.gpio0 | (s.gpio1 << 1)).astype(np.uint8))

@@ -16,6 +16,7 @@ import pytest
 from emulated_firmware import require_tools
 from fake_joulescope import DEVICE, FakeDriver, piecewise
 from fake_pyocd import Bench, FakeError, FakeProbe, FakeTarget, FakeTargetSupportError, Firmware
+from power_pass_fakes import pass_pieces, with_power_records
 from probe_board import BOARD, CB, RECORDED, RING
 
 from hpx_core.boards import get_board
@@ -29,7 +30,6 @@ from hpx_core.probe.runner import ProbeSettings, run_on_probe
 from hpx_core.run.runner import StreamStoppedError
 from hpx_core.selftest.layers import selftest_contribution
 from hpx_core.wire import parse_capture
-from hpx_core.wire.encode import encode_record
 
 pytestmark = pytest.mark.emulated
 FAST = ProbeSettings(timeout=10.0, rtt_wait=2.0, heartbeat=0.3, poll=0.0)
@@ -43,29 +43,12 @@ WHOLE, LAYER, IDLE = 500, 60, 200  # samples
 
 
 def power_stream() -> tuple[bytes, int]:
-    """The recorded capture with POWER and POWEREND before the engine's outputs (renumbered),
-    and the offset just past POWER."""
-    records = list(parse_capture(RECORDED).records)
-    at = next(i for i, r in enumerate(records) if r.type == "OUTPUT")
-    kinds = [(r.type, dict(r.fields)) for r in records]
-    kinds[at:at] = [("POWER", {"iterations": ITERATIONS}),
-                    ("POWEREND", {"windows": 2 * ITERATIONS})]
-    out, power_at = bytearray(), 0
-    for seq, (kind, fields) in enumerate(kinds):
-        out += encode_record(seq, kind, fields)
-        if kind == "POWER":
-            power_at = len(out)
-    return bytes(out), power_at
+    return with_power_records(RECORDED, ITERATIONS)
 
 
 def trace_pieces() -> list[tuple[int, float, int]]:
-    pieces = [(IDLE, IDLE_AMPS, 0)]
-    for amps in WHOLE_AMPS:
-        pieces += [(WHOLE, amps, 3), (IDLE, IDLE_AMPS, 0)]
-    for _ in range(ITERATIONS):
-        pieces += [(LAYER, a, 3 if i % 2 == 0 else 2) for i, a in enumerate(LAYER_AMPS)]
-        pieces += [(IDLE, IDLE_AMPS, 0)]
-    return pieces
+    return pass_pieces(WHOLE_AMPS, LAYER_AMPS, whole=WHOLE, layer=LAYER, idle=IDLE,
+                       idle_amps=IDLE_AMPS)
 
 
 def uj(samples: int, amps: float) -> float:
