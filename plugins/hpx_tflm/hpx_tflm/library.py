@@ -35,7 +35,12 @@ DEFINES = {
     "TF_LITE_STATIC_MEMORY": "", "TF_LITE_DISABLE_X86_NEON": "", "NDEBUG": "",
     "TF_LITE_MCU_DEBUG_LOG": "",
 }
-CMSIS_NN_DEFINES = {"CMSIS_NN": "", "ARM_NN_ENABLE_F16": "0", "ARM_NN_ENABLE_F32": "0"}
+# KERNELS_OPTIMIZED_FOR_SPEED is what upstream's Makefile defines for every build
+# (OPTIMIZE_KERNELS_FOR, tools/make/Makefile); only the CMSIS-NN kernels read it. Without it
+# fully_connected.cc recomputes its kernel sums (arm_vector_sum_s8) on every inference under
+# MVE instead of once in Prepare, and svdf.cc refuses to prepare under MVE.
+CMSIS_NN_DEFINES = {"CMSIS_NN": "", "ARM_NN_ENABLE_F16": "0", "ARM_NN_ENABLE_F32": "0",
+                    "KERNELS_OPTIMIZED_FOR_SPEED": ""}
 # binutils 2.40 misassembles an IT-predicated vcvtne GCC 12 emits in this kernel.
 NO_IF_CONVERSION = ("kernels/resize_nearest_neighbor.cc", "-fno-if-conversion;-fno-if-conversion2")
 
