@@ -19,10 +19,15 @@ CODE = CodeSize(least=64 * 1024, likely=256 * 1024)
 TEMP_PAD = 16  # the runner over-allocates the temporary arena for its own alignment
 
 
+SYMBOLS = {"planned_arena": "hpx_et_planned_arena", "method_arena": "hpx_et_method_arena",
+           "temporary_arena": "hpx_et_temp_arena", "io": "hpx_et_output"}
+"""Each buffer's definition in the runner (glue/hpx_et_runner.cpp)."""
+
+
 def _buffer(name: str, what: str, size: int, location: str | None,
             resize: str | None = None) -> BufferNeed:
     return BufferNeed(name, what, size, writable=True, option=f"engine.config.{name}_location",
-                      location=location, resize=resize)
+                      location=location, resize=resize, symbol=SYMBOLS[name])
 
 
 def executorch_needs(request: MemoryRequest, config: ExecutorchConfig, settings: Settings

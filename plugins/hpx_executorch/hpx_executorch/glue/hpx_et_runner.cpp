@@ -41,12 +41,16 @@ extern "C" {
 using executorch::runtime::Error;
 namespace rt = executorch::runtime;
 
-namespace {
+// The planned buffers, by the names hpx_plan_memory gives them (memory.py): the core checks
+// each one's region after the link, and the instruction profile counts its accesses apart.
+extern "C" {
+HPX_ET_PLANNED_SECTION alignas(16) uint8_t hpx_et_planned_arena[HPX_ET_PLANNED_ARENA_SIZE];
+HPX_ET_METHOD_SECTION alignas(16) uint8_t hpx_et_method_arena[HPX_ET_METHOD_ARENA_SIZE];
+HPX_ET_TEMP_SECTION alignas(16) uint8_t hpx_et_temp_arena[HPX_ET_TEMP_ARENA_SIZE + 16];
+HPX_ET_IO_SECTION alignas(16) uint8_t hpx_et_output[HPX_ET_OUTPUT_SIZE];
+}
 
-HPX_ET_PLANNED_SECTION alignas(16) uint8_t g_planned[HPX_ET_PLANNED_ARENA_SIZE];
-HPX_ET_METHOD_SECTION alignas(16) uint8_t g_method_arena[HPX_ET_METHOD_ARENA_SIZE];
-HPX_ET_TEMP_SECTION alignas(16) uint8_t g_temp_arena[HPX_ET_TEMP_ARENA_SIZE + 16];
-HPX_ET_IO_SECTION alignas(16) uint8_t g_output[HPX_ET_OUTPUT_SIZE];
+namespace {
 
 int slot_of(int32_t chain, uint32_t instruction) {
   if (chain < 0 || chain >= HPX_ET_CHAIN_COUNT) {
@@ -213,13 +217,13 @@ extern "C" int hpx_engine_init(void) {
   }
   hpx_report_metric("planned_arena_required", planned);
   g_planned_used = planned;
-  if (planned > sizeof(g_planned)) {
+  if (planned > sizeof(hpx_et_planned_arena)) {
     return stage_error(HPX_ET_STAGE_MEMORY_PLAN, Error::MemoryAllocationFailed);
   }
-  g_planned_spans[0] = rt::Span<uint8_t>(g_planned, sizeof(g_planned));
-  g_method_alloc = new (g_method_alloc_buf) rt::MemoryAllocator(sizeof(g_method_arena),
-                                                                g_method_arena);
-  auto* temp = new (g_temp_alloc_buf) rt::MemoryAllocator(HPX_ET_TEMP_ARENA_SIZE, g_temp_arena);
+  g_planned_spans[0] = rt::Span<uint8_t>(hpx_et_planned_arena, sizeof(hpx_et_planned_arena));
+  g_method_alloc = new (g_method_alloc_buf) rt::MemoryAllocator(sizeof(hpx_et_method_arena),
+                                                                hpx_et_method_arena);
+  auto* temp = new (g_temp_alloc_buf) rt::MemoryAllocator(HPX_ET_TEMP_ARENA_SIZE, hpx_et_temp_arena);
   auto* planned_alloc = new (g_planned_alloc_buf)
       rt::HierarchicalAllocator(rt::Span<rt::Span<uint8_t>>(g_planned_spans, 1));
   auto* manager = new (g_manager_buf) rt::MemoryManager(g_method_alloc, planned_alloc, temp);
@@ -234,8 +238,8 @@ extern "C" int hpx_engine_init(void) {
   if (g_layers == nullptr) {
     return stage_error(HPX_ET_STAGE_LOAD_METHOD, error);
   }
-  hpx_report_metric("planned_arena_size", sizeof(g_planned));
-  hpx_report_metric("method_arena_size", sizeof(g_method_arena));
+  hpx_report_metric("planned_arena_size", sizeof(hpx_et_planned_arena));
+  hpx_report_metric("method_arena_size", sizeof(hpx_et_method_arena));
   hpx_report_metric("method_arena_used_per_method", one_method);
   g_method_used = used(g_method_alloc);
   hpx_report_metric("method_arena_used", g_method_used);
@@ -268,9 +272,10 @@ extern "C" int hpx_engine_finish(void) {
       return stage_error(HPX_ET_STAGE_OUTPUT, Error::InvalidType);
     }
     const auto tensor = value.toTensor();
-    const size_t size = tensor.nbytes() < sizeof(g_output) ? tensor.nbytes() : sizeof(g_output);
-    memcpy(g_output, tensor.const_data_ptr(), size);
-    hpx_report_output(i, g_output, size);
+    const size_t size =
+        tensor.nbytes() < sizeof(hpx_et_output) ? tensor.nbytes() : sizeof(hpx_et_output);
+    memcpy(hpx_et_output, tensor.const_data_ptr(), size);
+    hpx_report_output(i, hpx_et_output, size);
   }
   hpx_report_metric("temp_arena_size", HPX_ET_TEMP_ARENA_SIZE);
   if (hpx_et_etdump_mode == 0) {
@@ -289,14 +294,14 @@ extern "C" int hpx_engine_finish(void) {
  * method resets it when the instruction ends). */
 extern "C" void hpx_engine_memory(uint32_t moment) {
   if (moment == HPX_MEMORY_BEFORE) {
-    hpx_memory_report("planned.size", sizeof(g_planned));
+    hpx_memory_report("planned.size", sizeof(hpx_et_planned_arena));
     hpx_memory_report("planned.planned", g_planned_used);
-    hpx_memory_report("method.size", sizeof(g_method_arena));
+    hpx_memory_report("method.size", sizeof(hpx_et_method_arena));
     hpx_memory_report("method", g_method_used);
-    hpx_memory_report("method.at", reinterpret_cast<uintptr_t>(g_method_arena));
+    hpx_memory_report("method.at", reinterpret_cast<uintptr_t>(hpx_et_method_arena));
     hpx_memory_report("temp.size", HPX_ET_TEMP_ARENA_SIZE);
-    hpx_memory_report("temp.at", reinterpret_cast<uintptr_t>(g_temp_arena));
-    hpx_memory_watch("planned", g_planned, g_planned_used, 0);
+    hpx_memory_report("temp.at", reinterpret_cast<uintptr_t>(hpx_et_temp_arena));
+    hpx_memory_watch("planned", hpx_et_planned_arena, g_planned_used, 0);
   } else if (moment != HPX_MEMORY_AFTER) {
     hpx_memory_report("temp", used(reinterpret_cast<rt::MemoryAllocator*>(g_temp_alloc_buf)));
   }
