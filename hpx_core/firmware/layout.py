@@ -108,6 +108,22 @@ def plan_layout(board: Board, needs: MemoryNeeds) -> MemoryLayout:
                          measured=False)
 
 
+def every_layout(board: Board, needs: MemoryNeeds) -> list[MemoryLayout]:
+    """Every plan that places each buffer in a region its use words allow (whatever the user
+    chose) and fits with the code's likely size: the alternatives a what-if prices. The order
+    is plan_layout's: the defaults first, then by how many buffers moved."""
+    choices = [_places(board, need, words_for(need)) for need in needs.buffers]
+    home = code_region(board)
+    layouts = []
+    for picks in sorted(itertools.product(*(range(len(c)) for c in choices)),
+                        key=lambda picks: (sum(1 for pick in picks if pick), picks)):
+        placed = [choices[k][pick] for k, pick in enumerate(picks)]
+        if _overflowing(board, placed, needs.code.likely) is None:
+            layouts.append(MemoryLayout(board.name, placed, home.name if home else None,
+                                        needs.code))
+    return layouts
+
+
 def _free(board: Board, placed: Sequence[BufferPlacement], code: int) -> dict[str, int]:
     loads = _loads(board, placed, code)
     return {r.name: r.length - loads[r.name] for r in board.memory}

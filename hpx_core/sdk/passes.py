@@ -15,7 +15,7 @@ from hpx_core.boards import get_board
 from hpx_core.config.pass_keys import ConfiguredPass, PassFlag
 from hpx_core.errors import UsageError
 from hpx_core.firmware.elfinfo import Symbol, code_at
-from hpx_core.firmware.layout import plan_layout
+from hpx_core.firmware.layout import every_layout, plan_layout
 from hpx_core.pipeline.context import RunContext
 from hpx_core.pipeline.products import PassInputs
 from hpx_core.pipeline.uncounted import NOTHING, HarnessRequest, UncountedPass
@@ -52,6 +52,7 @@ __all__ = [
     "check_load_segments",
     "code_at",
     "dump_json",
+    "every_layout",
     "get_board",
     "measure",
     "parse_capture",

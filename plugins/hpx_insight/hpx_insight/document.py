@@ -18,17 +18,24 @@ from hpx_insight.schemas import (
     PROFILE_SCHEMA,
     PROFILE_SCHEMA_ID,
 )
-from hpx_insight.work import Work
+from hpx_insight.work import MISS_KEYS, Work
 
 SCHEMA_ID = PROFILE_SCHEMA_ID
 FILE_NAME = PROFILE_FILE
 SCHEMA = PROFILE_SCHEMA
 
+def _cache_json(work: Work, regions: tuple[str, ...]) -> dict[str, Any]:
+    misses = work.memory(len(regions) - 1, MISS_KEYS)
+    return {"icache_misses": work.icache_misses(),
+            "dcache": {name: use for name, use in zip(regions, misses, strict=True)
+                       if any(use.values())}}
+
+
 def _work_json(work: Work, regions: tuple[str, ...],
-               where: dict[int, tuple[str, str]]) -> dict[str, Any]:
+               where: dict[int, tuple[str, str]], caches: bool) -> dict[str, Any]:
     total = sum(e.count for e in work.executed)
     memory = work.memory(len(regions) - 1)
-    return {
+    return ({"cache": _cache_json(work, regions)} if caches else {}) | {
         "instructions": list(work.per_pass),
         "classes": work.classes(),
         "memory": {name: use for name, use in zip(regions, memory, strict=True)
@@ -52,6 +59,7 @@ def profile_document(profile: InstructionProfile) -> dict[str, Any]:
 
     where = dict(binutils_for(profile.toolchain).locations(profile.elf, _addresses(profile)))
     regions = profile.region_names
+    cached = profile.caches is not None
     return {
         "schema": SCHEMA_ID, "board": profile.board.name, "toolchain": profile.toolchain,
         "passes": profile.layers[0].work.passes if profile.layers else 1,
@@ -59,10 +67,10 @@ def profile_document(profile: InstructionProfile) -> dict[str, Any]:
         "calibration_pair": profile.calibration_pair,
         "counter_agrees": profile.counter_agrees(), "seconds": round(profile.seconds, 3),
         "layers": [{"index": layer.index, "name": layer.name, "op": layer.op,
-                    "calls": layer.calls, **_work_json(layer.work, regions, where)}
+                    "calls": layer.calls, **_work_json(layer.work, regions, where, cached)}
                    for layer in profile.layers],
-        "whole": _work_json(profile.whole, regions, where),
-    }
+        "whole": _work_json(profile.whole, regions, where, cached),
+    } | ({"caches": profile.caches.json(regions)} if profile.caches else {})
 
 
 def shape_problem(document: Any) -> str | None:

@@ -16,7 +16,13 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from hpx_core.sdk import FirmwareContribution, MemoryRequest, RunError
+from hpx_core.sdk import (
+    FirmwareContribution,
+    MemoryLayout,
+    MemoryNeeds,
+    MemoryRequest,
+    RunError,
+)
 from hpx_core.sdk.firmware import Board
 from hpx_core.sdk.models import ModelInfo
 from hpx_core.sdk.passes import (
@@ -30,6 +36,7 @@ from hpx_core.sdk.passes import (
     RunContext,
     UsageError,
     dump_json,
+    every_layout,
     get_board,
     plan_layout,
     shape_problem,
@@ -38,6 +45,7 @@ from hpx_insight.options import FLAGS, InsightOptions
 from hpx_insight.schemas import ESTIMATE_FILE, ESTIMATE_SCHEMA, PROFILE_FILE, PROFILE_SCHEMA
 
 if TYPE_CHECKING:
+    from hpx_insight.caches import CacheSetup
     from hpx_insight.profile import InstructionProfile
     from hpx_insight.qemu_pass import NamedRange
 
@@ -109,8 +117,13 @@ class InstructionProfilePass:
         from hpx_insight.document import profile_document
         from hpx_insight.profile import instruction_profile
 
+        silicon = estimate_board(ctx)
+        needs = _silicon_needs(ctx, inputs.model, silicon) if silicon is not None else None
+        placed = _places(silicon, needs) if silicon is not None else None
+        buffers = _buffers(inputs)
+        caches = _cache_setup(ctx.board, silicon, buffers, placed) if silicon else None
         found = instruction_profile(inputs.built.build.elf, ctx.board,
-                                    ctx.config.target.toolchain, buffers=_buffers(inputs))
+                                    ctx.config.target.toolchain, buffers=buffers, caches=caches)
         if not found.counter_agrees():
             raise RunError("the instruction profile's per-layer counts differ from the "
                            "harness's SysTick counts", "report it: the two must agree")
@@ -118,10 +131,9 @@ class InstructionProfilePass:
         files = {PROFILE_FILE: dump_json(profile)}
         section: dict[str, object] = {"file": PROFILE_FILE, "matches_counts": True,
                                       "seconds": round(found.seconds, 3)}
-        silicon = estimate_board(ctx)
         if silicon is None:
             return PassResult(found, SECTION, section, files)
-        estimate = _estimate(ctx, found, silicon, inputs)
+        estimate = _estimate(ctx, found, silicon, needs)
         estimate = _with_energy(ctx, silicon, estimate, profile)
         files[ESTIMATE_FILE] = dump_json(estimate)
         section |= {"estimate": ESTIMATE_FILE, "estimate_for": silicon.name,
@@ -154,24 +166,28 @@ class InstructionProfilePass:
 
 
 def shown(estimate: Mapping[str, Any]) -> ConsoleSummary:
-    """Each layer's estimated cycles as a column, the whole inference's as a line."""
+    """Each layer's estimated cycles as a column; the whole inference's, the best placement and
+    the energy as lines."""
     whole = estimate["whole"]
-    line = (f"estimated on {estimate['board']}: {whole['estimated_cycles']:,.0f} cycles, "
-            f"{whole['estimated_ms']:.3f} ms at {estimate['clock_hz']:,} Hz (an estimate from "
-            "the instruction profile, not a measurement)")
+    lines = [f"estimated on {estimate['board']}: {whole['estimated_cycles']:,.0f} cycles, "
+             f"{whole['estimated_ms']:.3f} ms at {estimate['clock_hz']:,} Hz (an estimate from "
+             "the instruction profile, not a measurement)"]
+    if "best_placement" in estimate:
+        lines.append(estimate["best_placement"])
     energy = estimate.get("energy") or {}
     if "layers" not in energy:
-        lines = (line, *((energy["note"],) if "note" in energy else ()))
+        lines += [energy["note"]] if "note" in energy else []
         return ConsoleSummary((f"est. cycles {estimate['board']}",),
                               {s["index"]: (f"{s['estimated_cycles']:,.0f}",)
-                               for s in estimate["layers"]}, lines=lines)
-    said = (f"estimated energy on {estimate['board']}: {energy['inference_uj']:.3f} µJ per "
-            "inference, by the calibration's energy law (an estimate, not a measurement)")
+                               for s in estimate["layers"]}, lines=tuple(lines))
+    lines.append(f"estimated energy on {estimate['board']}: {energy['inference_uj']:.3f} µJ "
+                 "per inference, by the calibration's energy law (an estimate, not a "
+                 "measurement)")
     return ConsoleSummary(
         (f"est. cycles {estimate['board']}", "est. µJ"),
         {s["index"]: (f"{s['estimated_cycles']:,.0f}",
                       f"{energy['layers'].get(str(s['index']), 0.0):.3f}")
-         for s in estimate["layers"]}, lines=(line, said))
+         for s in estimate["layers"]}, lines=tuple(lines))
 
 
 def _buffers(inputs: PassInputs) -> list[NamedRange]:
@@ -182,11 +198,24 @@ def _buffers(inputs: PassInputs) -> list[NamedRange]:
             for p in inputs.built.placement.buffers if p.size > 0]
 
 
-def _estimate(ctx: RunContext, found: InstructionProfile, silicon: Board,
-              inputs: PassInputs) -> dict[str, Any]:
-    from hpx_insight.cycles.estimate import calibrated, estimate, estimate_document
+def _cache_setup(board: Board, silicon: Board, buffers: Sequence[NamedRange],
+                 placed: Mapping[str, str] | None) -> CacheSetup | None:
+    from hpx_insight.cycles.memory import cache_setup
+    from hpx_insight.qemu_pass import board_ranges
 
-    result = estimate(found, silicon, placed=_silicon_places(ctx, inputs.model, silicon))
+    return cache_setup(board, silicon, [r.name for r in board_ranges(board, buffers)], placed)
+
+
+def _estimate(ctx: RunContext, found: InstructionProfile, silicon: Board,
+              needs: MemoryNeeds | None) -> dict[str, Any]:
+    from hpx_insight.cycles.estimate import calibrated, core_estimate, estimate_document, reprice
+    from hpx_insight.whatif import best_line, placements_json, price_plans
+
+    base = core_estimate(found, silicon)
+    placed = _places(silicon, needs)
+    result = reprice(base, found, placed)
+    plans = [_placed(layout) for layout in every_layout(silicon, needs)] if needs else []
+    placements = price_plans(base, found, plans, placed or {}) if plans else []
     calibration = asked(ctx).calibration
     if calibration is not None:
         from hpx_insight.calibrate import load_calibration
@@ -194,6 +223,9 @@ def _estimate(ctx: RunContext, found: InstructionProfile, silicon: Board,
         result = calibrated(result, load_calibration(calibration, silicon.name),
                             calibration.name)
     document = estimate_document(result)
+    if placements:
+        document |= {"placements": placements_json(placements),
+                     "best_placement": best_line(placements)}
     problem = shape_problem(ESTIMATE_FILE, document)
     if problem:  # bounded costs cannot get here; a bug of the model must not reach a bundle
         raise RunError(f"the cycle estimate is out of bounds: {problem}",
@@ -218,15 +250,19 @@ def _with_energy(ctx: RunContext, silicon: Board, estimate: dict[str, Any],
     return estimate | {"energy": estimated_energy(law, estimate, profile)}
 
 
-def _silicon_places(ctx: RunContext, model: ModelInfo, silicon: Board
-                    ) -> Mapping[str, str] | None:
-    """Each planned buffer's region on ``silicon`` by that board's own memory plan (None: the
-    engine plans no buffers, so regions map by their use words)."""
+def _silicon_needs(ctx: RunContext, model: ModelInfo, silicon: Board) -> MemoryNeeds | None:
+    """The engine's memory plan for ``silicon``, asked again (None: it plans no buffers)."""
     section = ctx.config.model
     request = MemoryRequest(ctx.engine, silicon, model, arena_size=section.arena_size,
                             location=section.location, arena_location=section.arena_location)
-    needs = ctx.hooks.plan_memory(ctx.engine.name, request)
-    if needs is None:
-        return None
-    layout = plan_layout(silicon, needs)
+    return ctx.hooks.plan_memory(ctx.engine.name, request)
+
+
+def _placed(layout: MemoryLayout) -> dict[str, str]:
     return {p.need.symbol: p.region for p in layout.placements if p.need.symbol is not None}
+
+
+def _places(silicon: Board, needs: MemoryNeeds | None) -> dict[str, str] | None:
+    """Each planned buffer's region on ``silicon`` by that board's own memory plan (None: the
+    engine plans no buffers, so regions map by their use words)."""
+    return _placed(plan_layout(silicon, needs)) if needs is not None else None

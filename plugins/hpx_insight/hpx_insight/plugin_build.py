@@ -23,7 +23,7 @@ from hpx_core.sdk import ToolError
 from hpx_core.sdk.cache import cache_root
 from hpx_core.sdk.passes import QEMU, version_line
 
-SOURCES = ("hpx_insight.c", "qemu_plugin_api.h")
+SOURCES = ("hpx_insight.c", "hpx_cache.h", "qemu_plugin_api.h")
 LOADED = "hpx-insight loads"
 CFLAGS = ("-O2", "-std=c11", "-shared", "-fPIC", "-fvisibility=hidden", "-Wall",
           "-Werror=implicit-function-declaration")

@@ -17,6 +17,7 @@ from hpx_core.sdk.firmware import Board
 from hpx_core.sdk.passes import Measurement, measure, parse_capture
 from hpx_core.sdk.results import Capture
 from hpx_insight.binutils import binutils_for
+from hpx_insight.caches import CacheSetup
 from hpx_insight.disasm import Code, read_code
 from hpx_insight.markers import find_markers
 from hpx_insight.qemu_pass import NamedRange, board_ranges, run_instrumented
@@ -39,6 +40,7 @@ class InstructionProfile:
     seconds: float
     raw: RawProfile
     ranges: tuple[NamedRange, ...]
+    caches: CacheSetup | None = None
 
     @property
     def region_names(self) -> tuple[str, ...]:
@@ -78,13 +80,15 @@ def pass_inputs(elf: Path, board: Board, toolchain: str, buffers: Sequence[Named
 
 def instruction_profile(elf: Path, board: Board, toolchain: str = "arm-none-eabi-gcc", *,
                         buffers: Sequence[NamedRange] = (), timeout: float = 600.0,
-                        cache: Path | None = None) -> InstructionProfile:
+                        cache: Path | None = None, caches: CacheSetup | None = None
+                        ) -> InstructionProfile:
     """Run ``elf`` (built by hpx for ``board`` with ``toolchain``) once under the plugin;
-    memory use is counted per buffer of ``buffers`` and per region of the board."""
+    memory use is counted per buffer of ``buffers`` and per region of the board, and with
+    ``caches`` the silicon board's cache misses too."""
     markers = find_markers(elf, board)
     code, ranges, uses = pass_inputs(elf, board, toolchain, buffers)
     done = run_instrumented(board, elf, ranges, static=sorted(uses), timeout=timeout,
-                            cache=cache)
+                            cache=cache, caches=caches)
     raw = add_static(done.raw, uses)
     capture = _capture(done.stream)
     plan = plan_of(capture, markers.reserved)
@@ -92,4 +96,4 @@ def instruction_profile(elf: Path, board: Board, toolchain: str = "arm-none-eabi
     whole = whole_work(raw, code, plan)
     pair = sum(raw.slots[plan.reserved].windows[:plan.cal_repeats]) / plan.cal_repeats
     return InstructionProfile(board, elf, toolchain, layers, whole, pair,
-                              measure(capture, board), done.seconds, raw, ranges)
+                              measure(capture, board), done.seconds, raw, ranges, caches)

@@ -19,6 +19,7 @@ import attrs
 from hpx_core.sdk import RunError, get_logger
 from hpx_core.sdk.firmware import Board
 from hpx_core.sdk.passes import NO_PEER, check_load_segments, qemu_argv
+from hpx_insight.caches import CacheSetup
 from hpx_insight.markers import SYST_CVR, Markers, find_markers
 from hpx_insight.plugin_build import plugin_library
 from hpx_insight.raw import RawProfile, parse_raw
@@ -73,17 +74,18 @@ def plugin_args(markers: Markers, ranges: Sequence[NamedRange], out: Path) -> li
 
 def run_instrumented(board: Board, elf: Path, ranges: Sequence[NamedRange], *,
                      static: Sequence[int] = (), timeout: float = 600.0,
-                     cache: Path | None = None) -> PassResult:
+                     cache: Path | None = None, caches: CacheSetup | None = None
+                     ) -> PassResult:
     """Run ``elf`` on ``board`` with the plugin; the plugin's per-slot counts, memory use
     counted per range of ``ranges`` except for the ``static`` instructions' (their use follows
-    from the code: :mod:`hpx_insight.static_access`)."""
+    from the code: :mod:`hpx_insight.static_access`), and the misses of ``caches``."""
     markers = find_markers(elf, board)
     library = plugin_library(cache)
     check_load_segments(board, elf)
     with tempfile.TemporaryDirectory(prefix="hpx-insight-") as folder:
         out = Path(folder) / "profile.txt"
         argv = qemu_argv(board, elf)
-        args = plugin_args(markers, ranges, out)
+        args = plugin_args(markers, ranges, out) + (caches.args() if caches else [])
         if static:
             listed = Path(folder) / "static.txt"
             listed.write_text("".join(f"{a:x}\n" for a in static), encoding="ascii")

@@ -1,11 +1,13 @@
 """The plugin's output: per slot (a layer, or the reserved slot), its windows' instruction
 totals and what every instruction address did in them.
 
-A line-oriented text the plugin writes at QEMU's exit (``hpx-insight 1``): ``slot INDEX
-WINDOWS``, then one ``w TOTAL`` per window, then ``i ADDR SIZE COUNT FALL`` per instruction
-(executions, and how often control fell through to the next address after it) followed by
-``m REGION LOADS STORES BYTES_READ BYTES_WRITTEN`` per memory region it touched. The slot after
-the reserved one holds the reserved slot's first window alone: the calibration pair.
+A line-oriented text the plugin writes at QEMU's exit (``hpx-insight 2``): ``slot INDEX
+WINDOWS``, then one ``w TOTAL`` per window, then ``i ADDR SIZE COUNT FALL IMISS`` per
+instruction (executions, how often control fell through to the next address after it, and the
+instruction-cache misses of the blocks it ended) followed by ``m REGION LOADS STORES BYTES_READ
+BYTES_WRITTEN`` and the data cache's read and write misses, shared then alone
+(:mod:`hpx_insight.caches`), per memory region it touched. The slot after the reserved one
+holds the reserved slot's first window alone: the calibration pair.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import attrs
 
 from hpx_core.sdk import RunError
 
-MAGIC = "hpx-insight 1"
+MAGIC = "hpx-insight 2"
 
 
 @attrs.frozen
@@ -29,6 +31,10 @@ class MemoryUse:
     stores: int
     bytes_read: int
     bytes_written: int
+    read_misses: int = 0  # data-cache lines filled, in the cache every cached range shares
+    write_misses: int = 0
+    read_misses_alone: int = 0  # the same, had this range been the only one cached
+    write_misses_alone: int = 0
 
 
 @attrs.frozen
@@ -37,6 +43,7 @@ class InsnCount:
     size: int
     count: int
     fall: int  # executions after which the next address ran
+    icache_misses: int = 0  # of the translation blocks this instruction ended
     memory: tuple[MemoryUse, ...] = ()
 
 
@@ -101,9 +108,13 @@ def _slots(lines: Iterator[str]) -> Iterator[RawSlot]:
             reader.windows.append(_numbers(fields, line)[0])
         elif kind == "i":
             reader.close_insn()
-            address, size, count, fall = _numbers(fields, line, hex_first=True)
-            reader.insns.append(InsnCount(address, size, count, fall))
+            if len(fields) != 5:
+                raise _bad(line)
+            address, size, count, fall, missed = _numbers(fields, line, hex_first=True)
+            reader.insns.append(InsnCount(address, size, count, fall, missed))
         elif kind == "m":
+            if len(fields) != 9:
+                raise _bad(line)
             reader.memory.append(MemoryUse(*_numbers(fields, line)))
         else:
             raise _bad(line)

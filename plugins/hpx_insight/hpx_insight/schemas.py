@@ -34,8 +34,15 @@ _WORK = {
             "type": "object", "required": ["loads", "stores", "bytes_read", "bytes_written"],
             "additionalProperties": _COUNT}},
         "functions": _HOT, "blocks": _HOT,
+        "cache": {"type": "object", "required": ["icache_misses", "dcache"], "properties": {
+            "icache_misses": _COUNT,
+            "dcache": {"type": "object", "additionalProperties": {
+                "type": "object", "additionalProperties": _COUNT}}}},
     },
 }
+_GEOMETRY = {"type": "object", "required": ["size", "ways", "line", "source"],
+             "properties": {"size": _COUNT, "ways": _COUNT, "line": _COUNT,
+                            "source": {"type": "string"}}}
 PROFILE_SCHEMA: dict[str, Any] = {
     "type": "object",
     "required": ["schema", "board", "toolchain", "passes", "regions", "classes", "layers",
@@ -53,6 +60,10 @@ PROFILE_SCHEMA: dict[str, Any] = {
             "properties": {"index": _COUNT, "name": {"type": "string"},
                            "op": {"type": "string"}, "calls": _COUNT}}]}},
         "whole": _WORK,
+        "caches": {"type": "object", "required": ["board", "icache", "dcache"], "properties": {
+            "board": {"type": "string"}, "icache": _GEOMETRY,
+            "dcache": {"oneOf": [_GEOMETRY, {"type": "null"}]},
+            "shared_leaves_out": {"type": "array", "items": {"type": "string"}}}},
     },
 }
 

@@ -19,6 +19,9 @@ from hpx_insight.classes import CLASSES
 from hpx_insight.disasm import Code, Instruction
 from hpx_insight.raw import InsnCount, MemoryUse, RawProfile, RawSlot
 
+MEMORY_KEYS = ("loads", "stores", "bytes_read", "bytes_written")
+MISS_KEYS = ("read_misses", "write_misses", "read_misses_alone", "write_misses_alone")
+
 
 @attrs.frozen
 class Executed:
@@ -29,6 +32,7 @@ class Executed:
     count: int
     fall: int  # executions after which the next address ran (not taken, for a branch)
     memory: tuple[MemoryUse, ...] = ()
+    icache_misses: int = 0  # of the translation blocks this instruction ended
 
     @property
     def taken(self) -> int:
@@ -60,18 +64,22 @@ class Work:
         out["other"] += sum(self.per_pass) - sum(out.values())  # a pair that was not all alike
         return out
 
-    def memory(self, regions: int) -> list[dict[str, int]]:
-        """Loads, stores and bytes per region over all passes, the pairs taken out."""
+    def memory(self, regions: int, keys: tuple[str, ...] = MEMORY_KEYS
+               ) -> list[dict[str, int]]:
+        """Loads, stores, bytes (and cache misses, with ``keys``) per region over all passes,
+        the pairs taken out (not from misses: the one pair the profile keeps ran cold, the
+        others hit)."""
         sums = [Counter[str]() for _ in range(regions + 1)]
-        for weight, group in ((1, self.executed), (-self.pairs, self.pair)):
+        pairs = 0 if keys == MISS_KEYS else self.pairs
+        for weight, group in ((1, self.executed), (-pairs, self.pair)):
             for e in group:
                 for m in e.memory:
-                    sums[m.region].update({"loads": weight * m.loads,
-                                           "stores": weight * m.stores,
-                                           "bytes_read": weight * m.bytes_read,
-                                           "bytes_written": weight * m.bytes_written})
-        keys = ("loads", "stores", "bytes_read", "bytes_written")
+                    sums[m.region].update({k: weight * getattr(m, k) for k in keys})
         return [{k: s[k] for k in keys} for s in sums]
+
+    def icache_misses(self) -> int:
+        """Instruction-cache misses over all passes (see :meth:`memory` for the pairs)."""
+        return sum(e.icache_misses for e in self.executed)
 
 
 @attrs.frozen
@@ -84,8 +92,8 @@ class Layer:
 
 
 def _executed(insns: Iterable[InsnCount], code: Code) -> tuple[Executed, ...]:
-    return tuple(Executed(code.at(i.address), i.size, i.count, i.fall, i.memory)
-                 for i in insns)
+    return tuple(Executed(code.at(i.address), i.size, i.count, i.fall, i.memory,
+                          i.icache_misses) for i in insns)
 
 
 def _per_pass(windows: tuple[int, ...], passes: int, pair: float) -> tuple[int, ...]:

@@ -10,8 +10,10 @@ Source: ``llvm/lib/Target/ARM/ARMScheduleM55.td`` (LLVM project; the model ``llv
 - An MVE instruction is two beats, each one cycle on one of four EPU pipes (load/store,
   integer, float/multiply, control: ``ReleaseAtCycles=[2]``); the next instruction may start
   its first beat in the second beat's cycle when it uses another pipe (VLDR;VMLA overlap,
-  VLDR;VLDRB do not). MVE loads write in 1 cycle (E2), multiplies and MACs in 2 (E3). A gather
-  load or scatter store reads its vector of offsets 4 cycles early (``M55GatherQRead``).
+  VLDR;VLDRB do not). MVE loads write in 1 cycle (E2), gather loads in 2 (``M55Write2LSE3``),
+  multiplies, MACs and immediate moves (``MVE_VMOVi``) in 2 (E3). A gather load or scatter store
+  reads its vector of offsets 4 cycles early (``M55GatherQRead``). ``VMOV Qd, Qm`` is
+  ``MVE_VORR``, on the integer pipe.
 - Scalar FP: 1 cycle on the float pipe; result after 2 (add, mul, convert), 4 (VMLA), 16
   (VDIV.F32, VSQRT.F32).
 - ``MispredictPenalty = 3``: the cycles a taken branch costs to refill the pipeline (the core
@@ -45,6 +47,7 @@ MVE_FP_PIPE = ("vmul", "vmla", "vmls", "vqdmul", "vqrdmul", "vqdmla", "vqrdmla",
 
 
 _GATHER = re.compile(r"\[[^\]]*\bq[0-7]\b")
+_Q_PAIR = re.compile(r"^\s*q\d,\s*q\d\s*$")
 
 
 def _name(insn: Instruction) -> str:
@@ -58,6 +61,8 @@ def _mve(insn: Instruction, name: str) -> Timing:
         gather = bool(_GATHER.search(insn.operands))
         return Timing(2, "ls", load=name.startswith("vld"), store=name.startswith("vst"),
                       offsets_early=GATHER_OFFSETS_EARLY if gather else 0)
+    if name in ("vmov", "vorr") and _Q_PAIR.match(insn.operands):
+        return Timing(2, "vint")  # VMOV Qd, Qm is MVE_VORR: the integer pipe
     float_pipe = name.startswith(MVE_FP_PIPE) or ".f" in insn.mnemonic.lower()
     return Timing(2, "vfp" if float_pipe else "vint")
 
@@ -88,13 +93,15 @@ MVE_LATENCY = (
       "vqrshrun", "vabav"), 3),
     (("vmaxv", "vminv", "vmaxav", "vminav"), 0),  # by element size below
     (("vrshr", "vqrshl", "vqshl", "vrshl", "vadc", "vsbc", "vmull", "vcvt", "vrint", "vaddv",
-      "vaddlv", "vcadd", "vcmla", "vcmul", "vmovi", "vfma", "vfms", "vmul", "vmla", "vmls",
+      "vaddlv", "vcadd", "vcmla", "vcmul", "vfma", "vfms", "vmul", "vmla", "vmls",
       "vqdmul", "vqrdmul", "vqdmla", "vqrdmla", "vqdmls", "vqrdmls", "vrmlaldavh", "vmlaldav",
       "vmladav", "vmlav", "vmlsdav", "vmlsldav", "vrmulh", "vmulh"), 2),
 )
 
 
 def _mve_latency(insn: Instruction, name: str) -> int:
+    if name == "vmov" and "#" in insn.operands:
+        return 2  # VMOV.I/F immediate: "MVE_VMOVi" (MVE_VMOVimmi8 ...), M55Write2FloatE3
     for prefixes, latency in MVE_LATENCY:
         if name.startswith(prefixes):
             if latency:
@@ -113,8 +120,10 @@ _Q_ONLY = re.compile(r"^\s*q\d,\s*q\d,\s*q\d\s*$")
 def m55_latency(insn: Instruction) -> int:
     """Cycles until ``insn``'s result can be read (ARMScheduleM55.td's write latencies)."""
     name, kind = _name(insn), insn.kind
+    if kind == "vector_load":  # gathers: M55Write2LSE3; contiguous loads: M55Write2LSE2
+        return 2 if _GATHER.search(insn.operands) else 1
     if kind.startswith("vector"):
-        return 1 if kind in ("vector_load", "vector_store") else _mve_latency(insn, name)
+        return 1 if kind == "vector_store" else _mve_latency(insn, name)
     if kind == "divide" and name.startswith("v"):
         return 16
     if kind == "float":

@@ -10,6 +10,7 @@ out, as the harness takes their instructions out of the counts.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 
 import attrs
@@ -79,34 +80,82 @@ def _classify(e: Executed, base: float, penalty: float, into: dict[str, float]) 
     into[taken] = into.get(taken, 0.0) + penalty
 
 
-def _memory(e: Executed, timings: Sequence[RegionTiming | None]) -> float:
-    extra = 0.0
-    for use in e.memory:
-        timing = timings[use.region] if use.region < len(timings) else None
-        if timing is not None and timing.wait_states and not timing.cached:
-            extra += timing.wait_states * (use.loads + use.stores)
-    return extra
-
-
-def executed_cycles(executed: Sequence[Executed], core: CoreModel,
-                    timings: Sequence[RegionTiming | None]) -> dict[str, float]:
-    """Cycles of ``executed`` (instructions with their counts) by class."""
+def executed_cycles(executed: Sequence[Executed], core: CoreModel) -> dict[str, float]:
+    """The core's cycles of ``executed`` (instructions with their counts) by class."""
     out: dict[str, float] = {}
     for block in _blocks(executed):
         for e, base in zip(block, _block_cycles(block, core), strict=True):
             timing = core.timing(e.insn, e.size)
             taken = e.taken if e.insn.kind == "branch" else (e.count if timing.taken else 0)
-            _classify(e, base + _memory(e, timings), taken * timing.taken, out)
+            _classify(e, base, taken * timing.taken, out)
     return out
 
 
-def work_cycles(work: Work, core: CoreModel,
-                timings: Sequence[RegionTiming | None]) -> dict[str, float]:
-    """The slot's cycles over all its passes by class, the calibration pairs taken out."""
-    total = executed_cycles(work.executed, core, timings)
-    pair = executed_cycles(work.pair, core, timings)
+def work_cycles(work: Work, core: CoreModel) -> dict[str, float]:
+    """The slot's core cycles over all its passes by class, the calibration pairs taken out."""
+    total = executed_cycles(work.executed, core)
+    pair = executed_cycles(work.pair, core)
     return {name: total.get(name, 0.0) - work.pairs * pair.get(name, 0.0)
             for name in set(total) | set(pair)}
+
+
+@attrs.frozen
+class MemoryPrices:
+    """How a slot's memory events are priced on a silicon board: each profile range's region
+    timing (None: no region of the board), the region code is fetched from, and whether the
+    data misses are each range's own (``alone``) or the shared cache's."""
+
+    timings: tuple[RegionTiming | None, ...]
+    code: RegionTiming | None
+    alone: bool = False
+
+
+Event = tuple[str, str]  # (silicon region, "read_fill" | "write_miss" | "access")
+
+
+def _events(executed: Sequence[Executed], prices: MemoryPrices, misses: bool = True
+            ) -> Counter[Event]:
+    out: Counter[Event] = Counter()
+    for e in executed:
+        if misses and e.icache_misses and prices.code is not None and prices.code.cached:
+            out[(prices.code.name, "read_fill")] += e.icache_misses
+        for use in e.memory:
+            timing = prices.timings[use.region] if use.region < len(prices.timings) else None
+            if timing is None:
+                continue
+            if not timing.cached:
+                if timing.wait_states:
+                    out[(timing.name, "access")] += use.loads + use.stores
+            elif not misses:
+                continue
+            elif prices.alone:
+                out[(timing.name, "read_fill")] += use.read_misses_alone
+                out[(timing.name, "write_miss")] += use.write_misses_alone
+            else:
+                out[(timing.name, "read_fill")] += use.read_misses
+                out[(timing.name, "write_miss")] += use.write_misses
+    return out
+
+
+def memory_events(work: Work, prices: MemoryPrices) -> Counter[Event]:
+    """The slot's line fills, write misses and uncached accesses per silicon region over all
+    its passes, the calibration pairs' accesses taken out (not their misses: the one pair the
+    profile keeps ran cold, the others hit)."""
+    total = _events(work.executed, prices)
+    pair = _events(work.pair, prices, misses=False)
+    total.subtract({k: work.pairs * n for k, n in pair.items()})
+    return total
+
+
+def event_cost(event: Event, lookup: Callable[[str], RegionTiming]) -> float:
+    """Cycles one event costs (0 where the region's costs are not known)."""
+    region, kind = event
+    timing = lookup(region)
+    if kind == "access":
+        return float(timing.wait_states or 0)
+    if timing.lines is None:
+        return 0.0
+    return timing.lines.read_fill if kind == "read_fill" else timing.lines.write_miss
 
 
 def region_timings(names: Sequence[str], mapping: Mapping[str, str],

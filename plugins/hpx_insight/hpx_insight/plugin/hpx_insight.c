@@ -18,8 +18,14 @@
  * half-open), open=ADDR:SLOTS (hpx_slot_open and the number of slots), cvr=ADDR, region=LO:HI
  * (repeated, at most 15: the first range holding an address is its region; every other address
  * is the last region), static=FILE (addresses, one hexadecimal number a line, whose memory use
- * hpx counts from the code: they get no callback), probe=1 (report that the plugin loads, then
- * refuse to install).
+ * hpx counts from the code: they get no callback), icache=SIZE:WAYS:LINE and dcache=SIZE:WAYS:LINE
+ * (the silicon board's caches to simulate: hpx_cache.h), nocache=K (repeated: range K is never
+ * cached on the silicon board, so it stays out of the shared data cache), probe=1 (report that
+ * the plugin loads, then refuse to install).
+ *
+ * Per instruction and range the file gives loads, stores, bytes read and written, then the data
+ * cache's read and write misses in the shared cache and in the range's own; per instruction
+ * ending a translation block, the instruction cache's misses of that block.
  *
  * SPDX-License-Identifier: Apache-2.0 OR GPL-2.0-or-later
  * (either license, at your choice: the plugin is loaded into QEMU, which is GPL-2.0-or-later)
@@ -29,12 +35,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hpx_cache.h"
 #include "qemu_plugin_api.h"
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = HPX_QEMU_PLUGIN_VERSION;
 
 #define MAX_REGIONS 16 /* the named ranges (buffers, the board's regions) and "elsewhere" */
-#define STATS 4       /* load instructions, store instructions, bytes read, bytes written */
+#define STATS 8 /* loads, stores, bytes read, written; misses: shared read, write, alone */
 #define ROLE_BEGIN 1
 #define ROLE_END 2
 
@@ -48,7 +55,8 @@ typedef struct rec {
     uint64_t snap;  /* count at the last cut */
     uint64_t mem_seen;
     uint64_t fall, fall_snap, fall_seen;
-    uint64_t *mem, *mem_snap; /* [MAX_REGIONS][STATS] */
+    uint64_t imiss, imiss_snap; /* instruction-cache misses of the block this ends */
+    uint64_t *mem, *mem_snap;   /* [MAX_REGIONS][STATS] */
     uint32_t addr;
     uint8_t size, role;
 } rec_t;
@@ -62,7 +70,7 @@ typedef struct {
 typedef struct {
     uint32_t addr;
     uint8_t size;
-    uint64_t count, fall;
+    uint64_t count, fall, imiss;
     uint64_t *mem;
 } agg_t;
 
@@ -87,6 +95,8 @@ static uint64_t open_base, cvr_addr;
 static unsigned n_slots;
 static uint32_t *static_insns; /* sorted */
 static size_t n_static;
+static cache_t icache, dcache, dalone[MAX_REGIONS];
+static uint8_t uncached[MAX_REGIONS];
 
 static map_t recs; /* address -> rec_t */
 static rec_t **rec_list;
@@ -200,8 +210,10 @@ static void cut(void) {
         agg_t *a = agg_at(&pending, r->addr, r->size);
         a->count += d;
         a->fall += r->fall - r->fall_snap;
+        a->imiss += r->imiss - r->imiss_snap;
         r->snap = r->count;
         r->fall_snap = r->fall;
+        r->imiss_snap = r->imiss;
         if (r->mem != NULL) {
             for (unsigned k = 0; k < MAX_REGIONS * STATS; k++) {
                 delta_mem[k] = r->mem[k] - r->mem_snap[k];
@@ -224,6 +236,7 @@ static void settle(void) {
             agg_t *a = agg_at(&s->hist, p->addr, p->size);
             a->count += p->count;
             a->fall += p->fall;
+            a->imiss += p->imiss;
             add_mem(a, p->mem);
             s->current += p->count;
         }
@@ -306,12 +319,18 @@ static void on_mem(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr
         m = r->mem = xcalloc(MAX_REGIONS * STATS, sizeof(uint64_t));
         r->mem_snap = xcalloc(MAX_REGIONS * STATS, sizeof(uint64_t));
     }
-    unsigned base = region_of(vaddr) * STATS;
+    unsigned region = region_of(vaddr), base = region * STATS;
     if (r->mem_seen != r->count) { /* the first access of this execution */
         r->mem_seen = r->count;
         m[base + (store ? 1 : 0)]++;
     }
     m[base + (store ? 3 : 2)] += bytes;
+    if (dcache.sets != 0 && region < n_regions) {
+        if (!uncached[region]) {
+            m[base + (store ? 5 : 4)] += cache_access(&dcache, vaddr, bytes);
+        }
+        m[base + (store ? 7 : 6)] += cache_access(&dalone[region], vaddr, bytes);
+    }
     if (r->role != 0) {
         on_marker(r, vaddr, store);
     }
@@ -327,6 +346,9 @@ static void on_tb(unsigned int vcpu, void *udata) {
         if (t->start == p->next) {
             p->last->fall++;
         }
+    }
+    if (icache.sets != 0) {
+        t->last->imiss += cache_access(&icache, t->start, t->next - t->start);
     }
     prev_tb = t;
 }
@@ -438,13 +460,16 @@ static void write_slot(FILE *f, unsigned idx, slot_t *s) {
     }
     for (size_t i = 0; i < n; i++) {
         agg_t *a = items[i];
-        fprintf(f, "i %" PRIx32 " %u %" PRIu64 " %" PRIu64 "\n", a->addr, a->size, a->count,
-                a->fall);
+        fprintf(f, "i %" PRIx32 " %u %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", a->addr, a->size,
+                a->count, a->fall, a->imiss);
         for (unsigned k = 0; a->mem != NULL && k <= n_regions; k++) {
             const uint64_t *v = a->mem + k * STATS;
             if (v[0] || v[1] || v[2] || v[3]) {
-                fprintf(f, "m %u %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", k, v[0], v[1],
-                        v[2], v[3]);
+                fprintf(f, "m %u", k);
+                for (unsigned j = 0; j < STATS; j++) {
+                    fprintf(f, " %" PRIu64, v[j]);
+                }
+                fputc('\n', f);
             }
         }
     }
@@ -463,7 +488,7 @@ static void on_exit_write(qemu_plugin_id_t id, void *udata) {
     for (size_t i = 0; i < n_recs; i++) {
         total += rec_list[i]->count;
     }
-    fprintf(f, "hpx-insight 1\nregions %u\ntotal %" PRIu64 "\n", n_regions, total);
+    fprintf(f, "hpx-insight 2\nregions %u\ntotal %" PRIu64 "\n", n_regions, total);
     for (unsigned idx = 0; idx <= n_slots; idx++) {
         if (slots[idx].n_windows > 0 || slots[idx].hist.used > 0) {
             write_slot(f, idx, &slots[idx]);
@@ -499,6 +524,20 @@ static int parse_arg(const char *arg) {
     }
     if (key == 6 && strncmp(arg, "static", 6) == 0) {
         return load_static(value);
+    }
+    if (key == 6 && strncmp(arg, "icache", 6) == 0) {
+        return cache_init(&icache, value);
+    }
+    if (key == 6 && strncmp(arg, "dcache", 6) == 0) {
+        return cache_init(&dcache, value);
+    }
+    if (key == 7 && strncmp(arg, "nocache", 7) == 0) {
+        unsigned long k = strtoul(value, NULL, 0);
+        if (k >= MAX_REGIONS) {
+            return -1;
+        }
+        uncached[k] = 1;
+        return 0;
     }
     if (key == 3 && strncmp(arg, "cvr", 3) == 0) {
         cvr_addr = strtoull(value, NULL, 0);
@@ -540,6 +579,12 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
     if (out_path == NULL || n_slots == 0 || cvr_addr == 0 || begin_fn.hi == 0 || end_fn.hi == 0) {
         fputs("hpx-insight: out, open, cvr, begin and end are required\n", stderr);
         return -1;
+    }
+    for (unsigned k = 0; dcache.sets != 0 && k < n_regions; k++) {
+        if (cache_like(&dalone[k], &dcache) != 0) {
+            fputs("hpx-insight: out of memory\n", stderr);
+            return -1;
+        }
     }
     slots = xcalloc(n_slots + 1, sizeof *slots);
     open_set = xcalloc(n_slots + 1, sizeof *open_set);
