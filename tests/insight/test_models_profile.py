@@ -77,3 +77,39 @@ def test_executorch_programs_layers_equal_systick(program: str) -> None:
 
 def teardown_module() -> None:
     shutil.rmtree(WORK, ignore_errors=True)
+
+
+@pytest.mark.parametrize("silicon", ["apollo510_evb", "apollo330mP_evb"])
+def test_what_if_placements_price_weights_and_arena_where_the_board_holds_them(
+        silicon: str) -> None:
+    """KWS with CMSIS-NN estimated for an Apollo5 board: every plan of its model and arena the
+    board holds is priced, the default marked; the arena in shared SRAM costs more than in TCM
+    (its misses, at the fitted costs); the table is in the bundle, the console and the page."""
+    from hpx_core.config.validate import overrides
+    from hpx_core.pipeline import profile
+    from hpx_core.report.html import bundle_report
+    from hpx_core.results.view import load_view
+
+    needs_tools()
+    settings = overrides("test", engine__type="tflm", engine__backend="cmsis_nn",
+                         target__board="qemu-m55", profiling__iterations=1,
+                         profiling__estimate_for=silicon,
+                         output__dir=str(WORK / f"whatif-{silicon}" / "results"))
+    outcome = profile(MLPERF / "kws_ref_model.tflite", None, settings)
+    assert outcome.bundle is not None
+    view = load_view(outcome.bundle)
+    estimate = view.pass_documents["cycle_estimate.json"]
+    plans = estimate["placements"]
+    assert sum(p["default"] for p in plans) == 1
+    by_plan = {(p["buffers"]["hpx_tflm_model"], p["buffers"]["hpx_tflm_arena"]): p
+               for p in plans}
+    assert {("MCU_TCM", "MCU_TCM"), ("MCU_TCM", "SHARED_SRAM"),
+            ("MCU_MRAM", "MCU_TCM")} <= set(by_plan)
+    in_tcm = by_plan[("MCU_TCM", "MCU_TCM")]["estimated_cycles"]
+    assert by_plan[("MCU_TCM", "SHARED_SRAM")]["estimated_cycles"] > in_tcm
+    default = next(p for p in plans if p["default"])
+    assert default["estimated_cycles"] == estimate["whole"]["estimated_cycles"]
+    assert estimate["best_placement"].startswith(("best placement on", "placement on"))
+    page = bundle_report(view)
+    assert "What if the buffers were placed elsewhere" in page
+    assert "SHARED_SRAM" in page

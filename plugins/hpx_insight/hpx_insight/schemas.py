@@ -92,6 +92,15 @@ ESTIMATE_SCHEMA: dict[str, Any] = {
         "regions": {"type": "object", "additionalProperties": {"type": "string"}},
         "unmodelled": {"type": "array", "items": {"type": "string"}},
         "layers": {"type": "array", "items": _SLOT}, "whole": _SLOT,
+        "best_placement": {"type": "string"},
+        "placements": {"type": "array", "items": {
+            "type": "object",
+            "required": ["buffers", "default", "estimated_cycles", "estimated_ms"],
+            "properties": {"buffers": {"type": "object",
+                                       "additionalProperties": {"type": "string"}},
+                           "default": {"type": "boolean"}, "misses": {"enum": ["shared", "alone"]},
+                           "estimated_cycles": _AMOUNT, "estimated_ms": _AMOUNT,
+                           "layers": _NUMBERS}}},
         "energy": {"type": "object", "properties": {
             "note": {"type": "string"}, "inference_uj": {"type": "number"},
             "layers": {"type": "object", "additionalProperties": {"type": "number"}}}},

@@ -104,11 +104,32 @@ def estimate_html(document: Mapping[str, Any]) -> str:
     how = f"calibrated with {html.escape(str(calibration))}" if calibration else "uncalibrated"
     unmodelled = "".join(f"<li>{html.escape(str(u))}</li>" for u in document["unmodelled"])
     board, source = (html.escape(str(document[k])) for k in ("board", "source_board"))
+    placements = placements_html(document)
     return (f'<section class="cycle-estimate"><h2>Estimated cycles on {board} (from {source}'
             f", model {html.escape(str(document['model']))}, {how})</h2>"
             "<p>An estimate from the instruction profile, not a measurement: compare it with "
             "measured cycles only knowingly.</p>"
             "<table><thead><tr><th>#</th><th>layer</th><th>op</th><th>instructions</th>"
             f"<th>estimated cycles</th><th>estimated ms</th></tr></thead><tbody>{rows}</tbody>"
-            f"</table><p>Not modelled:</p><ul>{unmodelled}</ul></section>")
+            f"</table>{placements}<p>Not modelled:</p><ul>{unmodelled}</ul></section>")
+
+
+def placements_html(document: Mapping[str, Any]) -> str:
+    """The what-if table: every priced plan of the buffers, cheapest first, the default
+    marked; empty when the estimate priced none."""
+    plans = sorted(document.get("placements") or [], key=lambda p: p["estimated_cycles"])
+    if not plans:
+        return ""
+    rows = "".join(
+        f"<tr><td>{'default' if p['default'] else ''}</td><td>"
+        + "<br>".join(f"{html.escape(str(b))}: {html.escape(str(r))}"
+                      for b, r in sorted(p["buffers"].items()))
+        + f"</td><td class=\"n\">{p['estimated_cycles']:,.0f}</td>"
+        f"<td class=\"n\">{p['estimated_ms']:.4f}</td><td>{html.escape(str(p['misses']))}</td>"
+        "</tr>" for p in plans)
+    best = html.escape(str(document.get("best_placement", "")))
+    return ('<h3 class="placements">What if the buffers were placed elsewhere</h3>'
+            f"<p>{best}</p><table><thead><tr><th>plan</th><th>buffers</th>"
+            "<th>estimated cycles</th><th>estimated ms</th><th>misses priced</th></tr></thead>"
+            f"<tbody>{rows}</tbody></table>")
 
