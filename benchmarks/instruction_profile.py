@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from hpx_insight.cycles.memory import cache_setup
 from hpx_insight.document import profile_document
 from hpx_insight.profile import instruction_profile, pass_inputs
 from hpx_insight.qemu_pass import run_instrumented
@@ -50,6 +51,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--backend", default="reference")
+    parser.add_argument("--caches", metavar="BOARD", default=None,
+                        help="also simulate this silicon board's caches (as --estimate-for)")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="hpx-insight-bench-"))
     settings = overrides("benchmark", engine__type="tflm", engine__backend=args.backend,
@@ -60,16 +63,20 @@ def main() -> None:
     elf = outcome.build.elf
     _, ranges, uses = pass_inputs(elf, BOARD, outcome.build.toolchain)
     static = sorted(uses)
+    caches = (cache_setup(BOARD, get_board(args.caches), [r.name for r in ranges], None)
+              if args.caches else None)
     plain: list[tuple[float, float]] = []
     plugin: list[tuple[float, float]] = []
     run_instrumented(BOARD, elf, ranges, static=static)  # the plugin compiled, before timing
     for _ in range(args.repeats):
         plain.append(timed(lambda: run_on_qemu(BOARD, elf)))
-        plugin.append(timed(lambda: run_instrumented(BOARD, elf, ranges, static=static)))
+        plugin.append(timed(lambda: run_instrumented(BOARD, elf, ranges, static=static,
+                                                     caches=caches)))
     started = time.perf_counter()
     found = instruction_profile(elf, BOARD, outcome.build.toolchain)
     profile_document(found)
     whole = time.perf_counter() - started
+    print(f"caches simulated: {caches.board if caches else 'none'}")
     print(f"KWS ({args.backend}) on {BOARD.name}: {outcome.measurement.whole_median:,} "
           f"instructions per inference; profile equals SysTick: {found.counter_agrees()}")
     print("| run | wall (median) | QEMU CPU (median) |")

@@ -287,16 +287,16 @@ def test_buffers_land_where_the_config_places_them_on_apollo() -> None:
 
     def address(built: ProfileOutcome, buffer: str) -> int:
         symbols = symbol_inventory(elf_of(built)).symbols
-        return next(s.address for s in symbols if s.name.endswith(f"{len(buffer)}{buffer}E"))
+        return next(s.address for s in symbols if s.name == buffer)
 
     default = ns_build("tier1mean")
-    assert address(default, "g_planned") in regions["MCU_TCM"]
+    assert address(default, "hpx_et_planned_arena") in regions["MCU_TCM"]
     placed = profile_run(TIER1 / "tier1mean_ns.pte", "executorch", "apollo510_evb",
                          WORK / "placed", backend="ns", until=BUILD_ONLY,
                          planned_arena_location="sram", io_location="sram")
-    assert address(placed, "g_planned") in regions["SHARED_SRAM"]
-    assert address(placed, "g_output") in regions["SHARED_SRAM"]
-    assert address(placed, "g_method_arena") in regions["MCU_TCM"]
+    assert address(placed, "hpx_et_planned_arena") in regions["SHARED_SRAM"]
+    assert address(placed, "hpx_et_output") in regions["SHARED_SRAM"]
+    assert address(placed, "hpx_et_method_arena") in regions["MCU_TCM"]
     assert placed.contribution is not None
     assert not placed.contribution.libraries[0].built  # the runtime is shared
 
