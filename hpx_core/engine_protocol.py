@@ -45,6 +45,8 @@ from hpx_core.contract import (
     Explanation,
     FirmwareContribution,
     FirmwareRequest,
+    HostOutputs,
+    HostOutputsRequest,
     ManifestRequest,
     MatchManifest,
     MemoryNeeds,
@@ -192,6 +194,21 @@ class PlansMemory(Protocol):
         """
 
 
+class RunsHostReference(Protocol):
+    """An engine whose host reference runs any input, so a data set can be validated."""
+
+    def hpx_host_outputs(self, *, request: HostOutputsRequest) -> HostOutputs:
+        """Run each sample through the engine's host reference (``hpx validate``).
+
+        Called once per batch of samples (a few hundred at most, so memory stays bounded),
+        after the firmware was built. Answer every output's bytes per sample, as the device
+        sends them: the core compares them with what the device computed for the same bytes.
+        Reuse one interpreter across the batch; the samples' inputs are already in the
+        model's types (the core quantized float data with the model's own parameters).
+        Without this hook the engine cannot be validated, and ``hpx validate`` says so.
+        """
+
+
 class ExplainsErrors(Protocol):
     """An engine whose glue reports error codes it can put in words."""
 
@@ -218,7 +235,7 @@ class MatchesManifests(Protocol):
 
 
 PROTOCOLS = (Engine, ReadsItsOwnFormat, DescribesModels, ChecksModels, MaterializesSources,
-             PlansMemory, ExplainsErrors, MatchesManifests)
+             PlansMemory, ExplainsErrors, RunsHostReference, MatchesManifests)
 
 
 class Reach(enum.Enum):
@@ -300,6 +317,7 @@ HOOKS = _table(  # in the order a run calls them
     Hook(Engine.hpx_verify_symbols, Reach.EVERY_PLUGIN),
     Hook(ExplainsErrors.hpx_explain_error, Reach.ENGINE),
     Hook(Engine.hpx_result_extras, Reach.ENGINE),
+    Hook(RunsHostReference.hpx_host_outputs, Reach.ENGINE),
     Hook(MatchesManifests.hpx_match_manifest, Reach.ENGINE),
 )
 """Every hook by name: the one table the specs, the core's calls and the docs' tests read."""

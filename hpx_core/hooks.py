@@ -24,6 +24,8 @@ from hpx_core.contract import (
     Explanation,
     FirmwareContribution,
     FirmwareRequest,
+    HostOutputs,
+    HostOutputsRequest,
     ManifestRequest,
     MatchManifest,
     MemoryNeeds,
@@ -51,6 +53,7 @@ from hpx_core.engine_protocol import (
     PlansMemory,
     Reach,
     ReadsItsOwnFormat,
+    RunsHostReference,
 )
 from hpx_core.errors import PluginError
 from hpx_core.models.info import ModelInfo
@@ -115,6 +118,9 @@ class EngineHooks:
 
     def result_extras(self, engine: str, request: ResultsRequest) -> ResultExtras | None:
         return self._ask(Engine.hpx_result_extras, request, engine)
+
+    def host_outputs(self, engine: str, request: HostOutputsRequest) -> HostOutputs | None:
+        return self._ask(RunsHostReference.hpx_host_outputs, request, engine)
 
     def match_manifest(self, engine: str, request: ManifestRequest) -> MatchManifest | None:
         return self._ask(MatchesManifests.hpx_match_manifest, request, engine)

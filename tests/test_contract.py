@@ -30,7 +30,7 @@ def _hints(hook: typing.Callable[..., object]) -> dict[str, object]:
 
 
 def test_every_hook_takes_one_request_record_and_has_no_any() -> None:
-    assert len(HOOKS) == 12
+    assert len(HOOKS) == 13
     for hook in HOOKS:
         source = inspect.getsource(hook)
         assert "Any" not in source.split('"""')[0], hook.__name__

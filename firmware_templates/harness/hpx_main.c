@@ -4,7 +4,8 @@
  *   -> layer names -> warm-up -> uninstrumented whole-inference passes -> per-layer passes
  *   -> [memory: one uncounted inference, HPX_MEMORY_PASS] -> [layer check: one uncounted
  *   inference, HPX_CHECK_LAYERS] -> [power: energy windows on the board's power GPIOs,
- *   HPX_POWER_PASS, hpx_power.h] -> engine finish (outputs, metrics, files) -> end record.
+ *   HPX_POWER_PASS, hpx_power.h] -> [validation: every sample of the host's window through
+ *   the model, HPX_VALIDATE_PASS, hpx_validate.h] -> engine finish (outputs, metrics, files) -> end record.
  * Counts go out raw (counter units); the host subtracts the calibrated pair and converts units.
  */
 #include <stdint.h>
@@ -17,6 +18,9 @@
 #include "hpx_memory.h"
 #include "hpx_platform.h"
 #include "hpx_power.h"
+#if HPX_VALIDATE_PASS
+#include "hpx_validate.h"
+#endif
 #include "hpx_wire.h"
 
 #ifndef HPX_ENGINE_NAME
@@ -236,6 +240,11 @@ int main(void) {
 #if HPX_POWER_PASS
     if ((rc = hpx_power_pass()) != 0) {
         return fail("power", rc, HPX_EXIT_ENGINE_ERROR);
+    }
+#endif
+#if HPX_VALIDATE_PASS
+    if ((rc = hpx_validate_pass()) != 0) {
+        return fail("validate", rc, HPX_EXIT_ENGINE_ERROR);
     }
 #endif
     rc = hpx_engine_finish();

@@ -33,6 +33,7 @@ from hpx_core.cli import probes as _probes  # noqa: F401  isort: skip
 from hpx_core.cli import places as _places  # noqa: F401  isort: skip
 from hpx_core.cli import matrix as _matrix  # noqa: F401  isort: skip
 from hpx_core.cli import prepare as _prepare  # noqa: F401  isort: skip
+from hpx_core.cli import validate as _validate  # noqa: F401  isort: skip
 
 
 # Options whose value may be left out (``--check-layers`` means ``--check-layers=first``):

@@ -176,7 +176,11 @@ def compare_command(
     """Compare two result bundles (verified first), or two matrix folders cell by cell."""
     from hpx_core.compare.run import RegressionError, run_compare
     from hpx_core.matrix import is_matrix_folder
+    from hpx_core.validation.bundle import is_validation_bundle
 
+    if is_validation_bundle(base) or is_validation_bundle(candidate):
+        _compare_validations(base, candidate, policy)
+        return
     if is_matrix_folder(base) and is_matrix_folder(candidate):
         if manifest is not None or model is not None:
             raise UsageError("--manifest and --model compare two bundles, not two matrices",
@@ -214,6 +218,39 @@ def compare_command(
                 f"the candidate regressed: {len(result.outcome.failures)} policy checks failed",
                 "see the checks above" + (f" and {junit}" if junit else ""),
             )
+
+
+def _compare_validations(base: Path, candidate: Path, policy: str | None) -> None:
+    """Two ``hpx validate`` bundles: accuracy, agreement and error per output, gated by the
+    policy's ``validation`` section."""
+    from hpx_core.compare.run import RegressionError
+    from hpx_core.validation.bundle import is_validation_bundle
+    from hpx_core.validation.compare import compare_validations, judge, load_validation_policy
+
+    if not (is_validation_bundle(base) and is_validation_bundle(candidate)):
+        raise UsageError("a validation bundle compares only with another validation bundle",
+                         "give two folders hpx validate wrote")
+    rows = compare_validations(base, candidate)
+    table = Table("output", "figure", "base", "candidate", title="validation")
+    for row in rows:
+        shown = [("-" if v is None else f"{v:.4g}" + ("" if row.figure == "mean_abs_error"
+                                                       else "%")) for v in (row.base,
+                                                                           row.candidate)]
+        table.add_row(row.output, row.figure, *shown)
+    console.print(table)
+    rules = load_validation_policy(policy)
+    if rules is None:
+        return
+    gates = judge(rows, rules)
+    failed = [g for g in gates if not g.passed]
+    verdict = "[green]passed" if not failed else "[red]FAILED"
+    console.print(f"policy {rules.source}: {verdict}[/] ({len(failed)} of {len(gates)} checks "
+                  "failed)")
+    for gate in failed:
+        console.print(f"  fail: {gate.message}", markup=False)
+    if failed:
+        raise RegressionError(f"the candidate's validation regressed: {len(failed)} policy "
+                              "checks failed", "see the checks above")
 
 
 def _compare_matrices(base: Path, candidate: Path, policy: str | None, junit: Path | None,

@@ -72,6 +72,20 @@ def _layers(view: BundleView, top: int) -> Table:
     return table
 
 
+def _show_validation(bundle: Path, html: Path | None) -> None:
+    """A validation bundle: its figures as ``hpx validate`` printed them, and its page."""
+    from hpx_core.atomic import write_atomic
+    from hpx_core.cli.validate import print_validation
+    from hpx_core.validation.bundle import read_validation
+
+    document = read_validation(bundle)
+    print_validation(document)
+    if html is not None:
+        from hpx_core.validation.page import validation_page
+
+        console.print(f"wrote {write_atomic(html, validation_page(document))}", markup=False)
+
+
 @results_app.command("show")
 def show(
     bundle: Annotated[Path, typer.Argument(help="A result bundle folder.")],
@@ -88,6 +102,11 @@ def show(
 ) -> None:
     """Verify BUNDLE, then print its summary and per-layer table."""
     from hpx_core.atomic import write_atomic
+    from hpx_core.validation.bundle import is_validation_bundle
+
+    if is_validation_bundle(bundle):
+        _show_validation(bundle, html)
+        return
     from hpx_core.report.model_explorer import bundle_node_data
     from hpx_core.results.check_view import layer_check_line
     from hpx_core.results.view import load_view

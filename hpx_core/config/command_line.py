@@ -40,12 +40,16 @@ SETS: dict[str, tuple[str, str]] = {
     "work_dir": ("build.work_dir", "--work-dir"),
     "jobs": ("build.jobs", "--jobs"),
     "power": ("power.enabled", "--power"),
+    "data": ("validation.data", "--data"),
+    "labels": ("validation.labels", "--labels"),
+    "limit": ("validation.limit", "--limit"),
 }
 
 
 @attrs.frozen
 class CommandLine:
-    """The flags of ``hpx profile``, ``hpx build``, ``hpx config show`` and ``hpx prepare``."""
+    """The flags of ``hpx profile``, ``hpx build``, ``hpx validate``, ``hpx config show`` and
+    ``hpx prepare``."""
 
     model: Path | None = None
     model_location: str | None = None
@@ -68,6 +72,9 @@ class CommandLine:
     work_dir: Path | None = None
     jobs: int | None = None
     power: bool | None = None
+    data: Path | None = None
+    labels: Path | None = None
+    limit: int | None = None
     no_wait: bool = False  # --no-wait: farm.wait 0
     engine_config: tuple[tuple[str, Any], ...] = ()  # --engine-config KEY=VALUE, parsed
     pass_flags: tuple[tuple[str, Any, str], ...] = ()  # an installed pass's: (key, value, flag)

@@ -152,6 +152,25 @@ class PowerSection:
     supply: str | None = None
 
 
+def _positive(instance: object, attribute: attrs.Attribute[Any], value: int | None) -> None:
+    if value is not None and value < 1:
+        raise ValueError(f"{attribute.name} must be at least 1, not {value}")
+
+
+@attrs.frozen
+class ValidationSection:
+    """A data set ``hpx validate`` runs through the built firmware (docs/validation.md).
+
+    ``data``: a ``.npy``/``.npz`` file or a folder of ``.npy``/``.bin`` samples; ``labels``:
+    one class index per sample (``.npy`` or a text file, a line each); ``limit``: the first N
+    samples only; ``top_k``: the k of top-k accuracy against the labels."""
+
+    data: str | None = None
+    labels: str | None = None
+    limit: int | None = attrs.field(default=None, validator=_positive)
+    top_k: int = attrs.field(default=5, validator=_positive)
+
+
 @attrs.frozen
 class ProfileConfig:
     """A whole, validated profile configuration."""
@@ -164,3 +183,4 @@ class ProfileConfig:
     build: BuildSection = BuildSection()
     farm: FarmSection = FarmSection()
     power: PowerSection = PowerSection()
+    validation: ValidationSection = ValidationSection()

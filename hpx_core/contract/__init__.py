@@ -425,6 +425,38 @@ class ResultExtras:
     memory: MemoryFigures | None = None
 
 
+def _samples(values: Iterable[Iterable[bytes]]) -> tuple[tuple[bytes, ...], ...]:
+    return tuple(tuple(sample) for sample in values)
+
+
+@attrs.frozen
+class HostOutputsRequest:
+    """For ``hpx_host_outputs``: samples a data set feeds the firmware (``hpx validate``),
+    each the bytes of every input tensor in input order, to run through the engine's host
+    reference. ``model_file`` is the file the firmware was built from (the corrected copy when
+    the run made one); ``facts`` are the engine's own from generating that firmware."""
+
+    engine: EngineSelection
+    model: ModelInfo
+    model_file: Path
+    samples: tuple[tuple[bytes, ...], ...] = attrs.field(converter=_samples)
+    facts: Facts | None = None
+
+    def facts_as(self, kind: type[T]) -> T:
+        """The ``facts`` the engine put on its contribution, checked to be ``kind``."""
+        return checked(self.facts, kind, "firmware facts")
+
+
+@attrs.frozen
+class HostOutputs:
+    """Answer of ``hpx_host_outputs``: per sample, in the request's order, every output's
+    bytes in the order the device sends them (as ``ReferenceOutput.data``); ``source`` names
+    the reference in a few words."""
+
+    outputs: tuple[tuple[bytes, ...], ...] = attrs.field(converter=_samples)
+    source: str
+
+
 @attrs.frozen
 class ManifestRequest:
     """For ``hpx_match_manifest``: a file the user passed as ``hpx compare --manifest``."""

@@ -29,13 +29,19 @@ HARNESS_SOURCES = ("hpx_main.c", "hpx_counter.c", "hpx_wire.c", "hpx_fault.c", "
                    "hpx_memory.c", "hpx_measure.S")
 POWER_SOURCES = ("hpx_power.c",)
 """Compiled only in a power build, so every other build is the firmware it was."""
+VALIDATE_SOURCES = ("hpx_validate.c",)
+"""Compiled only in a validation build (``hpx validate``), for the same reason."""
+VALIDATE_WINDOW = 1024 * 1024
+"""Bytes of the window a validation build's host writes samples into (hpx_validate.h): a
+KWS data set of 2,000 samples fits in one run, a larger one runs in as many as it needs."""
 CHECK_DUMP_LIMIT = 1024 * 1024
 """Bytes of tensors ``--check-layers=all`` sends in full at most (differing layers, in order)."""
 HARNESS_SWITCHES = frozenset({"HPX_CHECK_LAYERS", "HPX_CHECK_ALL", "HPX_MEMORY_PASS",
-                              "HPX_POWER_PASS"})
+                              "HPX_POWER_PASS", "HPX_VALIDATE_PASS"})
 """The harness's compile-time switches an uncounted pass may turn on (``hpx_config.h``): the
 layer check (its ``ALL`` mode sends every differing layer in full), the memory pass and the
-power pass (which also brings the board's pad driver, :func:`support_plan`)."""
+power pass (which also brings the board's pad driver, :func:`support_plan`) and the
+validation pass."""
 BOARD_COMMON_SOURCES = ("startup.c", "cmsdk_uart.c", "reset_exit.c")
 
 
@@ -60,6 +66,7 @@ class HarnessSettings:
     check_dump_limit: int = CHECK_DUMP_LIMIT
     switches: tuple[str, ...] = attrs.field(default=(), converter=_switches)
     """The :data:`HARNESS_SWITCHES` the run's uncounted passes turned on (the rest are 0)."""
+    validate_window: int = VALIDATE_WINDOW
 
     def __attrs_post_init__(self) -> None:
         unknown = set(self.switches) - HARNESS_SWITCHES
@@ -159,7 +166,9 @@ def _cmakelists(
     common = hpx / "boards" / "common"
     counter = hpx / "counters" / board.counter
     power = POWER_SOURCES if "HPX_POWER_PASS" in settings.switches else ()
-    core_sources = [hpx / "harness" / name for name in (*HARNESS_SOURCES, *power)]
+    validate = VALIDATE_SOURCES if "HPX_VALIDATE_PASS" in settings.switches else ()
+    core_sources = [hpx / "harness" / name
+                    for name in (*HARNESS_SOURCES, *power, *validate)]
     core_sources += [hpx / rel for rel in plan.sources]
     core_sources += [
         counter / c.name for c in sorted((root / "counters" / board.counter).glob("*.c"))

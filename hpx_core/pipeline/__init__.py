@@ -77,8 +77,10 @@ def profile(
     until: str | None = None,
     on_note: Callable[[str], None] | None = None,
     place: Callable[[], str | None] | None = None,
+    validating: bool = False,
 ) -> ProfileOutcome:
-    """Run every stage in order (or up to and including ``until``)."""
+    """Run every stage in order (or up to and including ``until``); ``validating``: the
+    firmware of ``hpx validate`` (with the harness's validation pass)."""
     if until is not None and until not in STAGE_NAMES:
         raise UsageError(f"there is no stage {until!r}", f"stages: {', '.join(STAGE_NAMES)}")
     all_overrides = dict(overrides)
@@ -86,7 +88,8 @@ def profile(
         all_overrides["model.path"] = (str(model), "MODEL argument")
     reg = reg or default_registry()
     ctx = RunContext(validate_config(config_file, all_overrides, reg), reg, notify=on_note,
-                     place_now=place, runs=until in (None, STAGE_NAMES[-1]))
+                     place_now=place, runs=until in (None, STAGE_NAMES[-1]),
+                     validating=validating)
     try:
         return _run(ctx, until, on_stage)
     except ArenaTooSmallError as short:  # said with the bytes that fit, measured once more

@@ -33,6 +33,7 @@ class RunContext:
     runs: bool = True
     notify: Callable[[str], None] | None = None
     place_now: Callable[[], str | None] | None = None
+    validating: bool = False  # hpx validate: the firmware has the validation pass
 
     @property
     def config(self) -> ProfileConfig:

@@ -1,7 +1,8 @@
 """A run's uncounted passes (:mod:`.uncounted` says what one is): the core's own and those
 installed distributions declare, and the three points where the run calls them.
 
-The core's own passes come first (the layer check, the memory pass, the power pass); then,
+The core's own passes come first (the layer check, the memory pass, the power pass, the
+validation pass of ``hpx validate``); then,
 by entry-point name, each object the ``hpx.passes`` entry points of installed distributions
 name (a pass, or a class whose instances are one), as the registry found them.
 A distribution adds a pass with one entry point and its own package; nothing threaded
@@ -25,10 +26,12 @@ from hpx_core.pipeline.memory_pass import MemoryPass
 from hpx_core.pipeline.power_pass import PowerPass
 from hpx_core.pipeline.products import PassInputs
 from hpx_core.pipeline.uncounted import AnyPass, UncountedPass
+from hpx_core.pipeline.validation_pass import ValidationPass
 from hpx_core.plugins import DISABLE_ENV, PASS_GROUP, Registry
 from hpx_core.run.pass_result import PassResult
 
-CORE_PASSES: tuple[AnyPass, ...] = (LayerCheckPass(), MemoryPass(), PowerPass())
+CORE_PASSES: tuple[AnyPass, ...] = (LayerCheckPass(), MemoryPass(), PowerPass(),
+                                    ValidationPass())
 
 
 def installed_passes(registry: Registry) -> tuple[AnyPass, ...]:

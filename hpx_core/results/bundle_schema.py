@@ -15,7 +15,9 @@ if TYPE_CHECKING:
 
 BUNDLE_SCHEMA = 1
 RESULT_STATUSES = ["complete", "failed"]
-STATUSES = [*RESULT_STATUSES, "built"]  # "built": a build bundle (hpx build MODEL)
+STATUSES = [*RESULT_STATUSES, "built", "validated"]
+"""``built``: a build bundle (hpx build MODEL); ``validated``: a validation bundle (hpx
+validate)."""
 
 _TEXT = {"type": "string"}
 _INT = {"type": "integer"}
@@ -121,6 +123,45 @@ _BUILD_SUMMARY = _record(
      "elf": _TEXT, "work_dir": _TEXT, "note": _NULLABLE_TEXT},
 )  # fmt: skip
 
+_NUMBER = {"type": "number"}
+_NULLABLE_NUMBER = {"type": ["number", "null"]}
+_VALIDATED_OUTPUT = _record(
+    ["tensor", "mean_abs_error", "rmse", "cosine", "differing_share", "max_abs_diff"],
+    {"tensor": _TEXT, "mean_abs_error": _NUMBER, "rmse": _NUMBER,
+     "l2_relative": _NULLABLE_NUMBER, "cosine": _NUMBER, "differing_share": _NUMBER,
+     "max_abs_diff": _NUMBER, "top1_agreement": _NUMBER,
+     "accuracy": _record(["labelled", "k", "device_top1", "host_top1"], {
+         "labelled": _INT, "k": _INT, "device_top1": _NUMBER, "host_top1": _NUMBER,
+         "device_topk": _NUMBER, "host_topk": _NUMBER})},
+)  # fmt: skip
+_VALIDATION_DATA = _record(["samples", "labelled"], {
+    "sources": {"type": "array", "items": _TEXT}, "samples": _INT, "labelled": {"type": "boolean"},
+    "notes": {"type": "array", "items": _TEXT},
+    "saturated": {"type": "object", "additionalProperties": _NUMBER},
+    "reference": _TEXT})  # fmt: skip
+_VALIDATION_SUMMARY = _record(
+    ["schema", "status", "kind", "identity", "data", "outputs", "file"],
+    {"schema": {"const": BUNDLE_SCHEMA}, "status": {"const": "validated"},
+     "kind": {"const": "validation"},
+     "identity": _record(["board", "engine"], {
+         "board": _TEXT, "engine": _TEXT, "backend": _NULLABLE_TEXT,
+         "model_sha256": _NULLABLE_TEXT, "toolchain": _NULLABLE_TEXT}),
+     "data": _VALIDATION_DATA, "outputs": {"type": "array", "items": _VALIDATED_OUTPUT},
+     "file": _TEXT},
+)  # fmt: skip
+_VALIDATION = _record(
+    ["data", "outputs", "speed"],
+    {"data": _VALIDATION_DATA,
+     "outputs": {"type": "array", "items": _record(["samples", "worst", "histogram"], {
+         "samples": _INT, "differing_elements": _INT, "differing_samples": _INT,
+         "worst": {"type": "array", "items": _record(["sample", "max_abs_diff"], {
+             "sample": _INT, "max_abs_diff": _NUMBER})},
+         "histogram": _record(["edges", "counts"], {
+             "edges": {"type": "array", "items": _NUMBER}, "counts": _INTS})})},
+     "speed": _record(["seconds"], {"seconds": _NUMBER}),
+     "counted": {"type": ["object", "null"]}},
+)  # fmt: skip
+
 SCHEMAS: dict[str, Any] = {
     "manifest.json": _record(
         ["schema", "status", "files"],
@@ -130,8 +171,13 @@ SCHEMAS: dict[str, Any] = {
     "summary.json": {
         "if": {"required": ["kind"], "properties": {"kind": {"const": "build"}}},
         "then": _BUILD_SUMMARY,
-        "else": _RESULT_SUMMARY,
+        "else": {
+            "if": {"required": ["kind"], "properties": {"kind": {"const": "validation"}}},
+            "then": _VALIDATION_SUMMARY,
+            "else": _RESULT_SUMMARY,
+        },
     },
+    "validation.json": _VALIDATION,
     "build.json": _record([], {"sizes": {"type": "object", "additionalProperties": _INT}}),
     "config.json": _OBJECT,
     "run.json": _OBJECT,

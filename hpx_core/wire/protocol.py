@@ -263,6 +263,33 @@ RECORDS: dict[str, RecordSpec] = {
             (_f("windows", "int", "energy windows marked on the power GPIOs", _COUNT),),
         ),
         RecordSpec(
+            "VALIDATE",
+            "the validation pass begins: the samples the host's window holds (0: none)",
+            (
+                _f("samples", "int", "samples in the window", _COUNT),
+                _f("first", "int", "the data set's index of the window's first sample", _COUNT),
+            ),
+        ),
+        RecordSpec(
+            "VOUT",
+            "a chunk of an output tensor of one validation sample",
+            (
+                _f("sample", "int", "the data set's index of the sample", _COUNT),
+                _f("tensor", "int", "output index", _COUNT),
+                _f("offset", "int", "byte offset of this chunk", _COUNT),
+                _f("size", "int", "tensor size in bytes", _COUNT),
+                _f("hex", "bytes", "chunk bytes"),
+            ),
+        ),
+        RecordSpec(
+            "VALIDEND",
+            "after the validation pass: the samples run and the VOUT records sent",
+            (
+                _f("samples", "int", "samples run", _COUNT),
+                _f("records", "int", "VOUT records sent", _COUNT),
+            ),
+        ),
+        RecordSpec(
             "OUTPUT",
             "a chunk of an output tensor (after the last inference)",
             (

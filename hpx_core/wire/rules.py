@@ -34,6 +34,7 @@ class StreamRules:
             "OUTPUT": self._check_output,
             "CHECKEND": self._check_checkend,
             "MEMEND": self._check_memend,
+            "VALIDEND": self._check_validend,
             "END": self._check_end,
         }
 
@@ -138,6 +139,12 @@ class StreamRules:
             raise StreamError(
                 "malformed", f"MEMEND.stack {stack} is not between MEMEND.base {base} and the "
                 f"stack's size {size}", offset)
+
+    def _check_validend(self, record: Record, offset: int) -> None:
+        if self._counts["VOUT"] != record.number("records"):
+            raise StreamError(
+                "lost", f"VALIDEND says {record.number('records')} VOUT records were sent, "
+                f"{self._counts['VOUT']} arrived", offset)
 
     def _check_end(self, record: Record, offset: int) -> None:
         status = record.number("status")

@@ -125,7 +125,7 @@ def test_a_verdict_records_that_it_was_checked_and_old_verdicts_still_read() -> 
 ])
 def test_the_schema_takes_either_state_and_refuses_half_of_one(
         outputs: dict[str, object], problem: str | None) -> None:
-    schema = SCHEMAS["summary.json"]["else"]["properties"]["outputs"]
+    schema = SCHEMAS["summary.json"]["else"]["else"]["properties"]["outputs"]
     found = schema_problem(schema, outputs)
     assert found is None if problem is None else problem in (found or ""), found
 

@@ -15,6 +15,8 @@ from hpx_core.sdk import (
     Explanation,
     FirmwareContribution,
     FirmwareRequest,
+    HostOutputs,
+    HostOutputsRequest,
     MemoryNeeds,
     MemoryRequest,
     ModelCheckRequest,
@@ -114,6 +116,15 @@ def hpx_result_extras(request: ResultsRequest) -> ResultExtras:
 
 
 @hookimpl
+def hpx_host_outputs(request: HostOutputsRequest) -> HostOutputs:
+    """A data set's samples through the tflite-micro Python interpreter, one per batch."""
+    from hpx_tflm_family import batch_outputs
+
+    outputs = batch_outputs(request.model_file.read_bytes(), request.samples, request.model)
+    return HostOutputs(outputs, "tflite-micro Python interpreter, same model and input bytes")
+
+
+@hookimpl
 def hpx_explain_error(request: ErrorRequest) -> Explanation | None:
     """The glue's error codes in words; a too-small arena named, for the core to measure."""
     from hpx_tflm_family import explain
@@ -130,3 +141,4 @@ if TYPE_CHECKING:  # mypy checks every hook against the contract (hpx_core.engin
     _materializessources: contract.MaterializesSources = this
     _plansmemory: contract.PlansMemory = this
     _explainserrors: contract.ExplainsErrors = this
+    _runshostreference: contract.RunsHostReference = this

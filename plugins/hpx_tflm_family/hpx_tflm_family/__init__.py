@@ -15,7 +15,7 @@ from hpx_tflm_family.memory import family_needs, planned_arena
 from hpx_tflm_family.model_array import c_array, parse_c_array
 from hpx_tflm_family.prepare import FamilyFacts, ModelGlue, model_glue
 from hpx_tflm_family.prepare_rules import check_model
-from hpx_tflm_family.reference import host_outputs
+from hpx_tflm_family.reference import batch_outputs, host_outputs
 from hpx_tflm_family.resolver import (
     UPSTREAM_METHODS,
     methods_from_checkout,
@@ -33,6 +33,7 @@ __all__ = [
     "InputSpec",
     "ModelGlue",
     "arena_summary",
+    "batch_outputs",
     "c_array",
     "check_model",
     "explain",

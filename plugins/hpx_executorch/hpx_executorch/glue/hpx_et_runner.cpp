@@ -289,6 +289,28 @@ extern "C" int hpx_engine_finish(void) {
   return rc == 0 || rc > 0xff ? rc : stage_error(HPX_ET_STAGE_ETDUMP, static_cast<Error>(rc));
 }
 
+#if HPX_VALIDATE_PASS
+#include "hpx_validate.h"
+
+/* The validation pass's view of the whole-inference method's inputs and outputs
+ * (hpx_validate.h): outputs in the device's memory order, as hpx_report_output sends them. */
+extern "C" int hpx_engine_tensor(uint32_t direction, uint32_t index, uint8_t** data,
+                                 size_t* size) {
+  const bool input = direction == HPX_TENSOR_INPUT;
+  if (index >= (input ? g_whole->inputs_size() : g_whole->outputs_size())) {
+    return 1;
+  }
+  auto& value = input ? g_whole->mutable_input(index) : g_whole->mutable_output(index);
+  if (!value.isTensor()) {
+    return stage_error(input ? HPX_ET_STAGE_INPUT : HPX_ET_STAGE_OUTPUT, Error::InvalidType);
+  }
+  auto tensor = value.toTensor();
+  *data = static_cast<uint8_t*>(tensor.mutable_data_ptr());
+  *size = tensor.nbytes();
+  return 0;
+}
+#endif
+
 /* The memory pass: the three arenas' configured and planned bytes, the planned arena watched,
  * and after each operator the temporary allocator's bytes (probing it costs nothing: the
  * method resets it when the instruction ends). */

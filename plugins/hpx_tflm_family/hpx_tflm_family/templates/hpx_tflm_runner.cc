@@ -305,6 +305,26 @@ extern "C" int hpx_engine_finish(void) {
   return 0;
 }
 
+#if HPX_VALIDATE_PASS
+#include "hpx_validate.h"
+
+/* The validation pass's view of the interpreter's inputs and outputs (hpx_validate.h). */
+extern "C" int hpx_engine_tensor(uint32_t direction, uint32_t index, uint8_t** data,
+                                 size_t* size) {
+  if (g_interpreter == nullptr) {
+    return HPX_TFLM_ERR_NOT_READY;
+  }
+  const bool input = direction == HPX_TENSOR_INPUT;
+  if (index >= (input ? g_interpreter->inputs_size() : g_interpreter->outputs_size())) {
+    return 1;
+  }
+  TfLiteTensor* tensor = input ? g_interpreter->input(index) : g_interpreter->output(index);
+  *data = reinterpret_cast<uint8_t*>(tensor->data.raw);
+  *size = tensor->bytes;
+  return 0;
+}
+#endif
+
 #if HPX_MEMORY_PASS
 /* The trials' interpreter is built before each use, so it is never zeroed at start-up (like the
  * layer check's memory): start-up is the same with and without the pass. */
