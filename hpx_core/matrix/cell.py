@@ -23,13 +23,14 @@ import attrs
 from hpx_core import pipeline
 from hpx_core.atomic import write_atomic
 from hpx_core.errors import HpxError
-from hpx_core.matrix.numbers import CellNumbers, read_numbers
+from hpx_core.matrix.numbers import CellNumbers, read_numbers, with_validation
 from hpx_core.matrix.plan import PlannedCell
 from hpx_core.pipeline import ProfileOutcome, StageUnavailableError
 from hpx_core.pipeline.built import write_build
 from hpx_core.plugins import Registry
 from hpx_core.results import verify_bundle
 from hpx_core.results.outputs import OutputVerdict
+from hpx_core.validation.bundle import is_validation_bundle
 
 CELL_FILE = "cell.json"
 BUILD_ONLY = "kernel verification"
@@ -58,6 +59,7 @@ class CellResult:
     seconds: float = 0.0
     resumed: bool = False
     place: str | None = None  # the board farm place that ran it (None: this machine)
+    validation: Path | None = None  # hpx validate's bundle of the cell's data set, if any
 
     @property
     def id(self) -> str:
@@ -93,9 +95,9 @@ def run_cell(planned: PlannedCell, registry: Registry, on_stage: Callable[[str],
         (folder / "error.log").write_text(traceback.format_exc(), encoding="utf-8")
         result = CellResult(planned, "failed", None,
                             f"internal error {type(error).__name__}: {error} (see error.log)")
+    numbers = read_numbers(result.bundle) if result.bundle else None
     result = attrs.evolve(result, seconds=round(time.monotonic() - started, 3),
-                          numbers=read_numbers(result.bundle) if result.bundle else None,
-                          place=place())
+                          numbers=with_validation(numbers, result.validation), place=place())
     write_cell_file(result)
     return result
 
@@ -113,7 +115,22 @@ def _profile(planned: PlannedCell, registry: Registry, on_stage: Callable[[str],
     if isinstance(outputs, OutputVerdict) and not outputs.passed:  # counts of a wrong answer
         return CellResult(planned, "failed", outcome.bundle, outputs.sentence(),
                           libraries=libraries)
-    return CellResult(planned, "complete", outcome.bundle, libraries=libraries)
+    return CellResult(planned, "complete", outcome.bundle, libraries=libraries,
+                      validation=_validate(planned, registry, on_stage, outcome))
+
+
+def _validate(planned: PlannedCell, registry: Registry, on_stage: Callable[[str], None],
+              outcome: ProfileOutcome) -> Path | None:
+    """With ``validation.data`` in the matrix's profile section, the cell's data set through
+    its validation firmware (hpx validate), its bundle in the cell's folder; None without."""
+    if outcome.config.validation.data is None or outcome.board.qemu is None:
+        return None
+    from hpx_core.validation.bundle import write_validation
+    from hpx_core.validation.run import prepare, validate
+
+    prepared = prepare(None, planned.overrides, registry, on_stage=on_stage)
+    on_stage(pipeline.STAGE_NAMES[-1])  # the windows hold an emulator slot, as a run does
+    return write_validation(validate(prepared, registry), planned.folder, registry)
 
 
 def _stopped_after_build(planned: PlannedCell, registry: Registry,
@@ -133,7 +150,8 @@ def _libraries(outcome: ProfileOutcome) -> tuple[Mapping[str, Any], ...]:
 
 def _bundle_in(folder: Path) -> Path | None:
     """The bundle a failed run left in its folder, if any."""
-    found = sorted(p for p in folder.iterdir() if (p / "manifest.json").is_file())
+    found = sorted(p for p in folder.iterdir()
+                   if (p / "manifest.json").is_file() and not is_validation_bundle(p))
     return found[-1] if found else None
 
 
@@ -146,6 +164,7 @@ def write_cell_file(result: CellResult) -> Path:
         "bundle": result.bundle.name if result.bundle else None, "cause": result.cause,
         "note": result.note, "seconds": result.seconds, "libraries": list(result.libraries),
         "place": result.place,
+        "validation": result.validation.name if result.validation else None,
     }
     return write_atomic(planned.folder / CELL_FILE, json.dumps(data, indent=2) + "\n")
 
@@ -160,7 +179,8 @@ def finished_before(planned: PlannedCell) -> CellResult | None:
         verify_bundle(bundle)
     except (OSError, ValueError, KeyError, TypeError, HpxError):
         return None
+    validation = planned.folder / str(data["validation"]) if data.get("validation") else None
     return CellResult(planned, status, bundle, data.get("cause"), data.get("note"),
-                      read_numbers(bundle), tuple(data.get("libraries") or ()),
-                      float(data.get("seconds") or 0.0), resumed=True,
-                      place=data.get("place"))
+                      with_validation(read_numbers(bundle), validation),
+                      tuple(data.get("libraries") or ()), float(data.get("seconds") or 0.0),
+                      resumed=True, place=data.get("place"), validation=validation)

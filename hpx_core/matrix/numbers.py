@@ -35,6 +35,12 @@ class CellNumbers:
     stack: int | None = None
     arena: int | None = None
     energy_uj: float | None = None  # the median µJ of one inference (a run with --power)
+    # what hpx validate found for the cell's data set (validation.data): over its outputs,
+    # the lowest top-1 agreement with the host, the lowest device top-1 accuracy against the
+    # labels and the largest share of output elements that differ from the host
+    top1_agreement: float | None = None
+    accuracy_top1: float | None = None
+    differing_share: float | None = None
 
     @property
     def flash(self) -> int | None:
@@ -78,6 +84,25 @@ def _arena(use: MemoryUse | None) -> int | None:
     """Bytes of the engine's ``arena`` in use (the name engines give their tensor arena)."""
     buffers = use.buffers if use is not None else ()
     return next((b.used for b in buffers if b.name == ARENA), None)
+
+
+def with_validation(numbers: CellNumbers | None, bundle: Path | None) -> CellNumbers | None:
+    """``numbers`` with the figures of the cell's validation bundle, when it has one that
+    verifies."""
+    from hpx_core.validation.bundle import read_validation
+
+    if bundle is None:
+        return numbers
+    try:
+        outputs = read_validation(bundle)["outputs"]
+    except HpxError:
+        return numbers
+    agreement = [o["top1_agreement"] for o in outputs if "top1_agreement" in o]
+    accuracy = [o["accuracy"]["device_top1"] for o in outputs if o.get("accuracy")]
+    return attrs.evolve(numbers or CellNumbers(),
+                        top1_agreement=min(agreement) if agreement else None,
+                        accuracy_top1=min(accuracy) if accuracy else None,
+                        differing_share=max(o["differing_share"] for o in outputs))
 
 
 def _energy(energy: Mapping[str, Any] | None) -> float | None:

@@ -18,7 +18,8 @@ JUNIT_FILE = "junit.xml"
 COLUMNS = ("cell", "model", "engine", "backend", "config", "board", "toolchain", "place", "status",
            "units", "whole_inference", "layer_sum", "layers", "validity", "flash_bytes",
            "ram_bytes", "text_bytes", "data_bytes", "bss_bytes", "stack_bytes", "arena_bytes",
-           "energy_uj", "output_check", "cause", "bundle")
+           "energy_uj", "output_check", "top1_agreement", "accuracy_top1", "differing_share",
+           "cause", "bundle", "validation")
 
 
 def _row(cell: CellRow) -> list[object]:
@@ -28,11 +29,12 @@ def _row(cell: CellRow) -> list[object]:
                             where.get("backend"), where.get("config"), where.get("board"),
                             where.get("toolchain"), cell.place, cell.status]
     if n is None:
-        values += [None] * 14
+        values += [None] * 17
     else:
         values += [n.units, n.whole, n.layer_sum, n.layers, n.validity, n.flash, n.ram, n.text,
-                   n.data, n.bss, n.stack, n.arena, n.energy_uj, n.output_check]
-    values += [cell.cause or cell.note, cell.bundle]
+                   n.data, n.bss, n.stack, n.arena, n.energy_uj, n.output_check,
+                   n.top1_agreement, n.accuracy_top1, n.differing_share]
+    values += [cell.cause or cell.note, cell.bundle, cell.validation]
     return ["" if v is None else v for v in values]
 
 

@@ -42,6 +42,7 @@ class CellRow:
     resumed: bool = False
     seconds: float = 0.0
     place: str | None = None  # the board farm place that ran it (None: the matrix's machine)
+    validation: str | None = None  # its validation bundle, relative to the matrix folder
 
 
 @attrs.frozen
@@ -93,9 +94,11 @@ class MatrixView:
 def cell_row(result: CellResult, folder: Path) -> CellRow:
     cell = result.planned.cell
     bundle = result.bundle.relative_to(folder).as_posix() if result.bundle else None
+    validation = (result.validation.relative_to(folder).as_posix() if result.validation
+                  else None)
     return CellRow(cell.id, cell.model.name, cell.configuration, cell.coordinates(),
                    result.status, result.planned.fingerprint, bundle, result.cause, result.note,
-                   result.numbers, result.resumed, result.seconds, result.place)
+                   result.numbers, result.resumed, result.seconds, result.place, validation)
 
 
 def write_matrix_json(plan: MatrixPlan, results: Sequence[CellResult], *,
@@ -147,5 +150,5 @@ def _row(data: Mapping[str, Any]) -> CellRow:
         cause=data.get("cause"), note=data.get("note"),
         numbers=CellNumbers(**numbers) if isinstance(numbers, dict) else None,
         resumed=bool(data.get("resumed")), seconds=float(data.get("seconds") or 0.0),
-        place=data.get("place"),
+        place=data.get("place"), validation=data.get("validation"),
     )

@@ -25,6 +25,7 @@ from typing import Any
 import attrs
 
 from hpx_core.atomic import write_atomic
+from hpx_core.config.validate import Overrides
 from hpx_core.errors import ConfigError, PluginError
 from hpx_core.models.info import ModelInfo
 from hpx_core.pipeline import CHECKED_STAGES, profile
@@ -37,7 +38,6 @@ from hpx_core.validation.metrics import OutputScore, scores
 
 BUILD_ONLY = "kernel verification"
 Progress = Callable[[int, int, float | None], None]
-Overrides = dict[str, tuple[Any, str]]
 
 
 @attrs.frozen
