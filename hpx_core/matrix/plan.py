@@ -20,7 +20,7 @@ import attrs
 
 from hpx_core.boards import all_boards, get_board
 from hpx_core.config.schema import FarmSection
-from hpx_core.config.validate import Overrides, validate_config
+from hpx_core.config.validate import Overrides, ValidatedConfig, validate_config
 from hpx_core.errors import ConfigError, HpxError, LicenseError
 from hpx_core.firmware import get_toolchain
 from hpx_core.matrix.cells import Cell, expand
@@ -105,8 +105,8 @@ def plan_matrix(loaded: LoadedSpec, registry: Registry, folder: Path,
         overrides = cell_overrides(cell, loaded, folder)
         validated = _validated(cell, overrides, loaded, registry)
         toolchain = toolchains.get(cell.toolchain) or get_toolchain(cell.toolchain)
-        fingerprint = _fingerprint(cell, firmware_settings(validated), registry,
-                                   f"{toolchain.name} {toolchain.identity}")
+        fingerprint = _fingerprint(cell, firmware_settings(validated) | _data(validated),
+                                   registry, f"{toolchain.name} {toolchain.identity}")
         planned.append(PlannedCell(cell, overrides, folder / CELLS / cell.id, fingerprint,
                                    library_group(cell, loaded, registry)))
     _check_unique(loaded, [p.cell.id for p in planned] + [p.cell.id for p in pruned])
@@ -213,6 +213,17 @@ def _validated(cell: Cell, overrides: Overrides, loaded: LoadedSpec, registry: R
         place = f"engines.{engine}.configs.{cell.variant}" if cell.variant else f"engines.{engine}"
         raise ConfigError(f"cell {cell.id}: {error.message}", error.hint,
                           loaded.document.locate(place)) from None
+
+
+def _data(validated: ValidatedConfig) -> dict[str, str]:
+    """The digest of the cell's validation data set, when it has one."""
+    section = validated.config.validation
+    if section.data is None:
+        return {}
+    from hpx_core.validation.data import data_digest
+
+    labels = Path(section.labels) if section.labels is not None else None
+    return {"validation.data.sha256": data_digest(Path(section.data), labels)}
 
 
 def _fingerprint(cell: Cell, settings: Mapping[str, Any], registry: Registry,

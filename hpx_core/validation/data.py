@@ -134,6 +134,23 @@ def load_data(path: Path, inputs: Sequence[TensorInfo], *, labels: Path | None =
                    tuple(sorted(notes)))
 
 
+def data_digest(path: Path, labels: Path | None = None) -> str:
+    """SHA-256 over a data set's files (and its labels), read in pieces: what a matrix cell's
+    fingerprint holds of it, so a changed data set is validated again. Absent files count as
+    absent (the run itself names them)."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    files = ([path] if path.is_file() else sorted(p for p in path.iterdir() if p.is_file())
+             if path.is_dir() else [])
+    for file in [*files, *([labels] if labels is not None and labels.is_file() else [])]:
+        digest.update((file.name if path.is_dir() else "").encode() + b"\0")
+        with file.open("rb") as reader:
+            while piece := reader.read(1 << 20):
+                digest.update(piece)
+    return digest.hexdigest()
+
+
 def _files(path: Path) -> list[Path]:
     if path.is_file():
         if path.suffix not in (".npy", ".npz"):

@@ -113,3 +113,17 @@ def test_a_label_file_of_another_length_is_refused_naming_it(kws: ModelInfo,
 def test_a_missing_data_set_is_refused(kws: ModelInfo, tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="data set not found"):
         load_data(tmp_path / "absent.npz", kws.inputs)
+
+
+def test_the_data_digest_follows_the_files_and_the_labels(tmp_path: Path) -> None:
+    from hpx_core.validation.data import data_digest
+
+    copy = tmp_path / "set.npz"
+    copy.write_bytes(DATA.read_bytes())
+    labels = tmp_path / "labels.txt"
+    labels.write_text("1\n")
+    first = data_digest(copy)
+    assert data_digest(DATA) == first  # the content, not the place
+    assert data_digest(copy, labels) != first
+    copy.write_bytes(DATA.read_bytes() + b"\0")
+    assert data_digest(copy) != first
