@@ -23,6 +23,7 @@ import shutil
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Literal
 
@@ -115,9 +116,11 @@ def check_load_segments(board: Board, elf: Path) -> None:
 
 
 def run_on_qemu(board: Board, elf: Path, *, timeout: float = 60.0,
-                max_capture: int = MAX_CAPTURE) -> RunOutput:
+                max_capture: int = MAX_CAPTURE,
+                on_output: Callable[[bytes], None] | None = None) -> RunOutput:
     """Run ``elf`` on ``board`` until it exits, ``timeout`` seconds pass, or its stream passes
-    ``max_capture`` bytes.
+    ``max_capture`` bytes. ``on_output`` hears the stream's new bytes at every look (a
+    progress display; the stream is still read back whole at the end).
 
     Neither stop is raised here: the partial stream (at most ``max_capture`` bytes) is
     returned (``timed_out``, ``over_limit``) so the caller can keep it in a failed bundle,
@@ -136,7 +139,7 @@ def run_on_qemu(board: Board, elf: Path, *, timeout: float = 60.0,
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         with subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err) as proc:
             try:
-                ending = _watch(proc, out, started + timeout, max_capture)
+                ending = _watch(proc, out, started + timeout, max_capture, on_output)
             except BaseException:  # stopped (SIGTERM reaches hpx alone): QEMU goes too
                 proc.kill()
                 proc.wait()
@@ -151,17 +154,23 @@ def run_on_qemu(board: Board, elf: Path, *, timeout: float = 60.0,
 
 
 def _watch(proc: subprocess.Popen[bytes], out: IO[bytes], deadline: float,
-           max_capture: int) -> Ending:
+           max_capture: int, on_output: Callable[[bytes], None] | None = None) -> Ending:
     """Wait for QEMU to exit; kill it at ``deadline`` or once ``out`` passes ``max_capture``
-    bytes. Only the file's size is looked at: nothing of the stream enters memory here."""
+    bytes. Only the file's size is looked at (and, for ``on_output``, the bytes new since the
+    last look, which are not kept)."""
     ending: Ending | None = None
+    heard = 0
     while ending is None:
         try:
             proc.wait(WATCH_EVERY)
             return "exit"
         except subprocess.TimeoutExpired:
             pass
-        if os.fstat(out.fileno()).st_size > max_capture:
+        size = os.fstat(out.fileno()).st_size
+        if on_output is not None and heard < size <= max_capture:
+            on_output(os.pread(out.fileno(), size - heard, heard))
+            heard = size
+        if size > max_capture:
             ending = "limit"
         elif time.perf_counter() >= deadline:
             ending = "timeout"

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import struct
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import attrs
@@ -30,6 +30,7 @@ WINDOW_SYMBOL = "hpx_validate_window"
 MAGIC = 0x56585048  # "HPXV", hpx_validate.h
 VERSION = 1
 HEADER = struct.Struct("<5I")
+VOUT_CHUNK = 64  # bytes of output in one VOUT record (hpx_validate.c)
 
 
 @attrs.frozen
@@ -91,15 +92,21 @@ class WindowRun:
 
 
 def run_window(board: Board, elf: Path, window: Window, samples: Sequence[Sequence[bytes]],
-               first: int, outputs: int, timeout: float) -> WindowRun:
-    """Run ``samples`` (data set indexes from ``first``) through the firmware once."""
+               first: int, outputs: int, timeout: float, *,
+               progress: Callable[[int], None] | None = None,
+               records_per_sample: int = 1) -> WindowRun:
+    """Run ``samples`` (data set indexes from ``first``) through the firmware once;
+    ``progress`` hears how many of them the device has answered as its records arrive
+    (``records_per_sample`` VOUT records each)."""
     image = bytearray(elf.read_bytes())
     data = payload(samples, first, window.sample_bytes)
     image[window.offset:window.offset + len(data)] = data
     with tempfile.TemporaryDirectory(prefix="hpx-validate-") as folder:
         copy = Path(folder) / elf.name
         copy.write_bytes(image)
-        run = run_on_qemu(board, copy, timeout=timeout)
+        run = run_on_qemu(board, copy, timeout=timeout,
+                          on_output=None if progress is None
+                          else _VoutCounter(progress, records_per_sample))
     if run.timed_out:
         raise RunError(f"the validation run of samples {first}-{first + len(samples) - 1} "
                        f"took more than {timeout:.0f} s", "give fewer samples (--limit), or a "
@@ -107,6 +114,25 @@ def run_window(board: Board, elf: Path, window: Window, samples: Sequence[Sequen
     capture = parse_capture(run.stream)
     _check_ended(capture, first)
     return WindowRun(_outputs(capture, outputs), capture, run.seconds)
+
+
+@attrs.define
+class _VoutCounter:
+    """Hears the stream as it comes and tells ``progress`` how many samples the device has
+    answered (``per_sample`` VOUT records each; a line split between two looks counts at the
+    second)."""
+
+    progress: Callable[[int], None]
+    per_sample: int
+    records: int = 0
+    tail: bytes = b""
+
+    def __call__(self, new: bytes) -> None:
+        text = self.tail + new
+        cut = text.rfind(b"\n") + 1
+        self.records += text[:cut].count(b" VOUT ")
+        self.tail = text[cut:]
+        self.progress(self.records // max(self.per_sample, 1))
 
 
 def _check_ended(capture: Capture, first: int) -> None:

@@ -33,7 +33,13 @@ from hpx_core.pipeline.context import RunContext
 from hpx_core.pipeline.products import ProfileOutcome, need
 from hpx_core.plugins import Registry
 from hpx_core.validation.data import DataSet, load_data
-from hpx_core.validation.device import Window, WindowRun, find_window, run_window
+from hpx_core.validation.device import (
+    VOUT_CHUNK,
+    Window,
+    WindowRun,
+    find_window,
+    run_window,
+)
 from hpx_core.validation.metrics import OutputScore, scores
 
 BUILD_ONLY = "kernel verification"
@@ -94,20 +100,41 @@ def validate(prepared: Prepared, registry: Registry, *,
     with samples_file.open("w", encoding="utf-8") as lines:
         for start, batch in _windows(data, window):
             kept = state / f"window-{start}.json"
+            running = _Speed(progress, data.count, start, start - resumed, device_seconds)
             device, host, ran = _window_outputs(outcome, registry, data, window, batch, start,
-                                                kept)
+                                                kept, running)
             if ran is None:
                 resumed += len(batch)
             else:
                 device_seconds += ran.seconds
                 first = first if first is not None else ran.capture
             _score(found, data, start, device, host, lines)
-            if progress is not None:
-                ran_samples = start + len(batch) - resumed
-                progress(start + len(batch), data.count,
-                         ran_samples / device_seconds if device_seconds else None)
+            if ran is not None:
+                running(len(batch))
+            elif progress is not None:
+                progress(start + len(batch), data.count, None)
     return Validation(outcome, data, tuple(found), samples_file,
                       time.perf_counter() - prepared.started, device_seconds, resumed, first)
+
+
+@attrs.define
+class _Speed:
+    """Tells ``progress`` the samples done and the device's samples per second, as a window's
+    records arrive: the samples run so far over the device time so far."""
+
+    progress: Progress | None
+    total: int
+    start: int  # the data set's index of the window's first sample
+    ran_before: int  # samples run on the device in earlier windows of this run
+    seconds_before: float
+    began: float = attrs.field(factory=time.perf_counter)
+
+    def __call__(self, done: int) -> None:
+        if self.progress is None:
+            return
+        seconds = self.seconds_before + time.perf_counter() - self.began
+        ran = self.ran_before + done
+        self.progress(self.start + done, self.total, ran / seconds if ran and seconds else None)
 
 
 def _check_engine(outcome: ProfileOutcome, registry: Registry) -> None:
@@ -144,6 +171,7 @@ def _windows(data: DataSet, window: Window) -> Iterator[tuple[int, list[tuple[by
 
 def _window_outputs(outcome: ProfileOutcome, registry: Registry, data: DataSet, window: Window,
                     batch: Sequence[tuple[bytes, ...]], start: int, kept: Path,
+                    running: Callable[[int], None],
                     ) -> tuple[list[tuple[bytes, ...]], list[tuple[bytes, ...]],
                                WindowRun | None]:
     """The device's and the host's outputs of one window (the host's: the data set's expected
@@ -156,7 +184,9 @@ def _window_outputs(outcome: ProfileOutcome, registry: Registry, data: DataSet, 
     model = need(outcome.model, "model analysis")
     elf = need(outcome.build, "build").elf
     ran = run_window(outcome.board, elf, window, batch, start, len(model.outputs),
-                     timeout=600.0)
+                     timeout=600.0, progress=running,
+                     records_per_sample=sum(-(-(t.size_bytes or 0) // VOUT_CHUNK)
+                                            for t in model.outputs))
     device = [ran.outputs.get(start + k, ()) for k in range(len(batch))]
     host = (data.expected(model.outputs, start, len(batch)) if data.has_expected
             else _host_outputs(outcome, registry, model, batch))
