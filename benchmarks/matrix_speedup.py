@@ -1,19 +1,29 @@
 """The 8-cell emulated matrix in parallel against the same cells one after another.
 
-    python benchmarks/matrix_speedup.py [--cold] [--workers N]
+    python benchmarks/matrix_speedup.py [--repeats 2] [--workers N] [--cold]
 
-Both sides start alike: engine libraries from the usual cache (warm), app builds in empty work
-folders of their own (cold); then both again with their work folders warm. The one-after-another
-side runs each cell through ``pipeline.profile``, as ``hpx profile`` does. Every cell's counts
-must be the same on both sides. With ``--cold`` the matrix runs once more on a private cache
-whose engine libraries are empty (its ``sources`` folder is the usual cache's, so nothing is
-fetched again), and the table shows which cell built which library: each exactly once.
+What both sides share is made ready before either side runs, and the run says so: the pinned
+sources and every engine library unit the cells link (``hpx prepare --matrix``, in the usual
+cache). Neither side can then build a library the other finds ready, whatever state the cache
+was in before. Each repeat gives each side empty work folders of its own (cold app builds), then
+runs both again in those folders (warm app builds). The sides alternate: odd repeats run the
+cells one after another first, even ones the matrix first. Each figure is the median over the
+repeats with its range, and the speed-up is the ratio of the medians. The one-after-another
+side runs each cell through ``pipeline.profile``, as ``hpx profile`` does; every cell's counts
+must be the same on both sides.
+
+With ``--cold`` the matrix runs once more on a private cache whose engine libraries are empty
+(its ``sources`` folder is the usual cache's, so nothing is fetched again), and the table shows
+which cell built which library: each exactly once.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from collections import defaultdict
@@ -26,6 +36,7 @@ from hpx_core.sources import cache_root
 
 REPO = Path(__file__).resolve().parents[1]
 SPEC = REPO / "examples/matrix/emulated.yaml"
+HPX = str(Path(sys.executable).with_name("hpx"))
 
 
 def one_after_another(plan: MatrixPlan, folder: Path) -> tuple[float, dict[str, int | None]]:
@@ -48,13 +59,15 @@ def in_parallel(folder: Path, workers: int | None, *, fresh: bool = False
     return time.monotonic() - start, result
 
 
-def compare_counts(result: MatrixResult, counts: dict[str, int | None]) -> None:
-    print("| cell | matrix | one after another |")
-    print("|---|---|---|")
+def check_counts(result: MatrixResult, counts: dict[str, int | None]) -> None:
     for cell in result.cells:
         whole = cell.numbers.whole if cell.numbers else None
-        print(f"| {cell.id} | {whole:,} | {counts[cell.id]:,} |")
         assert cell.status == "complete" and whole == counts[cell.id], cell.id
+
+
+def spread(values: list[float]) -> str:
+    return (f"{statistics.median(values):.1f} s ({min(values):.1f}-{max(values):.1f}, "
+            f"n={len(values)})")
 
 
 def cold_libraries(work: Path, workers: int | None) -> None:
@@ -82,21 +95,42 @@ def cold_libraries(work: Path, workers: int | None) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--cold", action="store_true", help="also run with no engine library")
     parser.add_argument("--workers", type=int, default=None, help="cells in flight")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="hpx-matrix-speedup-"))
-    plan = api.plan_matrix(SPEC, work / "parallel" / "matrix")
-    print(f"{len(plan.cells)} cells, {os.cpu_count()} cores; work in {work}")
-    sequential_cold, counts = one_after_another(plan, work / "sequential")
-    parallel_cold, result = in_parallel(plan.folder, args.workers)
-    compare_counts(result, counts)
-    sequential_warm, _ = one_after_another(plan, work / "sequential")
-    parallel_warm, _ = in_parallel(plan.folder, args.workers, fresh=True)
-    print(f"\napp builds cold: one after another {sequential_cold:.1f} s, matrix "
-          f"{parallel_cold:.1f} s: {sequential_cold / parallel_cold:.2f}x")
-    print(f"app builds warm: one after another {sequential_warm:.1f} s, matrix "
-          f"{parallel_warm:.1f} s: {sequential_warm / parallel_warm:.2f}x")
+    started = time.monotonic()
+    subprocess.run([HPX, "prepare", "--matrix", str(SPEC)], check=True, capture_output=True)
+    print(f"shared state warmed before either side: sources and engine library units of every "
+          f"cell (hpx prepare --matrix, {time.monotonic() - started:.1f} s); app builds start "
+          f"cold in each side's own work folders")
+    times: dict[str, list[float]] = defaultdict(list)
+    for repeat in range(args.repeats):
+        folder = work / f"repeat{repeat}"
+        plan = api.plan_matrix(SPEC, folder / "parallel" / "matrix")
+        counts: dict[str, int | None] = {}
+        sides = ("one after another", "matrix") if repeat % 2 == 0 else (
+            "matrix", "one after another")
+        for state in ("cold", "warm"):
+            for side in sides:
+                if side == "matrix":
+                    seconds, result = in_parallel(plan.folder, args.workers,
+                                                  fresh=state == "warm")
+                    if counts:
+                        check_counts(result, counts)
+                else:
+                    seconds, found = one_after_another(plan, folder / "sequential")
+                    counts.update(found)
+                times[f"{side}, {state}"].append(seconds)
+        print(f"repeat {repeat + 1}: " + ", ".join(f"{k} {v[-1]:.1f} s"
+                                                   for k, v in times.items()))
+    print(f"\n{len(plan.cells)} cells, {os.cpu_count()} cores, {args.repeats} repeats "
+          f"(sides alternating); work in {work}")
+    for state in ("cold", "warm"):
+        alone, together = times[f"one after another, {state}"], times[f"matrix, {state}"]
+        print(f"app builds {state}: one after another {spread(alone)}, matrix "
+              f"{spread(together)}: {statistics.median(alone) / statistics.median(together):.2f}x")
     if args.cold:
         cold_libraries(work, args.workers)
 
