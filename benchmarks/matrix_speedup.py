@@ -5,8 +5,10 @@
 What both sides share is made ready before either side runs, and the run says so: the pinned
 sources and every engine library unit the cells link (``hpx prepare --matrix``, in the usual
 cache). Neither side can then build a library the other finds ready, whatever state the cache
-was in before. Each repeat gives each side empty work folders of its own (cold app builds), then
-runs both again in those folders (warm app builds). The sides alternate: odd repeats run the
+was in before. What they must not share is given to each apart: each repeat gives each side
+empty work folders and an empty compiler cache of its own (cold app builds: every app unit is
+compiled, none is a compiler-cache hit another run left), then runs both again in those
+folders with those caches (warm app builds). The sides alternate: odd repeats run the
 cells one after another first, even ones the matrix first. Each figure is the median over the
 repeats with its range, and the speed-up is the ratio of the medians. The one-after-another
 side runs each cell through ``pipeline.profile``, as ``hpx profile`` does; every cell's counts
@@ -104,7 +106,7 @@ def main() -> None:
     subprocess.run([HPX, "prepare", "--matrix", str(SPEC)], check=True, capture_output=True)
     print(f"shared state warmed before either side: sources and engine library units of every "
           f"cell (hpx prepare --matrix, {time.monotonic() - started:.1f} s); app builds start "
-          f"cold in each side's own work folders")
+          f"cold in each side's own work folders and empty compiler cache")
     times: dict[str, list[float]] = defaultdict(list)
     for repeat in range(args.repeats):
         folder = work / f"repeat{repeat}"
@@ -114,6 +116,8 @@ def main() -> None:
             "matrix", "one after another")
         for state in ("cold", "warm"):
             for side in sides:
+                ccache = folder / f"ccache-{side.replace(' ', '-')}"
+                os.environ["CCACHE_DIR"] = str(ccache)  # empty at "cold", the side's own after
                 if side == "matrix":
                     seconds, result = in_parallel(plan.folder, args.workers,
                                                   fresh=state == "warm")

@@ -10,6 +10,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from browser import CHROMIUM, load_page, page_dom
 from hpx_insight.document import profile_document, shape_problem
 from hpx_insight.profile import instruction_profile
 from profiles import profile_run
@@ -113,3 +114,14 @@ def test_what_if_placements_price_weights_and_arena_where_the_board_holds_them(
     page = bundle_report(view)
     assert "What if the buffers were placed elsewhere" in page
     assert "SHARED_SRAM" in page
+    if CHROMIUM is not None:  # the table as a browser builds it: every plan a row, in order
+        html = WORK / f"whatif-{silicon}.html"
+        html.write_text(page, encoding="utf-8")
+        console, variance = load_page(html, WORK)
+        assert console == [] and variance > 0
+        dom = page_dom(html, WORK)
+        start = dom.index('class="placements"')
+        table = dom[start:dom.index("</table>", start)]
+        assert table.count("<tr>") == len(plans) + 1  # the head and a row per priced plan
+        cheapest = min(p["estimated_cycles"] for p in plans)
+        assert f"{cheapest:,.0f}" in table.split("</tr>")[1]
