@@ -71,3 +71,16 @@ def test_a_softmax_int16_output_tflm_accepts_is_not_refused(tmp_path: Path) -> N
     path.write_bytes(with_output_quantization(KWS, SOFTMAX, 1 / 65536, -32768, INT16))
     assert check_model(load_model(path)) is None
     assert _host_refusal(path) is None
+
+
+def test_the_answer_is_kept_by_the_models_bytes(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A second check of the same model reads the kept answer, not the model."""
+    from hpx_tflm_family import prepare_rules
+
+    monkeypatch.setenv("HPX_CACHE_DIR", str(tmp_path / "cache"))
+    model = load_model(KWS)
+    assert check_model(model) is None
+    monkeypatch.setattr(prepare_rules, "prepare_refusals",
+                        lambda data: pytest.fail("the model was read again"))
+    assert check_model(model) is None

@@ -15,6 +15,7 @@ Micro's ``TfLiteTensor.params`` holds.
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,6 +24,7 @@ from typing import Any
 import attrs
 
 from hpx_core.sdk import ModelRefusal
+from hpx_core.sdk.cache import KeptFolder
 from hpx_core.sdk.models import MALFORMED, ModelInfo
 
 INT8, INT16 = 9, 7  # TFLite TensorType
@@ -171,9 +173,32 @@ def prepare_refusals(data: bytes) -> tuple[Refused, ...]:
         return ()
 
 
+CHECKS = KeptFolder("prepare-checks", keep=512)
+"""check_model's answer per model and rules: every run (and every validation) asks it, and
+reading the model with the ``tflite`` package (and the NumPy it loads) costs a new process
+about 0.1 s."""
+
+
+def _check_key(model: ModelInfo) -> str:
+    rules = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+    return hashlib.sha256(f"{model.sha256}|{rules}".encode()).hexdigest()
+
+
 def check_model(model: ModelInfo) -> ModelRefusal | None:
-    """The first operator TFLite Micro cannot prepare, in words; None when none is known."""
+    """The first operator TFLite Micro cannot prepare, in words; None when none is known
+    (kept in the hpx cache by the model's bytes and these rules)."""
     if model.format != "tflite":
         return None
+    key = _check_key(model)
+    kept = CHECKS.load(key)
+    if isinstance(kept, dict) and "refusal" in kept:
+        said = kept["refusal"]
+        if said is None:
+            return None
+        if isinstance(said, dict) and {"message", "hint"} <= set(said):
+            return ModelRefusal(str(said["message"]), str(said["hint"]))
     found = prepare_refusals(Path(model.path).read_bytes())
-    return refusal(found[0]) if found else None
+    answer = refusal(found[0]) if found else None
+    CHECKS.store(key, {"refusal": None if answer is None else
+                       {"message": answer.message, "hint": answer.hint}})
+    return answer
