@@ -73,14 +73,18 @@ def test_a_softmax_int16_output_tflm_accepts_is_not_refused(tmp_path: Path) -> N
     assert _host_refusal(path) is None
 
 
-def test_the_answer_is_kept_by_the_models_bytes(tmp_path: Path,
-                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    """A second check of the same model reads the kept answer, not the model."""
+def test_a_model_a_run_took_to_its_firmware_is_not_read_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The check alone keeps nothing; once a run made the model's firmware, the next check of
+    the same bytes reads the kept answer, not the model."""
     from hpx_tflm_family import prepare_rules
 
-    monkeypatch.setenv("HPX_CACHE_DIR", str(tmp_path / "cache"))
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("HPX_CACHE_DIR", str(cache))
     model = load_model(KWS)
     assert check_model(model) is None
+    assert not cache.exists()
+    prepare_rules.keep_passed_check(model)
     monkeypatch.setattr(prepare_rules, "prepare_refusals",
                         lambda data: pytest.fail("the model was read again"))
     assert check_model(model) is None

@@ -66,8 +66,7 @@ def test_a_model_the_host_interpreter_refuses_is_one_hpx_error_and_leaves_no_cac
     assert "softmax_uint8.tflite" in refused.value.message
     assert "operator 12 (SOFTMAX) failed to prepare" in refused.value.message
     assert "\n" not in refused.value.message + refused.value.hint
-    # nothing of the run is kept: only check_model's own answer on the model (None) is
-    assert [p.parent.name for p in cache.rglob("*.json")] == ["prepare-checks"]
+    assert not list(cache.rglob("*.json"))
 
 
 def test_an_operator_without_a_kernel_names_the_model_and_tflms_words(tmp_path: Path) -> None:

@@ -25,6 +25,7 @@ from hpx_tflm_family.check import (
 )
 from hpx_tflm_family.glue import FamilyGlue, family_glue
 from hpx_tflm_family.inputs import InputSpec, input_bytes, keep_inputs
+from hpx_tflm_family.prepare_rules import keep_passed_check
 from hpx_tflm_family.reference import host_outputs
 from hpx_tflm_family.resolver import methods_from_checkout, select_ops
 
@@ -98,6 +99,7 @@ def model_glue(
     inputs = input_bytes(spec, model, keep=False)
     expected = host_outputs(model_data, inputs, model)  # a model TFLM refuses stops here
     keep_inputs(spec, model, inputs)
+    keep_passed_check(model)
     glue = family_glue(model, model_data, ops, methods_from_checkout(checkout), inputs, arena,
                        layout)
     facts = FamilyFacts(spec.describe(), ops, arena, glue.layer_names, expected)

@@ -174,9 +174,11 @@ def prepare_refusals(data: bytes) -> tuple[Refused, ...]:
 
 
 CHECKS = KeptFolder("prepare-checks", keep=512)
-"""check_model's answer per model and rules: every run (and every validation) asks it, and
-reading the model with the ``tflite`` package (and the NumPy it loads) costs a new process
-about 0.1 s."""
+"""Models check_model found nothing against, by their bytes and these rules: every run (and
+every validation) asks, and reading the model with the ``tflite`` package (and the NumPy it
+loads) costs a new process about 0.1 s. Kept by :func:`keep_passed_check` once a run got as far
+as its firmware, never by a check alone: a refused run (``hpx config validate`` too) keeps
+nothing."""
 
 
 def _check_key(model: ModelInfo) -> str:
@@ -185,20 +187,17 @@ def _check_key(model: ModelInfo) -> str:
 
 
 def check_model(model: ModelInfo) -> ModelRefusal | None:
-    """The first operator TFLite Micro cannot prepare, in words; None when none is known
-    (kept in the hpx cache by the model's bytes and these rules)."""
+    """The first operator TFLite Micro cannot prepare, in words; None when none is known (at
+    once for a model a run already took through these rules)."""
     if model.format != "tflite":
         return None
-    key = _check_key(model)
-    kept = CHECKS.load(key)
-    if isinstance(kept, dict) and "refusal" in kept:
-        said = kept["refusal"]
-        if said is None:
-            return None
-        if isinstance(said, dict) and {"message", "hint"} <= set(said):
-            return ModelRefusal(str(said["message"]), str(said["hint"]))
+    if CHECKS.load(_check_key(model)) == {"refusal": None}:
+        return None
     found = prepare_refusals(Path(model.path).read_bytes())
-    answer = refusal(found[0]) if found else None
-    CHECKS.store(key, {"refusal": None if answer is None else
-                       {"message": answer.message, "hint": answer.hint}})
-    return answer
+    return refusal(found[0]) if found else None
+
+
+def keep_passed_check(model: ModelInfo) -> None:
+    """Remember that ``model`` passed :func:`check_model` (its firmware is being made)."""
+    if model.format == "tflite" and CHECKS.load(_check_key(model)) is None:
+        CHECKS.store(_check_key(model), {"refusal": None})
