@@ -40,36 +40,10 @@ def _runtime() -> ModuleType:
     return module
 
 
-def _attempt(model_data: bytes, inputs: Sequence[bytes],
-             model: ModelInfo) -> tuple[bytes, ...] | Exception:
-    """The outputs, or the interpreter's exception (answered, not raised, so the captured
-    output holds TFLite Micro's words and no traceback)."""
-    import numpy as np
-
-    runtime = _runtime()
-    try:
-        interpreter = runtime.Interpreter.from_bytes(model_data)
-        for index, (data, tensor) in enumerate(zip(inputs, model.inputs, strict=True)):
-            array = np.frombuffer(data, dtype=np.dtype(tensor.dtype)).reshape(tensor.shape)
-            interpreter.set_input(array, index)
-        interpreter.invoke()
-        return tuple(np.ascontiguousarray(interpreter.get_output(i)).tobytes()
-                     for i in range(len(model.outputs)))
-    except (RuntimeError, ValueError) as error:
-        return error
-
-
 def interpret(model_data: bytes, inputs: Sequence[bytes], model: ModelInfo) -> tuple[bytes, ...]:
     """Run the host TFLM interpreter once on ``inputs``; the raw bytes of every output."""
-    from hpx_core.sdk.enginelib import tool_output_to
-
-    with tempfile.TemporaryDirectory(prefix="hpx-tflm-reference-") as folder:
-        said = Path(folder) / "tflite-micro.log"
-        with tool_output_to(said, TOOL):
-            outcome = _attempt(model_data, inputs, model)
-        if isinstance(outcome, Exception):
-            raise host_refusal(model, str(outcome), said.read_text(errors="replace")) from None
-    return outcome
+    (outputs,) = batch_outputs(model_data, (inputs,), model)
+    return outputs
 
 
 def batch_outputs(model_data: bytes, samples: Sequence[Sequence[bytes]],
@@ -81,14 +55,16 @@ def batch_outputs(model_data: bytes, samples: Sequence[Sequence[bytes]],
     with tempfile.TemporaryDirectory(prefix="hpx-tflm-reference-") as folder:
         said = Path(folder) / "tflite-micro.log"
         with tool_output_to(said, TOOL):
-            outcome = _attempt_many(model_data, samples, model)
+            outcome = _attempt(model_data, samples, model)
         if isinstance(outcome, Exception):
             raise host_refusal(model, str(outcome), said.read_text(errors="replace")) from None
     return outcome
 
 
-def _attempt_many(model_data: bytes, samples: Sequence[Sequence[bytes]],
-                  model: ModelInfo) -> tuple[tuple[bytes, ...], ...] | Exception:
+def _attempt(model_data: bytes, samples: Sequence[Sequence[bytes]],
+             model: ModelInfo) -> tuple[tuple[bytes, ...], ...] | Exception:
+    """The outputs of each sample, or the interpreter's exception (answered, not raised, so
+    the captured output holds TFLite Micro's words and no traceback)."""
     import numpy as np
 
     runtime = _runtime()
