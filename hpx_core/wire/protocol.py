@@ -90,6 +90,12 @@ _TENSORS = (0, 255)  # a layer's inputs or outputs
 
 
 _FAULT_REGS = ("cfsr", "hfsr", "mmfar", "bfar")
+_OUTPUT_CHUNK = (  # an OUTPUT record, and a VOUT record after its sample
+    _f("tensor", "int", "output index", _COUNT),
+    _f("offset", "int", "byte offset of this chunk", _COUNT),
+    _f("size", "int", "tensor size in bytes", _COUNT),
+    _f("hex", "bytes", "chunk bytes"),
+)
 
 RECORDS: dict[str, RecordSpec] = {
     spec.type: spec
@@ -273,13 +279,7 @@ RECORDS: dict[str, RecordSpec] = {
         RecordSpec(
             "VOUT",
             "a chunk of an output tensor of one validation sample",
-            (
-                _f("sample", "int", "the data set's index of the sample", _COUNT),
-                _f("tensor", "int", "output index", _COUNT),
-                _f("offset", "int", "byte offset of this chunk", _COUNT),
-                _f("size", "int", "tensor size in bytes", _COUNT),
-                _f("hex", "bytes", "chunk bytes"),
-            ),
+            (_f("sample", "int", "the data set's index of the sample", _COUNT), *_OUTPUT_CHUNK),
         ),
         RecordSpec(
             "VALIDEND",
@@ -292,12 +292,7 @@ RECORDS: dict[str, RecordSpec] = {
         RecordSpec(
             "OUTPUT",
             "a chunk of an output tensor (after the last inference)",
-            (
-                _f("tensor", "int", "output index", _COUNT),
-                _f("offset", "int", "byte offset of this chunk", _COUNT),
-                _f("size", "int", "tensor size in bytes", _COUNT),
-                _f("hex", "bytes", "chunk bytes"),
-            ),
+            _OUTPUT_CHUNK,
         ),
         RecordSpec(
             "METRIC",

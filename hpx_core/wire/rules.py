@@ -32,6 +32,7 @@ class StreamRules:
             "CAL": self._check_cal,
             "SUMMARY": self._check_summary,
             "OUTPUT": self._check_output,
+            "VOUT": self._check_chunk,
             "CHECKEND": self._check_checkend,
             "MEMEND": self._check_memend,
             "VALIDEND": self._check_validend,
@@ -107,17 +108,21 @@ class StreamRules:
                 offset,
             )
 
-    def _check_output(self, record: Record, offset: int) -> None:
-        tensor, size = record.number("tensor"), record.number("size")
-        chunk = record.fields["hex"]
+    def _check_chunk(self, record: Record, offset: int) -> None:
+        """An OUTPUT or VOUT chunk ends within the tensor's size."""
+        size, chunk = record.number("size"), record.fields["hex"]
         assert isinstance(chunk, bytes)
         if record.number("offset") + len(chunk) > size:
             raise StreamError(
                 "malformed",
-                f"OUTPUT.offset {record.number('offset')} + {len(chunk)} bytes is past "
-                f"OUTPUT.size {size}",
+                f"{record.type}.offset {record.number('offset')} + {len(chunk)} bytes is past "
+                f"{record.type}.size {size}",
                 offset,
             )
+
+    def _check_output(self, record: Record, offset: int) -> None:
+        self._check_chunk(record, offset)
+        tensor, size = record.number("tensor"), record.number("size")
         if self._output_sizes.setdefault(tensor, size) != size:
             raise StreamError("malformed", f"output {tensor} changes its OUTPUT.size", offset)
 

@@ -133,3 +133,23 @@ def test_a_deepest_point_above_where_the_engine_was_called_is_refused() -> None:
 def test_a_memory_layer_past_the_promised_slots_is_refused() -> None:
     error = refused(replaced("MEMLAYER", {"idx": 240}))
     assert "MEMLAYER.idx" in error.message
+
+
+def _with_validation(vout: dict[str, object], records: int) -> bytes:
+    """The selftest stream with a validation pass before its END: one VOUT, then VALIDEND
+    saying ``records`` were sent."""
+    end = next(i for i, r in enumerate(RECORDS) if r.type == "END")
+    added = [("VALIDATE", {"samples": 1, "first": 0}), ("VOUT", vout),
+             ("VALIDEND", {"samples": 1, "records": records})]
+    body = [(r.type, dict(r.fields)) for r in RECORDS]
+    body[end:end] = added
+    return b"".join(encode_record(i, t, f) for i, (t, f) in enumerate(body))
+
+
+def test_a_validation_pass_parses_and_its_chunks_and_count_are_checked() -> None:
+    good = {"sample": 0, "tensor": 0, "offset": 0, "size": 4, "hex": bytes(4)}
+    assert len(parse_capture(_with_validation(good, 1)).of("VOUT")) == 1
+    assert "VOUT.offset 2 + 4 bytes is past VOUT.size 4" in refused(
+        _with_validation({**good, "offset": 2}, 1)).message
+    with pytest.raises(StreamError, match="VALIDEND says 2 VOUT records were sent, 1 arrived"):
+        parse_capture(_with_validation(good, 2))
