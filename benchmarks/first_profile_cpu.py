@@ -54,15 +54,14 @@ class Cpu:
         return Cpu(self.own - other.own, self.children - other.children)
 
 
-def ninja_edges(root: Path) -> list[tuple[str, str, float]]:
-    """(build folder, output, seconds) of every edge Ninja ran under ``root``."""
+def ninja_edges(root: Path) -> list[tuple[str, float]]:
+    """(output, seconds) of every edge Ninja ran under ``root``."""
     found = []
     for log in root.rglob(".ninja_log"):
         for line in log.read_text(encoding="utf-8", errors="replace").splitlines()[1:]:
             parts = line.split("\t")
             if len(parts) >= 4:
-                found.append((str(log.parent.relative_to(root)), parts[3],
-                              (int(parts[1]) - int(parts[0])) / 1000.0))
+                found.append((parts[3], (int(parts[1]) - int(parts[0])) / 1000.0))
     return found
 
 
@@ -112,30 +111,22 @@ def report(root: Path, marks: list[tuple[str, Cpu, float]], load: float) -> None
         print(f"| {stage} | {then - at:.1f} | {spent.own:.1f} | {spent.children:.1f} |")
     total = marks[-1][1] - marks[0][1]
     wall = marks[-1][2] - marks[0][2]
-    edges = ninja_edges(root)
-    by_place: dict[str, float] = defaultdict(float)
+    edges = ninja_edges(root / "work")  # the app's build (the library's scratch is removed)
     by_kind: dict[str, float] = defaultdict(float)
-    for place, output, seconds in edges:
-        parts = place.split("/")
-        library = parts[2] if place.startswith("hpx-cache/engines/") and len(parts) > 2 else ""
-        by_place[library.rsplit("-", 1)[0] if library else f"app ({place})"] += seconds
+    for output, seconds in edges:
         by_kind[kind_of(output)] += seconds
-    print("\n| Ninja edges by build | seconds |")
-    print("|---|---:|")
-    for place, seconds in sorted(by_place.items(), key=lambda item: -item[1]):
-        print(f"| {place} | {seconds:.1f} |")
-    print("\n| Ninja edges by kind | seconds |")
+    print("\n| the app's Ninja edges by kind | seconds |")
     print("|---|---:|")
     for kind, seconds in sorted(by_kind.items(), key=lambda item: -item[1]):
         print(f"| {kind} | {seconds:.1f} |")
     print("\n| most expensive units | seconds |")
     print("|---|---:|")
-    for _, output, seconds in sorted(edges, key=lambda e: -e[2])[:10]:
+    for output, seconds in sorted(edges, key=lambda e: -e[1])[:10]:
         print(f"| {output.split('/')[-1]} | {seconds:.1f} |")
     used = total.own + total.children
     print(f"\nwhole run: {used:.1f} CPU s (hpx {total.own:.1f}, child processes "
-          f"{total.children:.1f}), {wall:.1f} s wall, {len(edges)} Ninja edges "
-          f"({sum(e[2] for e in edges):.1f} s); load {load:.1f} -> {os.getloadavg()[0]:.1f}")
+          f"{total.children:.1f}), {wall:.1f} s wall, {len(edges)} app Ninja edges "
+          f"({sum(e[1] for e in edges):.1f} s); load {load:.1f} -> {os.getloadavg()[0]:.1f}")
     print(f"target: at most {BEFORE_CPU_S / 2:.0f} CPU s (half of {BEFORE_CPU_S:.0f}); "
           f"this run {used / BEFORE_CPU_S:.2f} of it")
 

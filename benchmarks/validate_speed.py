@@ -10,7 +10,9 @@ pays a compile the other does not. Then, alternating over the repeats:
   kept are removed first, so every sample runs on the device);
 - ``hpx profile`` of one sample in a new process (``--engine-config input=SAMPLE.npy``), as a
   user without ``hpx validate`` would do it: its firmware embeds the sample, so each profile
-  builds its own image, as it would for every sample of a data set.
+  builds its own image, as it would for every sample of a data set. Its compiles go through
+  the compiler cache earlier profiles filled (the units that do not hold the sample are hits
+  after the first), as for a user profiling sample after sample: that favours this side.
 
 It prints each side's seconds per sample (median and spread) and the ratio, then QEMU's
 instruction rate on the samples against QEMU alone running the same firmware's counted
