@@ -22,9 +22,6 @@ from hpx_core.cli.main_commands import (
     library_progress,
 )
 
-SATURATION_WARNING = 0.01
-"""Share of an input's quantized values that saturated above which the run warns."""
-
 
 @app.command()
 def validate(
@@ -78,17 +75,16 @@ def validate(
 
 
 def print_validation(document: dict[str, Any]) -> None:
+    from hpx_core.validation.data import saturation_warnings
+
     data, speed = document["data"], document["speed"]
     console.print(f"{data['samples']:,} samples" + (", labelled" if data["labelled"] else ""),
                   markup=False)
     for note in data["notes"]:
         console.print(f"  {note}", markup=False)
     console.print(f"  host reference: {data['reference']}", markup=False)
-    for name, share in data["saturated"].items():
-        if share > SATURATION_WARNING:
-            console.print(f"[yellow]input {name}: {share:.1%} of the values fell outside the "
-                          "input's range when quantized: is the data in the model's units "
-                          "(its scale and zero point above)?[/]")
+    for warning in saturation_warnings(data["saturated"]):
+        console.print(warning, style="yellow", markup=False, highlight=False)
     for output in document["outputs"]:
         console.print(
             f"output {output['tensor']}: MAE {output['mean_abs_error']:.4g}, RMSE "

@@ -123,7 +123,7 @@ def _validate(planned: PlannedCell, registry: Registry, on_stage: Callable[[str]
               outcome: ProfileOutcome) -> Path | None:
     """With ``validation.data`` in the matrix's profile section, the cell's data set through
     its validation firmware (hpx validate), its bundle in the cell's folder; None without."""
-    if outcome.config.validation.data is None or outcome.board.qemu is None:
+    if outcome.config.validation.data is None or not outcome.board.emulated:
         return None
     from hpx_core.validation.bundle import write_validation
     from hpx_core.validation.run import prepare, validate

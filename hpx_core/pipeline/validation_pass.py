@@ -24,7 +24,7 @@ class ValidationPass:
     name: str = NAME
 
     def check(self, ctx: RunContext) -> None:
-        if ctx.validating and ctx.board.qemu is None:
+        if ctx.validating and not ctx.board.emulated:
             raise UsageError(
                 f"hpx validate runs its data set on the emulated boards; {ctx.board.name} is "
                 "silicon",
@@ -37,4 +37,6 @@ class ValidationPass:
         return HarnessRequest({"HPX_VALIDATE_PASS"})
 
     def after(self, ctx: RunContext, inputs: PassInputs) -> PassResult[None]:
+        """Not reached by hpx validate, which stops after the build; a run that went on
+        says where the data set's results go."""
         return PassResult(None, NAME, {"note": "the data set's results are a validation bundle"})

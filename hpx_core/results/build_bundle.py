@@ -98,13 +98,20 @@ class BuiltFirmware:
         return self.path / ELF
 
 
-def is_build_bundle(path: Path) -> bool:
-    """Whether ``path`` looks like a build bundle (it is verified when read)."""
+def bundle_kind(path: Path) -> str | None:
+    """The ``kind`` a bundle's summary says (``build``, ``validation``; None for a result
+    bundle or a folder that is none), unverified: it is verified when read."""
     try:
         summary = json.loads((path / "summary.json").read_text("utf-8"))
     except (OSError, ValueError):
-        return False
-    return isinstance(summary, dict) and summary.get("kind") == KIND
+        return None
+    kind = summary.get("kind") if isinstance(summary, dict) else None
+    return kind if isinstance(kind, str) else None
+
+
+def is_build_bundle(path: Path) -> bool:
+    """Whether ``path`` looks like a build bundle (it is verified when read)."""
+    return bundle_kind(path) == KIND
 
 
 def read_build_bundle(path: Path) -> BuiltFirmware:

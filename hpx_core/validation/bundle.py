@@ -8,7 +8,6 @@ and provenance; assembled aside and renamed (:func:`hpx_core.results.bundle.writ
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 from typing import Any
@@ -17,11 +16,13 @@ from hpx_core.errors import ResultsError
 from hpx_core.pipeline.facts import config_json, source_provenance
 from hpx_core.pipeline.products import need
 from hpx_core.plugins import Registry
+from hpx_core.results.build_bundle import bundle_kind
 from hpx_core.results.bundle import dump_json, write_folder
 from hpx_core.results.bundle_schema import BUNDLE_SCHEMA
 from hpx_core.results.verify import verify_bundle
 from hpx_core.run.record import provenance
 from hpx_core.validation.run import Validation
+from hpx_core.wire.capture import Capture
 
 KIND = "validation"
 STATUS = "validated"
@@ -54,7 +55,7 @@ def validation_document(found: Validation) -> dict[str, Any]:
     }
 
 
-def _counted(capture: Any) -> dict[str, Any] | None:
+def _counted(capture: Capture | None) -> dict[str, Any] | None:
     """The first window's counted passes (the engine's own input, before the data set): raw
     whole-inference counts and the calibration pair, in the counter's units."""
     if capture is None:
@@ -93,11 +94,8 @@ def write_validation(found: Validation, results_dir: Path, registry: Registry) -
 
 
 def is_validation_bundle(path: Path) -> bool:
-    try:
-        summary = json.loads((path / "summary.json").read_text("utf-8"))
-    except (OSError, ValueError):
-        return False
-    return isinstance(summary, dict) and summary.get("kind") == KIND
+    """Whether ``path`` looks like a validation bundle (it is verified when read)."""
+    return bundle_kind(path) == KIND
 
 
 def read_validation(path: Path) -> dict[str, Any]:

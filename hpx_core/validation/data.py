@@ -63,6 +63,18 @@ class Saturation:
         return {name: self.clipped[name] / n for name, n in self.values.items() if n}
 
 
+SATURATION_WARNING = 0.01
+"""Share of an input's quantized values that saturated above which a run warns."""
+
+
+def saturation_warnings(shares: dict[str, float]) -> list[str]:
+    """A sentence per input whose quantized values saturated more than
+    :data:`SATURATION_WARNING` (what the console and the page say)."""
+    return [f"input {name}: {share:.1%} of the values fell outside the input's range when "
+            "quantized: is the data in the model's units (its scale and zero point above)?"
+            for name, share in shares.items() if share > SATURATION_WARNING]
+
+
 @attrs.frozen
 class DataSet:
     """The samples of ``sources`` in order, the first ``limit`` of them; ``labels`` one class
@@ -98,14 +110,14 @@ class DataSet:
                  count: int) -> list[tuple[bytes, ...]]:
         """The expected outputs of samples ``start`` to ``start + count``, each output's bytes
         in the device's memory order (its ``dim_order``)."""
-        found, index = [], 0
-        for source in self.sources:
-            for k in range(source.count):
-                if start <= index < min(start + count, self.count):
-                    assert source.expected is not None
-                    found.append(tuple(_in_memory_order(a[k] if source.batched else a, t)
-                                       for a, t in zip(source.expected, outputs, strict=True)))
-                index += 1
+        found, first = [], 0
+        end = min(start + count, self.count)
+        for source in self.sources:  # only the files that hold samples of the window
+            for k in range(max(start - first, 0), min(end - first, source.count)):
+                assert source.expected is not None
+                found.append(tuple(_in_memory_order(a[k] if source.batched else a, t)
+                                   for a, t in zip(source.expected, outputs, strict=True)))
+            first += source.count
         return found
 
 

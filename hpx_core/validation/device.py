@@ -58,7 +58,8 @@ def find_window(elf: Path, sample_bytes: int) -> Window:
     if window.capacity < 1:
         raise RunError(f"one sample is {sample_bytes:,} bytes; the firmware's validation "
                        f"window holds {window.size - HEADER.size:,}",
-                       "validate a model whose inputs fit in the window (1 MiB)")
+                       f"validate a model whose inputs fit in the window ({window.size:,} "
+                       "bytes)")
     return window
 
 

@@ -9,6 +9,7 @@ from matplotlib import rc_context
 
 from hpx_core.report.charts import CAND_COLOUR, STYLE, new_figure, svg_of
 from hpx_core.report.html import render_page
+from hpx_core.validation.data import saturation_warnings
 
 
 def histogram_chart(output: dict[str, Any]) -> str:
@@ -29,5 +30,6 @@ def validation_page(document: dict[str, Any]) -> str:
     """``document``: :func:`hpx_core.validation.bundle.read_validation`'s."""
     return render_page("validation.html.j2", identity=document["identity"],
                        data=document["data"], outputs=document["outputs"],
+                       warnings=saturation_warnings(document["data"]["saturated"]),
                        speed=document["speed"],
                        charts=[histogram_chart(o) for o in document["outputs"]])

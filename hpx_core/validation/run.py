@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from itertools import islice
 from pathlib import Path
-from typing import Any
+from typing import TextIO
 
 import attrs
 
@@ -41,9 +41,11 @@ from hpx_core.validation.device import (
     run_window,
 )
 from hpx_core.validation.metrics import OutputScore, scores
+from hpx_core.wire.capture import Capture
 
 BUILD_ONLY = "kernel verification"
 Progress = Callable[[int, int, float | None], None]
+Outputs = list[tuple[bytes, ...]]  # per sample, every output's bytes
 
 
 @attrs.frozen
@@ -58,7 +60,7 @@ class Validation:
     seconds: float
     device_seconds: float
     resumed: int
-    first_capture: Any
+    first_capture: Capture | None  # the first window run now (its counted passes)
 
 
 @attrs.frozen
@@ -96,7 +98,8 @@ def validate(prepared: Prepared, registry: Registry, *,
     state = _state_folder(outcome, need(outcome.build, "build").elf, data)
     found = scores(model.outputs, outcome.config.validation.top_k)
     samples_file = state / "samples.jsonl"
-    device_seconds, resumed, first = 0.0, 0, None
+    device_seconds, resumed = 0.0, 0
+    first: Capture | None = None
     with samples_file.open("w", encoding="utf-8") as lines:
         for start, batch in _windows(data, window):
             kept = state / f"window-{start}.json"
@@ -107,12 +110,12 @@ def validate(prepared: Prepared, registry: Registry, *,
                 resumed += len(batch)
             else:
                 device_seconds += ran.seconds
-                first = first if first is not None else ran.capture
+                first = first or ran.capture
             _score(found, data, start, device, host, lines)
-            if ran is not None:
-                running(len(batch))
-            elif progress is not None:
-                progress(start + len(batch), data.count, None)
+            if progress is not None:
+                ran_here = start + len(batch) - resumed
+                progress(start + len(batch), data.count,
+                         ran_here / device_seconds if device_seconds else None)
     return Validation(outcome, data, tuple(found), samples_file,
                       time.perf_counter() - prepared.started, device_seconds, resumed, first)
 
@@ -172,15 +175,13 @@ def _windows(data: DataSet, window: Window) -> Iterator[tuple[int, list[tuple[by
 def _window_outputs(outcome: ProfileOutcome, registry: Registry, data: DataSet, window: Window,
                     batch: Sequence[tuple[bytes, ...]], start: int, kept: Path,
                     running: Callable[[int], None],
-                    ) -> tuple[list[tuple[bytes, ...]], list[tuple[bytes, ...]],
-                               WindowRun | None]:
+                    ) -> tuple[Outputs, Outputs, WindowRun | None]:
     """The device's and the host's outputs of one window (the host's: the data set's expected
     outputs when it has them, else the engine's host reference): kept ones if a stopped run
     left them, else run now and kept."""
-    if kept.is_file():
-        saved = json.loads(kept.read_text("utf-8"))
-        return ([tuple(bytes.fromhex(t) for t in s) for s in saved["device"]],
-                [tuple(bytes.fromhex(t) for t in s) for s in saved["host"]], None)
+    saved = _kept_window(kept, len(batch))
+    if saved is not None:
+        return saved[0], saved[1], None
     model = need(outcome.model, "model analysis")
     elf = need(outcome.build, "build").elf
     ran = run_window(outcome.board, elf, window, batch, start, len(model.outputs),
@@ -193,6 +194,19 @@ def _window_outputs(outcome: ProfileOutcome, registry: Registry, data: DataSet, 
     write_atomic(kept, json.dumps({"device": [[t.hex() for t in s] for s in device],
                                    "host": [[t.hex() for t in s] for s in host]}).encode())
     return device, host, ran
+
+
+def _kept_window(kept: Path, samples: int) -> tuple[Outputs, Outputs] | None:
+    """The device's and the host's outputs a stopped run kept for this window; None when it
+    kept none or the file is not whole (the window then runs again)."""
+    try:
+        saved = json.loads(kept.read_text("utf-8"))
+        sides = tuple([tuple(bytes.fromhex(t) for t in s) for s in saved[side]]
+                      for side in ("device", "host"))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    device, host = sides
+    return (device, host) if len(device) == len(host) == samples else None
 
 
 def _host_outputs(outcome: ProfileOutcome, registry: Registry, model: ModelInfo,
@@ -212,7 +226,7 @@ def _host_outputs(outcome: ProfileOutcome, registry: Registry, model: ModelInfo,
 
 def _score(found: list[OutputScore], data: DataSet, start: int,
            device: Sequence[tuple[bytes, ...]], host: Sequence[tuple[bytes, ...]],
-           lines: Any) -> None:
+           lines: TextIO) -> None:
     for k, (d, h) in enumerate(zip(device, host, strict=True)):
         index = start + k
         label = data.labels[index] if data.labels is not None else None
