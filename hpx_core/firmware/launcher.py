@@ -121,13 +121,20 @@ def check_cache_dir(cache: CompilerCache) -> None:
 def _cache_dir(path: Path, env_dir: str | None, config: str | None) -> Path | None:
     """ccache's own answer for its folder (its environment and configuration files read as it
     reads them), asked once per setting; None when it cannot say."""
+    answer = _config(path, "cache_dir")
+    return Path(answer) if answer else None
+
+
+def _config(path: Path, key: str) -> str | None:
+    """ccache's value of ``key`` (its environment and configuration files read as it reads
+    them); None when it cannot say."""
     try:
-        done = subprocess.run([str(path), "--get-config", "cache_dir"], capture_output=True,
+        done = subprocess.run([str(path), "--get-config", key], capture_output=True,
                               text=True, timeout=20, check=False)
     except (OSError, subprocess.TimeoutExpired):
         return None
     answer = done.stdout.strip()
-    return Path(answer) if done.returncode == 0 and answer else None
+    return answer if done.returncode == 0 and answer else None
 
 
 def cmake_args(cache: CompilerCache | None) -> list[str]:
@@ -138,17 +145,31 @@ def cmake_args(cache: CompilerCache | None) -> list[str]:
     return [f"-DCMAKE_PROJECT_INCLUDE={include}", f"-DHPX_COMPILER_LAUNCHER={cache.path}"]
 
 
-def build_env(cache: CompilerCache | None, stats_log: Path | None = None) -> dict[str, str]:
+def build_env(cache: CompilerCache | None, stats_log: Path | None = None, *,
+              precompiled: bool = False) -> dict[str, str]:
     """The environment of a configure or build: the launcher for the projects CMake configures
     on its own (ExternalProject, compiler checks) and the stats log (a build's, not its
-    configure's: the compiler checks are no compile units)."""
+    configure's: the compiler checks are no compile units). With ``precompiled`` (units use a
+    precompiled header) ccache is told the sloppiness its manual asks for then, beside the
+    user's own; without it ccache compiles them uncached."""
     env = dict(os.environ)
     if cache is not None:
         env |= {"CMAKE_C_COMPILER_LAUNCHER": str(cache.path),
                 "CMAKE_CXX_COMPILER_LAUNCHER": str(cache.path)}
         if stats_log is not None:
             env["CCACHE_STATSLOG"] = str(stats_log)
+        if precompiled:
+            env["CCACHE_SLOPPINESS"] = _with_pch(cache.path, os.environ.get("CCACHE_SLOPPINESS"))
     return env
+
+
+PCH_SLOPPINESS = ("pch_defines", "time_macros")
+
+
+def _with_pch(path: Path, env_value: str | None) -> str:
+    own = env_value if env_value is not None else _config(path, "sloppiness") or ""
+    kept = [s for s in own.replace(" ", ",").split(",") if s]
+    return ",".join([*kept, *(s for s in PCH_SLOPPINESS if s not in kept)])
 
 
 def read_stats(stats_log: Path) -> CacheStats:

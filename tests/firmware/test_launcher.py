@@ -12,7 +12,13 @@ from emulated_firmware import require_tools
 from hpx_core.boards import get_board
 from hpx_core.errors import ToolError
 from hpx_core.firmware import HarnessSettings, build_project, get_toolchain, render_project
-from hpx_core.firmware.launcher import ENV, compiler_cache, find_compiler_cache, read_stats
+from hpx_core.firmware.launcher import (
+    ENV,
+    build_env,
+    compiler_cache,
+    find_compiler_cache,
+    read_stats,
+)
 from hpx_core.pipeline.doctor import run_doctor
 from hpx_core.plugins import load_registry
 from hpx_core.selftest.layers import selftest_contribution
@@ -36,6 +42,22 @@ def test_a_path_that_is_no_ccache_is_not_used(tmp_path: Path) -> None:
 def test_found_with_its_version() -> None:
     found = find_compiler_cache({})
     assert found is not None and found.version.startswith("ccache ")
+
+
+@needs_ccache
+def test_a_build_with_a_precompiled_header_tells_ccache_its_sloppiness_beside_the_users(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    found = find_compiler_cache({})
+    assert found is not None
+    (tmp_path / "ccache.conf").write_text("sloppiness = include_file_ctime\n")
+    monkeypatch.setenv("CCACHE_CONFIGPATH", str(tmp_path / "ccache.conf"))
+    monkeypatch.delenv("CCACHE_SLOPPINESS", raising=False)
+    assert "CCACHE_SLOPPINESS" not in build_env(found)
+    assert build_env(found, precompiled=True)["CCACHE_SLOPPINESS"] == (
+        "include_file_ctime,pch_defines,time_macros")  # ccache's own answer, kept
+    monkeypatch.setenv("CCACHE_SLOPPINESS", "time_macros")
+    assert build_env(found, precompiled=True)["CCACHE_SLOPPINESS"] == "time_macros,pch_defines"
+    assert build_env(None, precompiled=True).get("CCACHE_SLOPPINESS") == "time_macros"
 
 
 def test_stats_log_counts_units(tmp_path: Path) -> None:

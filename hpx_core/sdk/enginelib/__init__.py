@@ -29,6 +29,7 @@ from hpx_core.sdk.enginelib.identity import (
     source_identity,
     source_roots,
 )
+from hpx_core.sdk.enginelib.precompiled import Precompiled
 from hpx_core.sdk.enginelib.spec import (
     LibrarySpec,
     SourceGroup,
@@ -46,6 +47,7 @@ __all__ = [
     "EngineLibrary",
     "LibraryBuild",
     "LibrarySpec",
+    "Precompiled",
     "SourceGroup",
     "Stage",
     "TargetUnits",

@@ -19,6 +19,7 @@ from hpx_core.log import get_logger
 from hpx_core.sdk.enginelib.cached import BUILD_LOG, cached_folder
 from hpx_core.sdk.enginelib.cmake import LibraryBuild, cmake_library
 from hpx_core.sdk.enginelib.identity import debug_prefix_flags, identity_key
+from hpx_core.sdk.enginelib.precompiled import Precompiled
 from hpx_core.sdk.enginelib.spec import LibrarySpec, Stage
 from hpx_core.sdk.enginelib.units import UnitRecipe
 from hpx_core.sources import cache_root
@@ -176,10 +177,13 @@ def library_cmake(library: EngineLibrary, target: str = "hpx_app") -> str:
 
 
 def spec_units(spec: LibrarySpec, stage: Stage | None = None, *,
-               toolchain: Toolchain | None = None, root: Path | None = None) -> UnitRecipe:
+               toolchain: Toolchain | None = None, root: Path | None = None,
+               precompiled: Precompiled | None = None) -> UnitRecipe:
     """``spec``'s library kept as units (:mod:`hpx_core.sdk.enginelib.units`): the project is the
     whole library's, every file with its own options, so each unit is the whole library's
-    object; ``@LIB@`` names the units' folder, where ``stage`` puts what it stages."""
+    object; ``@LIB@`` names the units' folder, where ``stage`` puts what it stages. A build
+    that compiles enough units reaching ``precompiled`` makes that header once for them
+    (:mod:`hpx_core.sdk.enginelib.precompiled`); it changes no code, so not the key."""
     cache = root or cache_root()
 
     def project(scratch: Path, folder: Path) -> str:
@@ -190,7 +194,7 @@ def spec_units(spec: LibrarySpec, stage: Stage | None = None, *,
     key = identity_key({"units": UNITS_RECIPE, "library": spec.key()}, spec.roots)
     return UnitRecipe(name=spec.name, key=key, targets=(spec.name,), project=project,
                       stage=stage, defines=("-DCMAKE_BUILD_TYPE=",), cpu_flags=spec.cpu_flags,
-                      toolchain=toolchain, roots=spec.roots)
+                      toolchain=toolchain, roots=spec.roots, precompiled=precompiled)
 
 
 def include_dirs_in(spec: LibrarySpec, folder: Path) -> tuple[Path, ...]:

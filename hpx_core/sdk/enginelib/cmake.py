@@ -120,10 +120,12 @@ def cmake_library(
     toolchain: Toolchain | None = None,
     cpu_flags: Sequence[str] = (),
     apart: Sequence[str] = (),
+    precompiled: bool = False,
 ) -> LibraryBuild:
     """Configure ``project`` into ``build`` with ``toolchain``'s file for ``cpu_flags`` (unless
     that was done before: Ninja then reconfigures by itself when the project changed) and build
-    it, counting the files of the targets ``apart`` apart."""
+    it, counting the files of the targets ``apart`` apart (``precompiled``: some units use a
+    precompiled header, which a compiler cache is told to accept)."""
     cache = compiler_cache()
     stats_log = log_file.with_name(STATS_LOG)
     stats_log.unlink(missing_ok=True)
@@ -142,7 +144,8 @@ def cmake_library(
 
     chosen = ["--target", *targets] if targets else []
     run_logged(["cmake", "--build", str(build), "--parallel", str(jobs), *chosen], log_file,
-               f"building {what}", env=build_env(cache, stats_log), on_line=seen)
+               f"building {what}", env=build_env(cache, stats_log, precompiled=precompiled),
+               on_line=seen)
     stats = read_stats(stats_log) if cache is not None else None
     stats_log.unlink(missing_ok=True)
     return LibraryBuild(compiled, stats, cache.describe() if cache else "", separate)

@@ -30,6 +30,7 @@ from hpx_core.sdk.enginelib.cached import (
     write_manifest,
 )
 from hpx_core.sdk.enginelib.identity import portable, resolved
+from hpx_core.sdk.enginelib.precompiled import precompile_cmake
 from hpx_core.sdk.enginelib.unit_repair import repaired_manifest
 from hpx_core.sdk.enginelib.unit_tree import (
     LISTS,
@@ -37,6 +38,7 @@ from hpx_core.sdk.enginelib.unit_tree import (
     Unit,
     archiver,
     build_objects,
+    compile_commands,
     configure,
     configured_in,
     listing_cmake,
@@ -126,8 +128,9 @@ def _extend(folder: Path, tree: _Tree, manifest: dict[str, Any], select: Select,
                and portable(u.source, recipe.roots) not in objects]
     facts: dict[str, Any] = {}
     if missing:
+        precompiled = tree.precompile([u.source for u in missing])
         also = list(recipe.alongside(frozenset(chosen))) if recipe.alongside else []
-        facts = tree.build([u.object for u in missing], jobs, also)
+        facts = tree.build([u.object for u in missing], jobs, also, precompiled=precompiled)
         for unit in missing:
             source = portable(unit.source, recipe.roots)
             objects[source] = _keep(tree.build_dir / unit.object, folder, source)
@@ -193,6 +196,22 @@ class _Tree:
         return (self.build_dir / "build.ninja").is_file() and all(
             (self.build_dir / LISTS / f"{t}.txt").is_file() for t in self.recipe.targets)
 
+    def precompile(self, missing: Sequence[str]) -> bool:
+        """Compile the ``missing`` units that reach the recipe's precompiled header with it,
+        when enough of them share their options to pay for it (Ninja configures the tree
+        again); whether a header is made."""
+        chosen = self.recipe.precompiled
+        if chosen is None or self.recipe.tree is not None:  # a kept tree would keep it
+            return False
+        users = chosen.users(missing)
+        if len(users) < chosen.pays_from:
+            return False
+        self._configure()
+        lines = precompile_cmake(chosen, users, compile_commands(self.build_dir), self.root)
+        with (self.root / "project" / "CMakeLists.txt").open("a", encoding="utf-8") as out:
+            out.write(lines)
+        return bool(lines)
+
     def listing(self) -> tuple[TargetUnits, ...]:
         self._configure()
         return read_listing(self.build_dir, self.recipe.targets)
@@ -206,13 +225,13 @@ class _Tree:
         collect = self.recipe.collect
         return dict(collect(self.build_dir, self.folder)) if collect is not None else {}
 
-    def build(self, objects: Sequence[str], jobs: int, also: Sequence[str] = ()
-              ) -> dict[str, Any]:
+    def build(self, objects: Sequence[str], jobs: int, also: Sequence[str] = (), *,
+              precompiled: bool = False) -> dict[str, Any]:
         self._configure()
         done = build_objects(self.recipe.name, self.root / "project", self.build_dir,
                              self.root / LOG, objects, jobs=jobs,
                              toolchain=self.recipe.toolchain, cpu_flags=self.recipe.cpu_flags,
-                             also=also)
+                             also=also, precompiled=precompiled)
         facts = done.facts()
         if also:  # what the targets built alongside compiled is theirs
             facts |= {"compiled": done.compiled - done.apart, "alongside": done.apart}

@@ -77,6 +77,13 @@ def read_listing(build: Path, targets: Sequence[str]) -> tuple[TargetUnits, ...]
     return tuple(listing)
 
 
+def compile_commands(build: Path) -> dict[str, str]:
+    """Each source's compile command in a configured tree (sources as the listing names them)."""
+    return {normal(Path(e["directory"]) / e["file"]).as_posix():
+            e.get("command") or shlex.join(e["arguments"])
+            for e in json.loads((build / "compile_commands.json").read_text(encoding="utf-8"))}
+
+
 def _sources_by_object(build: Path) -> dict[Path, Path]:
     found: dict[Path, Path] = {}
     for entry in json.loads((build / "compile_commands.json").read_text(encoding="utf-8")):
@@ -89,12 +96,14 @@ def _sources_by_object(build: Path) -> dict[Path, Path]:
 
 def build_objects(name: str, project: Path, build: Path, log_file: Path,
                   objects: Sequence[str], *, jobs: int, toolchain: Toolchain | None,
-                  cpu_flags: Sequence[str], also: Sequence[str] = ()) -> LibraryBuild:
+                  cpu_flags: Sequence[str], also: Sequence[str] = (),
+                  precompiled: bool = False) -> LibraryBuild:
     """Build the ``objects`` (paths in the tree) of a configured tree and the targets ``also``
-    (their files counted apart), and nothing else."""
+    (their files counted apart), and nothing else (``precompiled``: some use a precompiled
+    header)."""
     return cmake_library(name, project, build, log_file, what=f"the {name} library",
                          targets=[*objects, *also], jobs=jobs, toolchain=toolchain,
-                         cpu_flags=cpu_flags, apart=also)
+                         cpu_flags=cpu_flags, apart=also, precompiled=precompiled)
 
 
 def configured_in(build: Path) -> bool:

@@ -34,6 +34,7 @@ import attrs
 from hpx_core.contract import LibraryUse
 from hpx_core.firmware.toolchain import Toolchain
 from hpx_core.sdk.enginelib.cached import CONTENTS, entry_folder, file_state, read_manifest
+from hpx_core.sdk.enginelib.precompiled import Precompiled
 from hpx_core.sdk.enginelib.spec import Stage
 from hpx_core.sdk.enginelib.unit_tree import TargetUnits
 
@@ -80,6 +81,7 @@ class UnitRecipe:
     tree: Path | None = None  # a build tree kept between builds, or a scratch one (None)
     tree_lock: Path | None = None  # the lock of a kept tree others build in too
     alongside: Alongside | None = None  # only with a kept ``tree``
+    precompiled: Precompiled | None = None  # only with a scratch tree: made for one build
 
     def scratch(self, folder: Path) -> Path:
         """Where the project is configured and built: the kept tree, or a scratch folder of

@@ -17,6 +17,7 @@ from hpx_tflm_family.kernel_units import needed_sources
 
 from hpx_core.sdk import LibraryUse, SourceSet
 from hpx_core.sdk.enginelib import (
+    Precompiled,
     TargetUnits,
     archive_cmake,
     ensure_library,
@@ -61,11 +62,19 @@ def linked_library(sources: SourceSet, backend: str, cpu_flags: Collection[str],
         whole = ensure_library(spec, stage, jobs=jobs, toolchain=toolchain)
         return LinkedLibrary(whole.key, whole.folder, whole.include_dirs, spec.defines,
                              library_cmake(whole), [whole.use()])
-    units = ensure_units(spec_units(spec, stage, toolchain=toolchain),
+    units = ensure_units(spec_units(spec, stage, toolchain=toolchain,
+                                    precompiled=schema_header(sources)),
                          _selection(sources, ops), operators_label(ops), jobs=jobs)
     return LinkedLibrary(units.key, units.folder, include_dirs_in(spec, units.folder),
                          spec.defines, archive_cmake(spec.name, units.archives[0]),
                          [units.use()])
+
+
+def schema_header(sources: SourceSet) -> Precompiled:
+    """The header most of the library's units spend most of their compile parsing: the
+    model schema's generated code, with flatbuffers."""
+    root = sources.path_of("tflite-micro")
+    return Precompiled(root / "tensorflow/lite/schema/schema_generated.h", (root,))
 
 
 def operators_label(ops: Collection[str]) -> str:

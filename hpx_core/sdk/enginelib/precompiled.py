@@ -1,0 +1,108 @@
+"""A header most of a library's C++ units parse whole, compiled once per build instead.
+
+TensorFlow Lite Micro's units nearly all reach ``schema_generated.h`` (the flatbuffers schema,
+with the flatbuffers headers): about 2 of the 3.3 CPU-seconds each such unit takes with GCC are
+spent parsing it. Compiled once as a precompiled header it takes each of them to about 1.3 s.
+The header costs 10 to 15 CPU-seconds to make and is some 300 MB, so it is made in the build's
+scratch tree, only when a build compiles enough units that reach it to pay for it, and never
+kept (a compiler cache keeps it, as it keeps the units).
+
+GCC records the optimization options in a precompiled header and uses it for a unit of other
+options, producing other code, so one header is made per set of compile options its users share
+(TensorFlow Lite Micro's framework at ``-Os``, its kernels at ``-O2``), with exactly their
+command. A unit compiled with the header forced first (``-include``) compiles to the same code
+and data as without it: the header is one the unit includes anyway, and guarded;
+``tests/plugins/tflm/test_precompiled_e2e.py`` compares KWS's units both ways. Units that do not
+reach the header are compiled as before: loading the header alone costs a second.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+import attrs
+
+from hpx_core.firmware.cmake_text import cmake_quote
+from hpx_core.sdk.enginelib.include_graph import IncludeGraph, normal
+
+PAYS_FROM = 8
+"""Units of one set of options reaching the header that a build must compile for the header
+to pay: it costs about as much as six or seven of them save (TFLite Micro's schema, GCC 12)."""
+
+FOLDER = "hpx_precompiled"  # in the scratch tree
+_NOT_FLAGS = {"-o": 1, "-MT": 1, "-MF": 1, "-c": 0, "-MD": 0}  # and how many values follow
+
+
+def _paths(value: Iterable[Path]) -> tuple[Path, ...]:
+    return tuple(normal(v) for v in value)
+
+
+@attrs.frozen
+class Precompiled:
+    """The header to precompile (a path), and the folders its users' includes are found in."""
+
+    header: Path = attrs.field(converter=normal)
+    include_dirs: tuple[Path, ...] = attrs.field(converter=_paths)
+    pays_from: int = PAYS_FROM
+
+    def users(self, sources: Iterable[str]) -> list[str]:
+        """The C++ ``sources`` that include the header, directly or through others."""
+        graph = IncludeGraph(self.include_dirs)
+        return [s for s in sources if _is_cxx(s) and self.header in graph.reached([Path(s)])]
+
+
+def precompile_cmake(chosen: Precompiled, users: Sequence[str],
+                     commands: Mapping[str, str], tree: Path) -> str:
+    """CMake lines making ``chosen``'s header once per set of compile options (``commands``:
+    each user's compile command) at least ``pays_from`` users share, in ``tree``, and compiling
+    those users with it; empty when no set pays."""
+    by_flags: dict[tuple[str, ...], list[str]] = {}
+    for source in users:
+        by_flags.setdefault(_flags(commands[source], source), []).append(source)
+    lines: list[str] = []
+    paying = [group for group in by_flags.items() if len(group[1]) >= chosen.pays_from]
+    for number, (flags, sources) in enumerate(paying):
+        stub = tree / FOLDER / str(number) / chosen.header.name
+        stub.parent.mkdir(parents=True, exist_ok=True)
+        stub.write_text(f'#include "{chosen.header.as_posix()}"\n', encoding="utf-8")
+        lines.append(_header_rule(stub, chosen.header, flags))
+        for source in sources:
+            quoted = cmake_quote(source)
+            lines.append(f"set_property(SOURCE {quoted} APPEND PROPERTY OBJECT_DEPENDS "
+                         f"{cmake_quote(f'{stub}.gch')})\n"
+                         f"set_property(SOURCE {quoted} APPEND PROPERTY COMPILE_OPTIONS "
+                         f"{cmake_quote(f'-Winvalid-pch;-include;{stub}')})\n")
+    return "".join(lines)
+
+
+def _header_rule(stub: Path, header: Path, flags: Sequence[str]) -> str:
+    """The compile of ``stub``'s precompiled header, through the compiler cache when there is
+    one (``HPX_COMPILER_LAUNCHER``, empty otherwise)."""
+    command = " ".join(cmake_quote(f) for f in flags)
+    return (f"add_custom_command(OUTPUT {cmake_quote(f'{stub}.gch')}\n"
+            f"  COMMAND ${{HPX_COMPILER_LAUNCHER}} {command} -x c++-header "
+            f"{cmake_quote(stub)} -o {cmake_quote(f'{stub}.gch')}\n"
+            f"  DEPENDS {cmake_quote(header)}\n"
+            f"  COMMENT \"Precompiling {header.name}\" VERBATIM)\n")
+
+
+def _flags(command: str, source: str) -> tuple[str, ...]:
+    """The compiler and options of a unit's compile ``command``: without its source, object
+    and dependency file."""
+    args = shlex.split(command)
+    kept: list[str] = []
+    skip = 0
+    for arg in args:
+        if skip:
+            skip -= 1
+        elif arg in _NOT_FLAGS:
+            skip = _NOT_FLAGS[arg]
+        elif normal(arg) != normal(source):
+            kept.append(arg)
+    return tuple(kept)
+
+
+def _is_cxx(source: str) -> bool:
+    return Path(source).suffix in {".cc", ".cpp", ".cxx"}
