@@ -20,6 +20,7 @@ from hpx_core.sdk.enginelib import (
     Precompiled,
     TargetUnits,
     archive_cmake,
+    builds_with_gcc,
     ensure_library,
     ensure_units,
     include_dirs_in,
@@ -62,8 +63,8 @@ def linked_library(sources: SourceSet, backend: str, cpu_flags: Collection[str],
         whole = ensure_library(spec, stage, jobs=jobs, toolchain=toolchain)
         return LinkedLibrary(whole.key, whole.folder, whole.include_dirs, spec.defines,
                              library_cmake(whole), [whole.use()])
-    units = ensure_units(spec_units(spec, stage, toolchain=toolchain,
-                                    precompiled=schema_header(sources)),
+    schema = schema_header(sources) if builds_with_gcc(toolchain) else None
+    units = ensure_units(spec_units(spec, stage, toolchain=toolchain, precompiled=schema),
                          _selection(sources, ops), operators_label(ops), jobs=jobs)
     return LinkedLibrary(units.key, units.folder, include_dirs_in(spec, units.folder),
                          spec.defines, archive_cmake(spec.name, units.archives[0]),
@@ -72,7 +73,9 @@ def linked_library(sources: SourceSet, backend: str, cpu_flags: Collection[str],
 
 def schema_header(sources: SourceSet) -> Precompiled:
     """The header most of the library's units spend most of their compile parsing: the
-    model schema's generated code, with flatbuffers."""
+    model schema's generated code, with flatbuffers. Precompiled with GCC only: that the
+    header changes no code was shown for GCC, and clang refuses a header it judges
+    different instead of reading the text."""
     root = sources.path_of("tflite-micro")
     return Precompiled(root / "tensorflow/lite/schema/schema_generated.h", (root,))
 
