@@ -1,7 +1,7 @@
 """The cold path a new user meets, in one run: an empty hpx cache and an empty compiler cache.
 
     python benchmarks/cold_path.py [--only whole,kws,vww,moved,executorch,executorch-whole]
-        [--before REV] [--keep]
+        [--before REV] [--repeats N] [--keep]
 
 Every step works in private folders under one temporary folder (``HPX_CACHE_DIR`` and
 ``CCACHE_DIR`` of its own; the user's caches are never read or written). A step first fetches
@@ -26,6 +26,12 @@ e.g. the one ``scripts/setup`` takes from ExecuTorch's wheel), or that they comp
 Each step prints its compile units (engine libraries, then the app), its wall time with set-up
 excluded and the load average before and after it; the ratios and the targets come last. The
 targets hold for a quiet machine: at a load above the cores every figure is stretched.
+
+Steps share nothing (each has its own empty caches), so there is nothing to warm for both
+sides of a ratio; what they do share is the machine, whose state drifts. With ``--repeats N``
+the steps run N times in fresh folders, the independent groups (``whole``; ``kws`` with the
+steps that follow it; ``executorch``; ``executorch-whole``; ``executorch-before``) in reversed
+order on every second repeat, and each figure is the median with its range.
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ import argparse
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -107,6 +114,30 @@ def step(name: str, model: Path, engine: str, backend: str, caches: Path, work: 
     return done
 
 
+GROUPS = (("whole",), ("kws", "vww", "moved"), ("executorch",), ("executorch-whole",),
+          ("executorch-before",))
+"""Steps that run in this order, one group after another (the groups are independent)."""
+
+
+def ordered(chosen: list[str], repeat: int) -> list[str]:
+    """``chosen`` in its groups' order, the groups reversed on odd repeats."""
+    groups = [[s for s in group if s in chosen] for group in GROUPS]
+    return [s for group in (groups if repeat % 2 == 0 else groups[::-1]) for s in group]
+
+
+def median_steps(runs: Mapping[str, list[Step]]) -> dict[str, Step]:
+    """Each step's median wall time (with the units and loads of that run), its range
+    printed when it ran more than once."""
+    out: dict[str, Step] = {}
+    for name, steps in runs.items():
+        ranked = sorted(steps, key=lambda s: s.wall_s)
+        out[name] = ranked[(len(ranked) - 1) // 2]
+        if len(steps) > 1:
+            print(f"{name}: median {statistics.median(s.wall_s for s in steps):.1f} s "
+                  f"({ranked[0].wall_s:.1f}-{ranked[-1].wall_s:.1f}, n={len(steps)})")
+    return out
+
+
 def ratios(done: Mapping[str, Step]) -> None:
     """The targets of the cold path against this run's figures."""
     if "kws" in done:
@@ -176,6 +207,8 @@ def main() -> None:
     parser.add_argument("--only", default=",".join(STEPS), help="steps, comma-separated")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
     parser.add_argument("--before", metavar="REV", help="the code for executorch-before")
+    parser.add_argument("--repeats", type=int, default=1, help="runs of every step, "
+                        "the independent groups in reversed order every second run")
     parser.add_argument("--one", help=argparse.SUPPRESS)  # one step, printed as JSON
     parser.add_argument("--root", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -193,6 +226,20 @@ def main() -> None:
     root = Path(tempfile.mkdtemp(prefix="hpx-cold-path-"))
     print(f"{os.cpu_count()} cores; load {os.getloadavg()[0]:.1f}; folders under {root}; "
           f"host flatc: {host_flatc()}", flush=True)
+    runs: dict[str, list[Step]] = {}
+    try:
+        for repeat in range(args.repeats):
+            for name, made in _one_repeat(ordered(chosen, repeat), root / f"repeat{repeat}",
+                                          args.before).items():
+                runs.setdefault(name, []).append(made)
+        ratios(median_steps(runs))
+    finally:
+        if not args.keep:
+            shutil.rmtree(root, ignore_errors=True)
+
+
+def _one_repeat(chosen: list[str], root: Path, before: str | None) -> dict[str, Step]:
+    """Every chosen step once, in ``chosen``'s order, in folders under ``root``."""
     done: dict[str, Step] = {}
     kws_caches = root / "kws"
     plan = {
@@ -209,15 +256,11 @@ def main() -> None:
         "executorch-whole": lambda: step("executorch-whole", TIER1, "executorch", "arm",
                                          root / "executorch-whole", root / "work-et-whole",
                                          kernels="all"),
-        "executorch-before": lambda: at_revision(args.before, root),
+        "executorch-before": lambda: at_revision(before or "", root),
     }
-    try:
-        for name in chosen:
-            done[name] = plan[name]()
-        ratios(done)
-    finally:
-        if not args.keep:
-            shutil.rmtree(root, ignore_errors=True)
+    for name in chosen:
+        done[name] = plan[name]()
+    return done
 
 
 if __name__ == "__main__":
