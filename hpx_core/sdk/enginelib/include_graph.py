@@ -44,7 +44,7 @@ class IncludeGraph:
         """The files ``path`` includes directly."""
         found = self._read.get(path)
         if found is None:
-            resolved = (self._resolve(path, name, quoted) for quoted, name in _names(path))
+            resolved = (self._resolve(path, name, quoted) for quoted, name in include_names(path))
             found = self._read[path] = tuple(p for p in resolved if p is not None)
         return found
 
@@ -69,8 +69,8 @@ class IncludeGraph:
         return seen
 
 
-def _names(path: Path) -> list[tuple[bool, str]]:
-    """``(quoted, name)`` of each include of ``path``."""
+def include_names(path: Path) -> list[tuple[bool, str]]:
+    """``(quoted, name)`` of each include of ``path``, as written (found or not)."""
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:

@@ -25,7 +25,13 @@ from pathlib import Path
 import attrs
 
 from hpx_core.firmware.cmake_text import cmake_quote
-from hpx_core.sdk.enginelib.include_graph import IncludeGraph, normal
+from hpx_core.sdk.enginelib.include_graph import IncludeGraph, include_names, normal
+
+AVOIDED = ("arm_mve.h",)
+"""Headers a unit compiled with a precompiled header must not include. GCC 12 stops with an
+internal compiler error in ``arm_mve_types.h`` (``arm_mve_type_for_scalar_type``) when the
+MVE intrinsics' types are set up after a precompiled header was loaded: heliaRT's units that
+include ns-cmsis-nn's ``arm_nnsupportfunctions.h`` hit it on the Apollo510."""
 
 PAYS_FROM = 8
 """Units of one set of options reaching the header that a build must compile for the header
@@ -46,18 +52,34 @@ class Precompiled:
     header: Path = attrs.field(converter=normal)
     include_dirs: tuple[Path, ...] = attrs.field(converter=_paths)
     pays_from: int = PAYS_FROM
+    avoided: tuple[str, ...] = AVOIDED
 
     def users(self, sources: Iterable[str]) -> list[str]:
-        """The C++ ``sources`` that include the header, directly or through others."""
+        """The C++ ``sources`` that include the header, directly or through others, and
+        none of the ``avoided`` headers (by name: they are the compiler's own)."""
         graph = IncludeGraph(self.include_dirs)
-        return [s for s in sources if _is_cxx(s) and self.header in graph.reached([Path(s)])]
+        avoids: dict[Path, bool] = {}  # each file read once
+
+        def avoided(path: Path) -> bool:
+            if path not in avoids:
+                avoids[path] = any(Path(n).name in self.avoided for _, n in include_names(path))
+            return avoids[path]
+
+        found = []
+        for source in (s for s in sources if _is_cxx(s)):
+            reached = graph.reached([Path(source)])
+            if self.header in reached and not any(map(avoided, reached | {Path(source)})):
+                found.append(source)
+        return found
 
 
-def precompile_cmake(chosen: Precompiled, users: Sequence[str],
+def precompile_cmake(chosen: Precompiled, users: Mapping[str, str],
                      commands: Mapping[str, str], tree: Path) -> str:
     """CMake lines making ``chosen``'s header once per set of compile options (``commands``:
-    each user's compile command) at least ``pays_from`` users share, in ``tree``, and compiling
-    those users with it; empty when no set pays."""
+    each user's compile command) at least ``pays_from`` of the ``users`` (source -> its
+    target) share, in ``tree``, and compiling those users with it; empty when no set pays.
+    The properties are set in each user's target's folder (a library's own CMake may add its
+    targets from a subfolder)."""
     by_flags: dict[tuple[str, ...], list[str]] = {}
     for source in users:
         by_flags.setdefault(_flags(commands[source], source), []).append(source)
@@ -67,25 +89,28 @@ def precompile_cmake(chosen: Precompiled, users: Sequence[str],
         stub = tree / FOLDER / str(number) / chosen.header.name
         stub.parent.mkdir(parents=True, exist_ok=True)
         stub.write_text(f'#include "{chosen.header.as_posix()}"\n', encoding="utf-8")
-        lines.append(_header_rule(stub, chosen.header, flags))
+        lines.append(_header_rule(stub, chosen.header, flags, f"hpx_precompiled_{number}"))
         for source in sources:
-            quoted = cmake_quote(source)
-            lines.append(f"set_property(SOURCE {quoted} APPEND PROPERTY OBJECT_DEPENDS "
+            where = f"SOURCE {cmake_quote(source)} TARGET_DIRECTORY {users[source]}"
+            lines.append(f"set_property({where} APPEND PROPERTY OBJECT_DEPENDS "
                          f"{cmake_quote(f'{stub}.gch')})\n"
-                         f"set_property(SOURCE {quoted} APPEND PROPERTY COMPILE_OPTIONS "
+                         f"set_property({where} APPEND PROPERTY COMPILE_OPTIONS "
                          f"{cmake_quote(f'-Winvalid-pch;-include;{stub}')})\n")
     return "".join(lines)
 
 
-def _header_rule(stub: Path, header: Path, flags: Sequence[str]) -> str:
+def _header_rule(stub: Path, header: Path, flags: Sequence[str], target: str) -> str:
     """The compile of ``stub``'s precompiled header, through the compiler cache when there is
-    one (``HPX_COMPILER_LAUNCHER``, empty otherwise)."""
+    one (``HPX_COMPILER_LAUNCHER``, empty otherwise), as ``target``: a target puts its rule
+    in the build graph whatever folder its users' targets are in."""
     command = " ".join(cmake_quote(f) for f in flags)
-    return (f"add_custom_command(OUTPUT {cmake_quote(f'{stub}.gch')}\n"
+    gch = cmake_quote(f"{stub}.gch")
+    return (f"add_custom_command(OUTPUT {gch}\n"
             f"  COMMAND ${{HPX_COMPILER_LAUNCHER}} {command} -x c++-header "
-            f"{cmake_quote(stub)} -o {cmake_quote(f'{stub}.gch')}\n"
+            f"{cmake_quote(stub)} -o {gch}\n"
             f"  DEPENDS {cmake_quote(header)}\n"
-            f"  COMMENT \"Precompiling {header.name}\" VERBATIM)\n")
+            f"  COMMENT \"Precompiling {header.name}\" VERBATIM)\n"
+            f"add_custom_target({target} DEPENDS {gch})\n")
 
 
 def _flags(command: str, source: str) -> tuple[str, ...]:

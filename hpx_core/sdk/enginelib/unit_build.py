@@ -123,15 +123,14 @@ def _extend(folder: Path, tree: _Tree, manifest: dict[str, Any], select: Select,
         selections[label] = _chosen(listing, select, recipe.roots)
     chosen = set(selections[label])
     objects: dict[str, str] = manifest.setdefault("objects", {})
-    missing = [u for t in listing for u in t.units
+    missing = [(u, t.target) for t in listing for u in t.units
                if portable(u.source, recipe.roots) in chosen
                and portable(u.source, recipe.roots) not in objects]
     facts: dict[str, Any] = {}
     if missing:
-        precompiled = tree.precompile([u.source for u in missing])
         also = list(recipe.alongside(frozenset(chosen))) if recipe.alongside else []
-        facts = tree.build([u.object for u in missing], jobs, also, precompiled=precompiled)
-        for unit in missing:
+        facts = _compile(tree, missing, jobs, also)
+        for unit, _ in missing:
             source = portable(unit.source, recipe.roots)
             objects[source] = _keep(tree.build_dir / unit.object, folder, source)
     if "collected" not in manifest:
@@ -143,6 +142,24 @@ def _extend(folder: Path, tree: _Tree, manifest: dict[str, Any], select: Select,
     manifest[CONTENTS] = {**manifest[CONTENTS], **_new_records(folder, manifest[CONTENTS])}
     write_manifest(folder, manifest)
     return facts
+
+
+def _compile(tree: _Tree, missing: Sequence[tuple[Unit, str]], jobs: int,
+             also: Sequence[str]) -> dict[str, Any]:
+    """Compile the ``missing`` units (each with its target) and the targets ``also``, with the
+    recipe's precompiled header where it pays; a build that fails with it is run again
+    without it."""
+    precompiled = tree.precompile({u.source: target for u, target in missing})
+    built = [u.object for u, _ in missing]
+    try:
+        return tree.build(built, jobs, also, precompiled=precompiled)
+    except BuildError as error:
+        if not precompiled:
+            raise
+        log.warning("engine units: compiling again without the precompiled header",
+                    name=tree.recipe.name, error=error.message)
+        tree.without_precompiled()
+        return tree.build(built, jobs, also)
 
 
 def _new_records(folder: Path, recorded: Mapping[str, Any]) -> dict[str, Any]:
@@ -174,6 +191,7 @@ class _Tree:
         self.root = recipe.scratch(folder)
         self.build_dir = self.root / "build"
         self.configured = False
+        self._plain: str | None = None  # the project before a precompiled header was added
 
     def _configure(self) -> None:
         if self.configured:
@@ -196,21 +214,29 @@ class _Tree:
         return (self.build_dir / "build.ninja").is_file() and all(
             (self.build_dir / LISTS / f"{t}.txt").is_file() for t in self.recipe.targets)
 
-    def precompile(self, missing: Sequence[str]) -> bool:
-        """Compile the ``missing`` units that reach the recipe's precompiled header with it,
-        when enough of them share their options to pay for it (Ninja configures the tree
-        again); whether a header is made."""
+    def precompile(self, missing: Mapping[str, str]) -> bool:
+        """Compile the ``missing`` units (source -> its target) that reach the recipe's
+        precompiled header with it, when enough of them share their options to pay for it
+        (Ninja configures the tree again); whether a header is made."""
         chosen = self.recipe.precompiled
         if chosen is None or self.recipe.tree is not None:  # a kept tree would keep it
             return False
-        users = chosen.users(missing)
+        users = {s: missing[s] for s in chosen.users(missing)}
         if len(users) < chosen.pays_from:
             return False
         self._configure()
         lines = precompile_cmake(chosen, users, compile_commands(self.build_dir), self.root)
-        with (self.root / "project" / "CMakeLists.txt").open("a", encoding="utf-8") as out:
-            out.write(lines)
+        project = self.root / "project" / "CMakeLists.txt"
+        self._plain = project.read_text(encoding="utf-8")
+        project.write_text(self._plain + lines, encoding="utf-8")
         return bool(lines)
+
+    def without_precompiled(self) -> None:
+        """The project as it was before :meth:`precompile` (Ninja configures it again): a
+        compiler that fails on a unit with the header (GCC 12 has failed so on headers other
+        than those :data:`~hpx_core.sdk.enginelib.precompiled.AVOIDED` names) still builds."""
+        if self._plain is not None:
+            (self.root / "project" / "CMakeLists.txt").write_text(self._plain, encoding="utf-8")
 
     def listing(self) -> tuple[TargetUnits, ...]:
         self._configure()

@@ -26,10 +26,11 @@ def test_users_are_the_cxx_sources_reaching_the_header(tmp_path: Path) -> None:
         "schema/schema.h": "", "api.h": '#include "schema/schema.h"\n',
         "a.cc": '#include "api.h"\n', "b.cc": '#include "schema/schema.h"\n',
         "c.cc": "#include <stdint.h>\n", "d.c": '#include "api.h"\n',
+        "mve.h": "#include <arm_mve.h>\n", "e.cc": '#include "api.h"\n#include "mve.h"\n',
     })
     chosen = Precompiled(tmp_path / "schema/schema.h", [tmp_path])
-    sources = [(tmp_path / n).as_posix() for n in ("a.cc", "b.cc", "c.cc", "d.c")]
-    assert chosen.users(sources) == sources[:2]  # a C file gets no C++ header
+    sources = [(tmp_path / n).as_posix() for n in ("a.cc", "b.cc", "c.cc", "d.c", "e.cc")]
+    assert chosen.users(sources) == sources[:2]  # no C file, none reaching arm_mve.h
 
 
 def test_one_header_per_set_of_options_that_pays(tmp_path: Path) -> None:
@@ -40,16 +41,18 @@ def test_one_header_per_set_of_options_that_pays(tmp_path: Path) -> None:
     commands = {s.as_posix(): _command(s, "-Os") for s in size}
     commands |= {s.as_posix(): _command(s, "-O2") for s in speed}
     chosen = Precompiled(header, [tmp_path / "src"], pays_from=3)
-    text = precompile_cmake(chosen, sorted(commands), commands, tmp_path / "tree")
+    users = {s: "lib" for s in sorted(commands)}
+    text = precompile_cmake(chosen, users, commands, tmp_path / "tree")
     stub = tmp_path / "tree" / FOLDER / "0" / "schema.h"
     assert stub.read_text(encoding="utf-8") == f'#include "{header.as_posix()}"\n'
     assert text.count("add_custom_command") == 1  # the -O2 pair does not pay for its own
+    assert f'add_custom_target(hpx_precompiled_0 DEPENDS "{stub}.gch")' in text
     assert f'"/usr/bin/arm-none-eabi-g++" "-DNDEBUG" "-Os" -x c++-header "{stub}"' in text
     assert "-MD" not in text and "x.obj" not in text and "core0.cc\" -o" not in text
     for source in size:
-        assert f'SOURCE "{source}" APPEND PROPERTY COMPILE_OPTIONS' in text
+        assert f'SOURCE "{source}" TARGET_DIRECTORY lib APPEND PROPERTY COMPILE_OPTIONS' in text
         assert f'"-Winvalid-pch;-include;{stub}"' in text
     assert not any(str(s) in text for s in speed)
     assert "${HPX_COMPILER_LAUNCHER}" in text  # through the compiler cache when there is one
-    assert precompile_cmake(Precompiled(header, [tmp_path], pays_from=4), sorted(commands),
+    assert precompile_cmake(Precompiled(header, [tmp_path], pays_from=4), users,
                             commands, tmp_path / "other") == ""

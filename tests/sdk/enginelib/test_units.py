@@ -6,6 +6,7 @@ import shutil
 import subprocess
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import attrs
 import pytest
@@ -13,12 +14,14 @@ import pytest
 from hpx_core.errors import BuildError
 from hpx_core.sdk.enginelib import (
     LibrarySpec,
+    Precompiled,
     SourceGroup,
     TargetUnits,
     UnitLibrary,
     ensure_library,
     ensure_units,
     spec_units,
+    unit_build,
 )
 
 pytestmark = pytest.mark.skipif(
@@ -206,3 +209,77 @@ def test_targets_built_alongside_the_units_share_their_run_and_are_counted_apart
     assert _members(next((tmp_path / "tree").rglob("libextra.a"))) == ["extra.c.obj"]
     again = ensure_units(kept, lambda listing: set(), "b", root=tmp_path / "cache")
     assert (again.compiled, again.alongside, len(asked)) == (0, 0, 1)  # nothing to build
+
+
+def _cxx_library(src: Path, units: dict[str, str]) -> LibrarySpec:
+    src.mkdir(parents=True, exist_ok=True)
+    (src / "schema.h").write_text("#pragma once\ninline int schema(int x) { return x * 5 + 1; }\n"
+                                  "#ifdef WANT_TWICE\ninline int twice(int x) { return 2 * x; }\n"
+                                  "#endif\n")
+    for name, text in units.items():
+        (src / name).write_text(text, encoding="utf-8")
+    return LibrarySpec(name="cxxdemo", groups=[SourceGroup("all", [str(src / n) for n in units],
+                                                           ["-O2"])],
+                       include_dirs=[str(src)], defines={"SCHEMA_OK": "1"}, cpu_flags=M55,
+                       common_flags=[], identity={"engine": "cxxdemo"})
+
+
+def _cxx_units(spec: LibrarySpec, cache: Path, src: Path, pays_from: int) -> UnitLibrary:
+    def select(listing: tuple[TargetUnits, ...]) -> set[str]:
+        return {u.source for t in listing for u in t.units}
+
+    schema = Precompiled(src / "schema.h", [src], pays_from=pays_from)
+    return ensure_units(spec_units(spec, root=cache, precompiled=schema), select, "all",
+                        root=cache)
+
+
+def _recorded(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The CMake each build adds for its precompiled headers, as the build goes."""
+    made: list[str] = []
+    real = unit_build.precompile_cmake
+
+    def recorded(*args: Any) -> str:
+        made.append(real(*args))
+        return made[-1]
+
+    monkeypatch.setattr(unit_build, "precompile_cmake", recorded)
+    return made
+
+
+def _code(archive: Path) -> list[str]:
+    """Every member's code and relocations (the lines naming a member's path left out)."""
+    out = subprocess.run(["arm-none-eabi-objdump", "-d", "-r", str(archive)],
+                         capture_output=True, text=True, check=True).stdout
+    return [line for line in out.splitlines()
+            if "file format" not in line and not line.startswith("In archive")]
+
+
+def test_units_reaching_a_shared_header_compile_with_it_precompiled_to_the_same_code(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HPX_COMPILER_CACHE", "off")
+    units = {f"u{i}.cc": f'#include "schema.h"\nint u{i}(int x) {{ return schema(x) + {i}; }}\n'
+             for i in range(3)}
+    made = _recorded(monkeypatch)
+    spec = _cxx_library(tmp_path / "src", units)
+    with_header = _cxx_units(spec, tmp_path / "with", tmp_path / "src", pays_from=3)
+    without = _cxx_units(spec, tmp_path / "without", tmp_path / "src", pays_from=4)
+    assert with_header.compiled == without.compiled == 3
+    assert len(made) == 1 and made[0].count("COMPILE_OPTIONS") == 3  # fewer than 4 do not pay
+    assert _code(with_header.archives[0]) == _code(without.archives[0])
+
+
+def test_a_build_that_fails_with_the_precompiled_header_compiles_again_without_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HPX_COMPILER_CACHE", "off")
+    # late.cc defines WANT_TWICE before its include: with the header forced first the header
+    # is already read without it and twice() is undeclared, a failure as a compiler's own with
+    # the header would be.
+    units = {f"u{i}.cc": f'#include "schema.h"\nint u{i}(int x) {{ return schema(x); }}\n'
+             for i in range(2)}
+    units["late.cc"] = ('#define WANT_TWICE\n#include "schema.h"\n'
+                        "int late(int x) { return twice(x); }\n")
+    made = _recorded(monkeypatch)
+    spec = _cxx_library(tmp_path / "src", units)
+    done = _cxx_units(spec, tmp_path / "cache", tmp_path / "src", pays_from=3)
+    assert len(made) == 1 and made[0].count("COMPILE_OPTIONS") == 3  # the header was tried
+    assert done.compiled == 3 and _members(done.archives[0]) == ["u0.cc", "u1.cc", "late.cc"]
