@@ -19,7 +19,7 @@ reach the header are compiled as before: loading the header alone costs a second
 from __future__ import annotations
 
 import shlex
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import attrs
@@ -41,23 +41,20 @@ FOLDER = "hpx_precompiled"  # in the scratch tree
 _NOT_FLAGS = {"-o": 1, "-MT": 1, "-MF": 1, "-c": 0, "-MD": 0}  # and how many values follow
 
 
-def _paths(value: Iterable[Path]) -> tuple[Path, ...]:
-    return tuple(normal(v) for v in value)
-
-
 @attrs.frozen
 class Precompiled:
-    """The header to precompile (a path), and the folders its users' includes are found in."""
+    """The header to precompile (a path)."""
 
     header: Path = attrs.field(converter=normal)
-    include_dirs: tuple[Path, ...] = attrs.field(converter=_paths)
     pays_from: int = PAYS_FROM
     avoided: tuple[str, ...] = AVOIDED
 
-    def users(self, sources: Iterable[str]) -> list[str]:
-        """The C++ ``sources`` that include the header, directly or through others, and
-        none of the ``avoided`` headers (by name: they are the compiler's own)."""
-        graph = IncludeGraph(self.include_dirs)
+    def users(self, commands: Mapping[str, str]) -> list[str]:
+        """The C++ sources of ``commands`` (source -> its compile command) that include the
+        header, directly or through others, and none of the ``avoided`` headers (by name: they
+        are the compiler's own); each file's includes found where its command's include
+        folders say."""
+        graphs: dict[tuple[Path, ...], IncludeGraph] = {}
         avoids: dict[Path, bool] = {}  # each file read once
 
         def avoided(path: Path) -> bool:
@@ -66,11 +63,28 @@ class Precompiled:
             return avoids[path]
 
         found = []
-        for source in (s for s in sources if _is_cxx(s)):
+        for source, command in commands.items():
+            if not _is_cxx(source):
+                continue
+            folders = include_folders(command)
+            graph = graphs.setdefault(folders, IncludeGraph(folders))
             reached = graph.reached([Path(source)])
             if self.header in reached and not any(map(avoided, reached | {Path(source)})):
                 found.append(source)
         return found
+
+
+def include_folders(command: str) -> tuple[Path, ...]:
+    """The folders a compile ``command`` searches for includes, in its order."""
+    args = shlex.split(command)
+    found: list[Path] = []
+    for index, arg in enumerate(args):
+        for flag in ("-I", "-isystem", "-iquote"):
+            if arg == flag and index + 1 < len(args):
+                found.append(normal(args[index + 1]))
+            elif arg.startswith(flag) and len(arg) > len(flag):
+                found.append(normal(arg[len(flag):]))
+    return tuple(found)
 
 
 def precompile_cmake(chosen: Precompiled, users: Mapping[str, str],

@@ -221,11 +221,12 @@ class _Tree:
         chosen = self.recipe.precompiled
         if chosen is None or self.recipe.tree is not None:  # a kept tree would keep it
             return False
-        users = {s: missing[s] for s in chosen.users(missing)}
+        self._configure()
+        commands = compile_commands(self.build_dir)
+        users = {s: missing[s] for s in chosen.users({s: commands[s] for s in missing})}
         if len(users) < chosen.pays_from:
             return False
-        self._configure()
-        lines = precompile_cmake(chosen, users, compile_commands(self.build_dir), self.root)
+        lines = precompile_cmake(chosen, users, commands, self.root)
         project = self.root / "project" / "CMakeLists.txt"
         self._plain = project.read_text(encoding="utf-8")
         project.write_text(self._plain + lines, encoding="utf-8")

@@ -77,7 +77,7 @@ def schema_header(sources: SourceSet) -> Precompiled:
     header changes no code was shown for GCC, and clang refuses a header it judges
     different instead of reading the text."""
     root = sources.path_of("tflite-micro")
-    return Precompiled(root / "tensorflow/lite/schema/schema_generated.h", (root,))
+    return Precompiled(root / "tensorflow/lite/schema/schema_generated.h")
 
 
 def operators_label(ops: Collection[str]) -> str:

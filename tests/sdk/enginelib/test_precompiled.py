@@ -24,13 +24,18 @@ def _command(source: Path, *options: str) -> str:
 def test_users_are_the_cxx_sources_reaching_the_header(tmp_path: Path) -> None:
     _tree(tmp_path, {
         "schema/schema.h": "", "api.h": '#include "schema/schema.h"\n',
+        "inc/deep.h": '#include "schema/schema.h"\n', "f.cc": '#include <deep.h>\n',
         "a.cc": '#include "api.h"\n', "b.cc": '#include "schema/schema.h"\n',
         "c.cc": "#include <stdint.h>\n", "d.c": '#include "api.h"\n',
         "mve.h": "#include <arm_mve.h>\n", "e.cc": '#include "api.h"\n#include "mve.h"\n',
     })
-    chosen = Precompiled(tmp_path / "schema/schema.h", [tmp_path])
-    sources = [(tmp_path / n).as_posix() for n in ("a.cc", "b.cc", "c.cc", "d.c", "e.cc")]
-    assert chosen.users(sources) == sources[:2]  # no C file, none reaching arm_mve.h
+    chosen = Precompiled(tmp_path / "schema/schema.h")
+    sources = [(tmp_path / n).as_posix() for n in ("a.cc", "b.cc", "c.cc", "d.c", "e.cc", "f.cc")]
+    commands = {s: _command(Path(s), f"-I{tmp_path}", "-isystem", f"{tmp_path}/inc")
+                for s in sources}
+    assert chosen.users(commands) == [*sources[:2], sources[5]]  # no C file, no arm_mve.h
+    # includes are found where each unit's command looks: without -isystem, no deep.h
+    assert chosen.users({s: _command(Path(s)) for s in sources}) == sources[:2]
 
 
 def test_one_header_per_set_of_options_that_pays(tmp_path: Path) -> None:
@@ -40,7 +45,7 @@ def test_one_header_per_set_of_options_that_pays(tmp_path: Path) -> None:
     speed = [tmp_path / f"src/kernel{i}.cc" for i in range(2)]
     commands = {s.as_posix(): _command(s, "-Os") for s in size}
     commands |= {s.as_posix(): _command(s, "-O2") for s in speed}
-    chosen = Precompiled(header, [tmp_path / "src"], pays_from=3)
+    chosen = Precompiled(header, pays_from=3)
     users = {s: "lib" for s in sorted(commands)}
     text = precompile_cmake(chosen, users, commands, tmp_path / "tree")
     stub = tmp_path / "tree" / FOLDER / "0" / "schema.h"
@@ -54,5 +59,5 @@ def test_one_header_per_set_of_options_that_pays(tmp_path: Path) -> None:
         assert f'"-Winvalid-pch;-include;{stub}"' in text
     assert not any(str(s) in text for s in speed)
     assert "${HPX_COMPILER_LAUNCHER}" in text  # through the compiler cache when there is one
-    assert precompile_cmake(Precompiled(header, [tmp_path], pays_from=4), users,
+    assert precompile_cmake(Precompiled(header, pays_from=4), users,
                             commands, tmp_path / "other") == ""

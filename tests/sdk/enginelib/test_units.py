@@ -228,7 +228,7 @@ def _cxx_units(spec: LibrarySpec, cache: Path, src: Path, pays_from: int) -> Uni
     def select(listing: tuple[TargetUnits, ...]) -> set[str]:
         return {u.source for t in listing for u in t.units}
 
-    schema = Precompiled(src / "schema.h", [src], pays_from=pays_from)
+    schema = Precompiled(src / "schema.h", pays_from=pays_from)
     return ensure_units(spec_units(spec, root=cache, precompiled=schema), select, "all",
                         root=cache)
 
