@@ -151,7 +151,8 @@ def build_env(cache: CompilerCache | None, stats_log: Path | None = None, *,
     on its own (ExternalProject, compiler checks) and the stats log (a build's, not its
     configure's: the compiler checks are no compile units). With ``precompiled`` (units use a
     precompiled header) ccache is told the sloppiness its manual asks for then, beside the
-    user's own; without it ccache compiles them uncached."""
+    user's own (without it ccache compiles them uncached), and to keep file hashes by inode
+    unless the user said otherwise."""
     env = dict(os.environ)
     if cache is not None:
         env |= {"CMAKE_C_COMPILER_LAUNCHER": str(cache.path),
@@ -160,6 +161,8 @@ def build_env(cache: CompilerCache | None, stats_log: Path | None = None, *,
             env["CCACHE_STATSLOG"] = str(stats_log)
         if precompiled:
             env["CCACHE_SLOPPINESS"] = _with_pch(cache.path, os.environ.get("CCACHE_SLOPPINESS"))
+            # Each unit with the header hashes its 300 MB: the inode cache hashes it once.
+            env.setdefault("CCACHE_INODECACHE", "true")
     return env
 
 

@@ -52,7 +52,10 @@ def test_a_build_with_a_precompiled_header_tells_ccache_its_sloppiness_beside_th
     (tmp_path / "ccache.conf").write_text("sloppiness = include_file_ctime\n")
     monkeypatch.setenv("CCACHE_CONFIGPATH", str(tmp_path / "ccache.conf"))
     monkeypatch.delenv("CCACHE_SLOPPINESS", raising=False)
+    monkeypatch.delenv("CCACHE_INODECACHE", raising=False)
     assert "CCACHE_SLOPPINESS" not in build_env(found)
+    assert "CCACHE_INODECACHE" not in build_env(found)
+    assert build_env(found, precompiled=True)["CCACHE_INODECACHE"] == "true"
     assert build_env(found, precompiled=True)["CCACHE_SLOPPINESS"] == (
         "include_file_ctime,pch_defines,time_macros")  # ccache's own answer, kept
     monkeypatch.setenv("CCACHE_SLOPPINESS", "time_macros")
