@@ -27,11 +27,11 @@ import attrs
 from hpx_core.firmware.cmake_text import cmake_quote
 from hpx_core.sdk.enginelib.include_graph import IncludeGraph, include_names, normal
 
+# Headers a unit compiled with a precompiled header must not include. GCC 12 stops with an
+# internal compiler error in arm_mve_types.h (arm_mve_type_for_scalar_type) when the MVE
+# intrinsics' types are set up after a precompiled header was loaded: units that include a
+# CMSIS-NN's support functions (arm_nnsupportfunctions.h) for an MVE core hit it.
 AVOIDED = ("arm_mve.h",)
-"""Headers a unit compiled with a precompiled header must not include. GCC 12 stops with an
-internal compiler error in ``arm_mve_types.h`` (``arm_mve_type_for_scalar_type``) when the
-MVE intrinsics' types are set up after a precompiled header was loaded: heliaRT's units that
-include ns-cmsis-nn's ``arm_nnsupportfunctions.h`` hit it on the Apollo510."""
 
 PAYS_FROM = 8
 """Units of one set of options reaching the header that a build must compile for the header
