@@ -12,7 +12,7 @@ options, producing other code, so one header is made per set of compile options 
 (TensorFlow Lite Micro's framework at ``-Os``, its kernels at ``-O2``), with exactly their
 command. A unit compiled with the header forced first (``-include``) compiles to the same code
 and data as without it: the header is one the unit includes anyway, and guarded;
-``tests/plugins/tflm/test_precompiled_e2e.py`` compares KWS's units both ways. Units that do not
+``tests/tflm/test_precompiled_e2e.py`` compares KWS's units both ways. Units that do not
 reach the header are compiled as before: loading the header alone costs a second.
 """
 

@@ -31,6 +31,7 @@ from hpx_core.sdk.enginelib.cached import (
 )
 from hpx_core.sdk.enginelib.identity import portable, resolved
 from hpx_core.sdk.enginelib.precompiled import precompile_cmake
+from hpx_core.sdk.enginelib.spec import builds_with_gcc
 from hpx_core.sdk.enginelib.unit_repair import repaired_manifest
 from hpx_core.sdk.enginelib.unit_tree import (
     LISTS,
@@ -219,18 +220,21 @@ class _Tree:
         precompiled header with it, when enough of them share their options to pay for it
         (Ninja configures the tree again); whether a header is made."""
         chosen = self.recipe.precompiled
-        if chosen is None or self.recipe.tree is not None:  # a kept tree would keep it
+        # A kept tree would keep the header; GCC's header is the one shown to change no code
+        # (clang refuses a header it judges different instead of reading the text).
+        if chosen is None or self.recipe.tree is not None or not builds_with_gcc(
+                self.recipe.toolchain):
             return False
         self._configure()
         commands = compile_commands(self.build_dir)
         users = {s: missing[s] for s in chosen.users({s: commands[s] for s in missing})}
-        if len(users) < chosen.pays_from:
-            return False
         lines = precompile_cmake(chosen, users, commands, self.root)
+        if not lines:  # no set of options has enough users to pay
+            return False
         project = self.root / "project" / "CMakeLists.txt"
         self._plain = project.read_text(encoding="utf-8")
         project.write_text(self._plain + lines, encoding="utf-8")
-        return bool(lines)
+        return True
 
     def without_precompiled(self) -> None:
         """The project as it was before :meth:`precompile` (Ninja configures it again): a

@@ -15,14 +15,12 @@ from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from hpx_tflm_family.kernel_units import needed_sources
+from hpx_tflm_family.kernel_units import needed_sources, schema_header
 
 from hpx_core.sdk import SourceSet
 from hpx_core.sdk.enginelib import (
-    Precompiled,
     TargetUnits,
     UnitRecipe,
-    builds_with_gcc,
     ensure_units,
     identity_key,
     source_roots,
@@ -55,12 +53,10 @@ def units_recipe(sources: SourceSet, backend: str, cpu_flags: Sequence[str],
         return interface(build, sources)
 
     targets = (backend_target(backend), *(("cmsis-nn",) if backend in KERNEL_REPO else ()))
-    root = sources.path_of("helia-rt")
-    schema = (Precompiled(root / "tensorflow/lite/schema/schema_generated.h")
-              if builds_with_gcc(toolchain) else None)  # as upstream TFLite Micro's units
     return UnitRecipe(name=f"helia_rt_{backend}", key=key, targets=targets, project=project,
                       defines=("-DCMAKE_BUILD_TYPE=",), cpu_flags=cpu_flags,
-                      toolchain=toolchain, roots=roots, collect=collect, precompiled=schema)
+                      toolchain=toolchain, roots=roots, collect=collect,
+                      precompiled=schema_header(sources.path_of("helia-rt")))
 
 
 def ensure_heliart_units(sources: SourceSet, backend: str, cpu_flags: Sequence[str],

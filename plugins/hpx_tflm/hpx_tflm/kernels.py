@@ -13,14 +13,12 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 from pathlib import Path
 
 import attrs
-from hpx_tflm_family.kernel_units import needed_sources
+from hpx_tflm_family.kernel_units import needed_sources, schema_header
 
 from hpx_core.sdk import LibraryUse, SourceSet
 from hpx_core.sdk.enginelib import (
-    Precompiled,
     TargetUnits,
     archive_cmake,
-    builds_with_gcc,
     ensure_library,
     ensure_units,
     include_dirs_in,
@@ -63,21 +61,12 @@ def linked_library(sources: SourceSet, backend: str, cpu_flags: Collection[str],
         whole = ensure_library(spec, stage, jobs=jobs, toolchain=toolchain)
         return LinkedLibrary(whole.key, whole.folder, whole.include_dirs, spec.defines,
                              library_cmake(whole), [whole.use()])
-    schema = schema_header(sources) if builds_with_gcc(toolchain) else None
+    schema = schema_header(sources.path_of("tflite-micro"))
     units = ensure_units(spec_units(spec, stage, toolchain=toolchain, precompiled=schema),
                          _selection(sources, ops), operators_label(ops), jobs=jobs)
     return LinkedLibrary(units.key, units.folder, include_dirs_in(spec, units.folder),
                          spec.defines, archive_cmake(spec.name, units.archives[0]),
                          [units.use()])
-
-
-def schema_header(sources: SourceSet) -> Precompiled:
-    """The header most of the library's units spend most of their compile parsing: the
-    model schema's generated code, with flatbuffers. Precompiled with GCC only: that the
-    header changes no code was shown for GCC, and clang refuses a header it judges
-    different instead of reading the text."""
-    root = sources.path_of("tflite-micro")
-    return Precompiled(root / "tensorflow/lite/schema/schema_generated.h")
 
 
 def operators_label(ops: Collection[str]) -> str:

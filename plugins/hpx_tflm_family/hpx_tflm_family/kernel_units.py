@@ -22,6 +22,7 @@ from pathlib import Path
 from hpx_core.sdk import BuildError, ModelError
 from hpx_core.sdk.enginelib.c_symbols import needed, scan, scan_files
 from hpx_core.sdk.enginelib.include_graph import IncludeGraph, closure, normal
+from hpx_core.sdk.enginelib.precompiled import Precompiled
 from hpx_tflm_family.resolver import RESOLVER_HEADER
 
 TEMPLATES = Path(__file__).with_name("templates")
@@ -30,6 +31,12 @@ _INCLUDE = re.compile(r'^#include "(tensorflow/[^"]+)"', re.MULTILINE)
 _METHOD = re.compile(r"TfLiteStatus (Add\w+)\(")
 _OPERATOR = re.compile(r"BuiltinOperator_(\w+)")
 _REGISTER = re.compile(r"\b(Register_\w+)\s*\(")
+
+
+def schema_header(root: Path) -> Precompiled:
+    """The header most of the library's units (TFLite Micro's, a fork's) spend most of their
+    compile parsing: the model schema's generated code, with flatbuffers."""
+    return Precompiled(root / "tensorflow/lite/schema/schema_generated.h")
 
 
 def runner_headers(root: Path) -> list[Path]:
