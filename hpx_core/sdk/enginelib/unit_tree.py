@@ -77,21 +77,21 @@ def read_listing(build: Path, targets: Sequence[str]) -> tuple[TargetUnits, ...]
     return tuple(listing)
 
 
+def _entries(build: Path) -> list[tuple[Path, Path, list[str]]]:
+    """``(directory, source, arguments)`` of each compile in a configured tree."""
+    return [(Path(e["directory"]), normal(Path(e["directory"]) / e["file"]),
+             e.get("arguments") or shlex.split(e["command"]))
+            for e in json.loads((build / "compile_commands.json").read_text(encoding="utf-8"))]
+
+
 def compile_commands(build: Path) -> dict[str, str]:
     """Each source's compile command in a configured tree (sources as the listing names them)."""
-    return {normal(Path(e["directory"]) / e["file"]).as_posix():
-            e.get("command") or shlex.join(e["arguments"])
-            for e in json.loads((build / "compile_commands.json").read_text(encoding="utf-8"))}
+    return {source.as_posix(): shlex.join(args) for _, source, args in _entries(build)}
 
 
 def _sources_by_object(build: Path) -> dict[Path, Path]:
-    found: dict[Path, Path] = {}
-    for entry in json.loads((build / "compile_commands.json").read_text(encoding="utf-8")):
-        args = entry.get("arguments") or shlex.split(entry["command"])
-        if "-o" in args:
-            folder = Path(entry["directory"])
-            found[normal(folder / args[args.index("-o") + 1])] = normal(folder / entry["file"])
-    return found
+    return {normal(folder / args[args.index("-o") + 1]): source
+            for folder, source, args in _entries(build) if "-o" in args}
 
 
 def build_objects(name: str, project: Path, build: Path, log_file: Path,
