@@ -31,7 +31,8 @@ Steps share nothing (each has its own empty caches), so there is nothing to warm
 sides of a ratio; what they do share is the machine, whose state drifts. With ``--repeats N``
 the steps run N times in fresh folders, the independent groups (``whole``; ``kws`` with the
 steps that follow it; ``executorch``; ``executorch-whole``; ``executorch-before``) in reversed
-order on every second repeat, and each figure is the median with its range.
+order on every second repeat, and each figure is the median run's (the lower middle one of
+an even count) with the range.
 """
 
 from __future__ import annotations
@@ -40,7 +41,6 @@ import argparse
 import json
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -126,14 +126,14 @@ def ordered(chosen: list[str], repeat: int) -> list[str]:
 
 
 def median_steps(runs: Mapping[str, list[Step]]) -> dict[str, Step]:
-    """Each step's median wall time (with the units and loads of that run), its range
-    printed when it ran more than once."""
+    """Each step's median run (the lower middle one for an even count: a run's figures stay
+    together), its range printed when it ran more than once."""
     out: dict[str, Step] = {}
     for name, steps in runs.items():
         ranked = sorted(steps, key=lambda s: s.wall_s)
         out[name] = ranked[(len(ranked) - 1) // 2]
         if len(steps) > 1:
-            print(f"{name}: median {statistics.median(s.wall_s for s in steps):.1f} s "
+            print(f"{name}: median {out[name].wall_s:.1f} s "
                   f"({ranked[0].wall_s:.1f}-{ranked[-1].wall_s:.1f}, n={len(steps)})")
     return out
 

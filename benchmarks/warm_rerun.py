@@ -5,10 +5,9 @@
 Runs the profile once (cold or cached: this warms both sides, the ELF built and QEMU run on it),
 then in turn again with nothing changed (warm: no file is compiled) and QEMU alone on the same
 ELF, which goes first alternating over the repeats, and prints the medians, their spreads and
-their ratio. Then the same
-warm re-run as a user types it, ``hpx profile`` in a new process each time: that adds Python's
-start-up and imports, the plugin registry, the config and the bundle to the in-process run
-(with Python's bytecode cache on, as an installed package has it).
+their ratio. Then the same warm re-run as a user types it, ``hpx profile`` in a new process
+each time: that adds Python's start-up and imports, the plugin registry, the config and the
+bundle to the in-process run (with Python's bytecode cache on, as an installed package has it).
 """
 
 from __future__ import annotations
@@ -59,10 +58,7 @@ def main() -> None:
     for repeat in range(args.repeats):
         for side in ("profile", "qemu") if repeat % 2 == 0 else ("qemu", "profile"):
             if side == "qemu":
-                start = time.monotonic()
-                subprocess.run(qemu_argv(get_board(args.board), elf), capture_output=True,
-                               check=True)
-                qemu.append(time.monotonic() - start)
+                qemu.append(_timed(qemu_argv(get_board(args.board), elf), None, None))
                 continue
             again = profile_model(args.model, args.backend, args.board, work)
             assert again.build is not None and again.contribution is not None
