@@ -15,6 +15,7 @@ Micro's ``TfLiteTensor.params`` holds.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 from collections.abc import Iterator
@@ -181,9 +182,13 @@ as its firmware, never by a check alone: a refused run (``hpx config validate`` 
 nothing."""
 
 
+@functools.cache
+def _rules_digest() -> str:
+    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+
+
 def _check_key(model: ModelInfo) -> str:
-    rules = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
-    return hashlib.sha256(f"{model.sha256}|{rules}".encode()).hexdigest()
+    return hashlib.sha256(f"{model.sha256}|{_rules_digest()}".encode()).hexdigest()
 
 
 def check_model(model: ModelInfo) -> ModelRefusal | None:
@@ -199,5 +204,8 @@ def check_model(model: ModelInfo) -> ModelRefusal | None:
 
 def keep_passed_check(model: ModelInfo) -> None:
     """Remember that ``model`` passed :func:`check_model` (its firmware is being made)."""
-    if model.format == "tflite" and CHECKS.load(_check_key(model)) is None:
-        CHECKS.store(_check_key(model), {"refusal": None})
+    if model.format != "tflite":
+        return
+    key = _check_key(model)
+    if CHECKS.load(key) is None:
+        CHECKS.store(key, {"refusal": None})
