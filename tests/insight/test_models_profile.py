@@ -5,6 +5,7 @@ CMSIS-NN's convolutions are CMSIS-NN's own kernels."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import tempfile
 from pathlib import Path
@@ -125,3 +126,45 @@ def test_what_if_placements_price_weights_and_arena_where_the_board_holds_them(
         assert table.count("<tr>") == len(plans) + 1  # the head and a row per priced plan
         cheapest = min(p["estimated_cycles"] for p in plans)
         assert f"{cheapest:,.0f}" in table.split("</tr>")[1]
+
+
+@pytest.mark.parametrize("silicon", ["apollo510_evb", "apollo330mP_evb"])
+def test_a_measured_memory_calibration_prices_weights_in_mram_above_tcm(
+        silicon: str, tmp_path: Path) -> None:
+    """With the line costs hpx calibrate --memory measured (here: a file of its schema with
+    known costs), weights in MRAM cost their misses: the plan with the model in MRAM is
+    dearer than the same plan with it in TCM by the MRAM fill cost times its misses, and the
+    estimate names where each cost came from."""
+    from hpx_core.config.validate import overrides
+    from hpx_core.pipeline import profile
+    from hpx_core.results.view import load_view
+
+    needs_tools()
+    fill = 20.0
+    calibration = tmp_path / "memory_calibration.json"
+    calibration.write_text(json.dumps({
+        "schema": "hpx.memory-calibration/1", "board": silicon, "clock": "lp",
+        "regions": {"MCU_MRAM": {"read_fill": fill, "write_miss": None},
+                    "SHARED_SRAM": {"read_fill": 9.5, "write_miss": 3.68}}}))
+    settings = overrides("test", engine__type="tflm", engine__backend="cmsis_nn",
+                         target__board="qemu-m55", profiling__iterations=1,
+                         profiling__estimate_for=silicon,
+                         profiling__memory_calibration=str(calibration),
+                         output__dir=str(tmp_path / "results"))
+    outcome = profile(MLPERF / "kws_ref_model.tflite", None, settings)
+    assert outcome.bundle is not None
+    estimate = load_view(outcome.bundle).pass_documents["cycle_estimate.json"]
+    assert estimate["memory_costs"]["MCU_MRAM"]["read_fill"] == fill
+    assert "hpx calibrate --memory" in estimate["memory_costs"]["MCU_MRAM"]["source"]
+    by_plan = {(p["buffers"]["hpx_tflm_model"], p["buffers"]["hpx_tflm_arena"]): p
+               for p in estimate["placements"]}
+    in_mram, in_tcm = by_plan[("MCU_MRAM", "MCU_TCM")], by_plan[("MCU_TCM", "MCU_TCM")]
+    assert in_mram["estimated_cycles"] > in_tcm["estimated_cycles"]
+    assert in_mram["default"]  # the board's own plan keeps the model in MRAM
+    whole = estimate["whole"]  # its MRAM fills (data and code) are priced at the measured cost
+    mram = whole["memory_events"]["MCU_MRAM read_fill"]
+    assert mram > 0
+    assert whole["memory_cycles"] == pytest.approx(
+        fill * mram + sum(n * (9.5 if "read" in k else 3.68)
+                          for k, n in whole["memory_events"].items()
+                          if k.startswith("SHARED_SRAM")), abs=1)

@@ -1,4 +1,5 @@
-"""`hpx calibrate`: fit per-class cycle costs on pairs of estimated and measured bundles.
+"""`hpx calibrate`: fit per-class cycle costs on pairs of estimated and measured bundles, or
+(``--memory``) measure each memory region's miss costs on a board with the memory probe.
 
 The command reaches ``hpx`` through this distribution's ``hpx.commands`` entry point; the
 core adds it to the command line by that name."""
@@ -18,8 +19,22 @@ FILE_NAME = "calibration.json"
 
 
 def calibrate(
-    bundles: Annotated[list[Path], typer.Argument(
-        help="Pairs of bundles of one model: emulated with --estimate-for, and measured.")],
+    bundles: Annotated[list[Path] | None, typer.Argument(
+        help="Pairs of bundles of one model: emulated with --estimate-for, and measured.")
+    ] = None,
+    memory: Annotated[bool, typer.Option(
+        "--memory", help="Measure each memory region's miss costs on --board with the memory "
+        "probe (through the debug probe) instead of fitting bundles.")] = False,
+    board: Annotated[str | None, typer.Option(
+        "--board", help="The Apollo board --memory measures.")] = None,
+    clock: Annotated[str, typer.Option(
+        "--clock", help="The performance mode --memory measures in: lp or hp.")] = "lp",
+    probe: Annotated[str | None, typer.Option(
+        "--probe", help="Probe unique ID, for --memory.")] = None,
+    pack: Annotated[list[Path] | None, typer.Option(
+        "--pack", help="CMSIS pack for pyocd, for --memory; repeatable.")] = None,
+    work_dir: Annotated[Path, typer.Option(
+        "--work-dir", help="Where --memory builds its firmware.")] = Path("hpx-work/calibrate"),
     output_dir: Annotated[Path | None, typer.Option(
         "--output-dir", help=f"Where to write the calibration ({FILE_NAME}; default: here)."),
     ] = None,
@@ -41,6 +56,19 @@ def calibrate(
     if output is not None and output_dir is not None:
         raise UsageError("both --output-dir and --output name where the calibration goes",
                          "pass --output-dir only")
+    if memory:
+        from hpx_insight.memory_command import calibrate_memory
+
+        if bundles or output is not None:
+            raise UsageError("hpx calibrate --memory measures a board: it takes no bundles "
+                             "and no --output", "give --board BOARD and, if you like, "
+                             "--output-dir")
+        calibrate_memory(board, clock, probe, pack or [], work_dir, output_dir or Path())
+        return
+    if not bundles:
+        raise UsageError("hpx calibrate needs bundles, or --memory --board BOARD",
+                         "give pairs of bundles of one model (emulated with --estimate-for, "
+                         "and measured), or measure the memory with --memory")
     target = output if output is not None else (output_dir or Path()) / FILE_NAME
     result = fit_bundles(bundles)
     table = Table("class", "model (cycles/instr.)", "calibrated", title=(

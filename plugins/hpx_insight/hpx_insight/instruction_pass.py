@@ -46,6 +46,7 @@ from hpx_insight.schemas import ESTIMATE_FILE, ESTIMATE_SCHEMA, PROFILE_FILE, PR
 
 if TYPE_CHECKING:
     from hpx_insight.caches import CacheSetup
+    from hpx_insight.cycles.memory import LineCosts
     from hpx_insight.profile import InstructionProfile
     from hpx_insight.qemu_pass import NamedRange
 
@@ -59,9 +60,11 @@ def asked(ctx: RunContext) -> InsightOptions:
 def check_insight(ctx: RunContext) -> None:
     """Refuse, before any fetch, a profile or an estimate this run cannot make."""
     given = asked(ctx)
-    if given.calibration is not None and given.estimate_for is None:
-        raise UsageError("profiling.calibration corrects an estimate, and none is asked for",
-                         "add --estimate-for BOARD, or leave the calibration out")
+    for key, path in (("calibration", given.calibration),
+                      ("memory_calibration", given.memory_calibration)):
+        if path is not None and given.estimate_for is None:
+            raise UsageError(f"profiling.{key} corrects an estimate, and none is asked for",
+                             "add --estimate-for BOARD, or leave the calibration out")
     if not given.wanted:
         return
     if not ctx.board.emulated:
@@ -83,6 +86,18 @@ def check_insight(ctx: RunContext) -> None:
             from hpx_insight.calibrate import load_calibration
 
             load_calibration(given.calibration, silicon.name)
+        measured_lines(ctx, silicon)
+
+
+def measured_lines(ctx: RunContext, silicon: Board) -> dict[str, LineCosts]:
+    """The line costs the run's memory calibration measured on ``silicon`` (none given:
+    empty, and the model's own costs stand)."""
+    path = asked(ctx).memory_calibration
+    if path is None:
+        return {}
+    from hpx_insight.memory_calibration import load_memory_calibration
+
+    return load_memory_calibration(path, silicon)
 
 
 def estimate_board(ctx: RunContext) -> Board | None:
@@ -211,7 +226,7 @@ def _estimate(ctx: RunContext, found: InstructionProfile, silicon: Board,
     from hpx_insight.cycles.estimate import calibrated, core_estimate, estimate_document, reprice
     from hpx_insight.whatif import best_line, placements_json, price_plans
 
-    base = core_estimate(found, silicon)
+    base = core_estimate(found, silicon, measured_lines(ctx, silicon))
     placed = _places(silicon, needs)
     result = reprice(base, found, placed)
     plans = [_placed(layout) for layout in every_layout(silicon, needs)] if needs else []

@@ -12,7 +12,8 @@ from hpx_core.sdk.passes import PassFlag
 
 @attrs.frozen
 class InsightOptions:
-    """``profiling.instruction_profile``, ``estimate_for`` and ``calibration``."""
+    """``profiling.instruction_profile``, ``estimate_for``, ``calibration`` and
+    ``memory_calibration``."""
 
     instruction_profile: bool = False
     """Run the firmware once more under QEMU with hpx's instruction plugin (emulated boards):
@@ -23,6 +24,9 @@ class InsightOptions:
     ``target.clock`` is then that board's performance mode."""
     calibration: Path | None = None
     """A calibration ``hpx calibrate`` wrote: the estimate's per-class costs for the board."""
+    memory_calibration: Path | None = None
+    """A memory calibration ``hpx calibrate --memory`` wrote: each region's miss costs
+    measured on the board, instead of the model's."""
 
     @property
     def wanted(self) -> bool:
@@ -43,4 +47,7 @@ FLAGS = (
              "(apollo510_evb, apollo330mP_evb from qemu-m55; apollo4p_evb from qemu-m4)."),
     PassFlag("--calibration", "calibration",
              "A calibration hpx calibrate wrote, for --estimate-for.", "path"),
+    PassFlag("--memory-calibration", "memory_calibration",
+             "Memory costs hpx calibrate --memory measured on the board, for --estimate-for.",
+             "path"),
 )

@@ -90,6 +90,10 @@ ESTIMATE_SCHEMA: dict[str, Any] = {
         "metric": {"const": "estimated_cycles"},
         "calibration": {"type": ["string", "null"]},
         "regions": {"type": "object", "additionalProperties": {"type": "string"}},
+        "memory_costs": {"type": "object", "additionalProperties": {
+            "type": "object", "required": ["read_fill", "write_miss", "source"],
+            "properties": {"read_fill": _AMOUNT, "write_miss": _AMOUNT,
+                           "source": {"type": "string"}}}},
         "unmodelled": {"type": "array", "items": {"type": "string"}},
         "layers": {"type": "array", "items": _SLOT}, "whole": _SLOT,
         "best_placement": {"type": "string"},

@@ -19,7 +19,7 @@ from typing import Any
 import attrs
 
 from hpx_insight.cycles.estimate import Estimate, SlotEstimate, reprice
-from hpx_insight.cycles.memory import memory_system
+from hpx_insight.cycles.memory import undetermined
 from hpx_insight.profile import InstructionProfile
 
 SHOWN_CHANGE = 0.01  # a layer "changes" when the plan moves its estimate by 1% or more
@@ -34,7 +34,7 @@ class Placement:
 
 
 def _cached_ranges(estimate: Estimate) -> frozenset[str]:
-    system = memory_system(estimate.board)
+    system = estimate.memory
     return frozenset(name for name, region in estimate.regions.items()
                      if system.region(region).cached)
 
@@ -89,14 +89,18 @@ def best_line(placements: Sequence[Placement]) -> str:
     default = next(p for p in placements if p.default)
     best = min(placements, key=lambda p: p.estimate.whole.cycles)
     board = default.estimate.board.name
+    blind = undetermined(default.estimate.memory)
+    caveat = (f"; {', '.join(blind)} priced as hits (not measured: hpx calibrate --memory)"
+              if blind else "")
     if best is default or best.estimate.whole.cycles >= default.estimate.whole.cycles:
-        return f"placement on {board}: the default plan is the cheapest of {len(placements)}"
+        return (f"placement on {board}: the default plan is the cheapest of "
+                f"{len(placements)}{caveat}")
     change = _change(default.estimate.whole, best.estimate.whole)
     layers = _changed_layers(best, default)
     where = f" (layers {_layer_span(layers)})" if layers else ""
     return (f"best placement on {board}: {_moved(best, default)}: {change:+.0%} estimated"
             f"{where}, {default.estimate.whole.cycles:,.0f} -> "
-            f"{best.estimate.whole.cycles:,.0f} cycles")
+            f"{best.estimate.whole.cycles:,.0f} cycles{caveat}")
 
 
 def placements_json(placements: Sequence[Placement]) -> list[dict[str, Any]]:

@@ -26,7 +26,16 @@ from hpx_insight.cycles.cost import (
     region_timings,
     work_cycles,
 )
-from hpx_insight.cycles.memory import FIT_SOURCE, RegionTiming, memory_system, region_map
+from hpx_insight.cycles.memory import (
+    FIT_SOURCE,
+    LineCosts,
+    MemorySystem,
+    RegionTiming,
+    memory_system,
+    region_map,
+    undetermined_notes,
+    with_lines,
+)
 from hpx_insight.profile import InstructionProfile
 from hpx_insight.schemas import ESTIMATE_FILE, ESTIMATE_SCHEMA_ID
 from hpx_insight.work import Work
@@ -63,6 +72,11 @@ class Estimate:
     unmodelled: tuple[str, ...]
     calibration: str | None = None
     scope: float = 0.0  # cycles one PMU scope adds around a kernel call
+    system: MemorySystem | None = None  # what memory costs (None: the board's own model)
+
+    @property
+    def memory(self) -> MemorySystem:
+        return self.system if self.system is not None else memory_system(self.board)
 
     def milliseconds(self, cycles: float) -> float:
         return cycles / self.board.clock_hz * 1000.0
@@ -110,21 +124,23 @@ def _priced(slot: SlotEstimate, work: Work, prices: MemoryPrices,
                         events={f"{r} {kind}": n for (r, kind), n in events.items()})
 
 
-def core_estimate(profile: InstructionProfile, silicon: Board) -> Estimate:
+def core_estimate(profile: InstructionProfile, silicon: Board,
+                  measured: Mapping[str, LineCosts] | None = None) -> Estimate:
     """The core's cycles on ``silicon`` for every layer of ``profile`` and its whole inference,
-    before any memory is priced (:func:`reprice`)."""
+    before any memory is priced (:func:`reprice`); ``measured`` line costs (region -> costs,
+    from ``hpx calibrate --memory``) replace the model's for the regions they name."""
     core = core_model(profile.board, silicon)
-    system = memory_system(silicon)
+    system = with_lines(memory_system(silicon), measured or {})
     layers = tuple(_slot(layer.index, layer.name, layer.op, layer.calls, layer.work, core)
                    for layer in profile.layers)
     whole = _slot(-1, "whole inference", "", 0, profile.whole, core)
-    unmodelled = system.unmodelled
+    unmodelled = (*undetermined_notes(system), *system.unmodelled)
     if system.dcache is not None and (profile.caches is None
                                       or profile.caches.board != silicon.name):
         unmodelled = (f"cache misses: this profile was made without {silicon.name}'s caches "
                       "(profile with --estimate-for to simulate them)", *unmodelled)
     return Estimate(silicon, profile.board.name, layers, whole, {}, unmodelled,
-                    scope=system.scope)
+                    scope=system.scope, system=system)
 
 
 def reprice(base: Estimate, profile: InstructionProfile,
@@ -132,8 +148,7 @@ def reprice(base: Estimate, profile: InstructionProfile,
     """``base`` with its memory priced for buffers placed as ``placed`` says (buffer ->
     silicon region; the rest by their use words), the data misses the shared cache's or, with
     ``alone``, each range's own."""
-    silicon = base.board
-    system = memory_system(silicon)
+    silicon, system = base.board, base.memory
     names = profile.region_names
     mapping = region_map(profile.board, silicon, names[:-1], placed)
     code = silicon.regions_for("flash")
@@ -175,6 +190,9 @@ def estimate_document(estimate: Estimate) -> dict[str, Any]:
         "clock": estimate.board.clock,
         "metric": "estimated_cycles", "calibration": estimate.calibration,
         "regions": estimate.regions, "unmodelled": list(estimate.unmodelled),
+        "memory_costs": {r.name: {"read_fill": r.lines.read_fill,
+                                  "write_miss": r.lines.write_miss, "source": r.lines.source}
+                         for r in estimate.memory.regions if r.lines is not None},
         "scope": {"cycles_per_call": estimate.scope, "source": FIT_SOURCE,
                   "means": "estimated_cycles is the kernel alone; estimated_cycles_scoped is "
                            "what a PMU scope around each kernel call measures"},

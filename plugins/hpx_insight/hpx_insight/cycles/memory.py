@@ -125,6 +125,31 @@ def memory_system(board: Board) -> MemorySystem:
     return found
 
 
+def with_lines(system: MemorySystem, costs: Mapping[str, LineCosts]) -> MemorySystem:
+    """``system`` with the cached regions ``costs`` names priced at those costs (measured on
+    the board by ``hpx calibrate --memory``) instead of the model's."""
+    regions = tuple(attrs.evolve(r, lines=costs[r.name]) if r.cached and r.name in costs
+                    else r for r in system.regions)
+    return attrs.evolve(system, regions=regions)
+
+
+def undetermined(system: MemorySystem) -> tuple[str, ...]:
+    """The cached regions whose line fill the fit could not determine (it gave 0): the
+    estimate prices their misses as hits until the board's own costs are measured."""
+    return tuple(r.name for r in system.regions
+                 if r.lines is not None and r.lines.source == FIT_SOURCE
+                 and r.lines.read_fill == 0)
+
+
+def undetermined_notes(system: MemorySystem) -> tuple[str, ...]:
+    """The estimate's ``unmodelled`` sentence for each :func:`undetermined` region."""
+    return tuple(
+        f"line fills from {name}: the calibration set cannot determine their cost (fitted "
+        f"0), so data in {name} prices like TCM; measure it on your board with hpx "
+        f"calibrate --memory --board {system.board} and pass --memory-calibration"
+        for name in undetermined(system))
+
+
 _BY_USE = ("flash", "tcm", "itcm", "sram", "data", "psram")
 
 
