@@ -221,6 +221,7 @@ def test_hpx_calibrate_memory_prints_and_writes_the_costs(
 @pytest.mark.parametrize(("argv", "message"), [
     (["calibrate", "--memory"], "hpx calibrate --memory needs the board to measure"),
     (["calibrate", "--memory", "--board", "qemu-m55"], "qemu-m55 is emulated"),
+    (["calibrate", "--memory", "--board", "apollo4p_evb"], "simulates no caches for apollo4p"),
     (["calibrate", "--memory", "--board", "apollo510_evb", "x.hpxb"], "takes no bundles"),
     (["calibrate"], "hpx calibrate needs bundles, or --memory --board BOARD"),
     (["profile", str(KWS), "--memory-calibration", "m.json"],

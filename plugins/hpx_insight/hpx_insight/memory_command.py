@@ -9,14 +9,15 @@ from pathlib import Path
 from hpx_core.sdk.calibration import run_memory_probe
 from hpx_core.sdk.firmware import Board
 from hpx_core.sdk.passes import UsageError, get_board, write_atomic
+from hpx_insight.cycles.memory import memory_system
 from hpx_insight.memory_calibration import FILE_NAME, calibration_text, region_costs, walk_rows
 
 RESULTS = "results"  # the probe's bundle, beside the calibration
 
 
 def memory_board(name: str | None, clock: str) -> Board:
-    """The board to measure, in its ``clock`` mode; one error for no board or an emulated
-    one."""
+    """The board to measure, in its ``clock`` mode; one error for no board, an emulated one,
+    or one whose caches the model does not simulate (its misses are never priced)."""
     if name is None:
         raise UsageError("hpx calibrate --memory needs the board to measure",
                          "give --board, e.g. --board apollo510_evb")
@@ -25,6 +26,10 @@ def memory_board(name: str | None, clock: str) -> Board:
         raise UsageError(f"{name} is emulated: it has no caches or wait states to measure",
                          "measure an Apollo board (apollo510_evb, apollo330mP_evb) through "
                          "its debug probe")
+    if memory_system(board).dcache is None:
+        raise UsageError(f"the cycle model simulates no caches for {name}, so no estimate "
+                         "could use its measured miss costs",
+                         "measure an Apollo5 board (apollo510_evb, apollo330mP_evb)")
     return board.at_clock(clock)
 
 
