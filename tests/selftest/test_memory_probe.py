@@ -41,6 +41,9 @@ from hpx_core.selftest.memory_probe import (
     memory_probe_contribution,
     probe_walks,
 )
+from hpx_core.selftest.memory_probe import (
+    EVENTS as PLAN_EVENTS,
+)
 from hpx_core.selftest.memory_run import run_memory_probe
 from hpx_core.wire import parse_capture
 from hpx_core.wire.encode import encode_record
@@ -237,3 +240,27 @@ def test_what_calibrate_memory_cannot_do_is_one_error(
     err = " ".join(capsys.readouterr().err.split())
     assert message in err and "Traceback" not in err
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("name", ["apollo510_evb", "apollo330mP_evb"])
+@pytest.mark.parametrize("clock", ["lp", "hp"])
+def test_the_probe_builds_for_the_apollo5_boards_with_each_buffer_in_its_region(
+        name: str, clock: str, tmp_path: Path) -> None:
+    """With the pinned SDK (materialized, so e2e): the firmware the probe flashes, its PMU
+    events compiled in, a buffer in MRAM, TCM and shared SRAM."""
+    needs_tools()
+    board = get_board(name).at_clock(clock)
+    contribution = memory_probe_contribution(board)
+    project = render_project(tmp_path, board, contribution,
+                             HarnessSettings(ENGINE, pmu_events=PLAN_EVENTS))
+    built = build_project(project, get_toolchain("arm-none-eabi-gcc"))
+    report = check_elf(board, built.elf, contribution.buffers)
+    assert {b.buffer.symbol: b.region for b in report.buffers} == {
+        "hpx_memprobe_mcu_mram": "MCU_MRAM", "hpx_memprobe_mcu_tcm": "MCU_TCM",
+        "hpx_memprobe_shared_sram": "SHARED_SRAM"}
+    assert [w.name for w in probe_walks(board)] == [
+        "read MCU_TCM", "write MCU_TCM", "read MCU_MRAM", "read SHARED_SRAM",
+        "write SHARED_SRAM"]
+    config = (project.source_dir / "hpx/harness/hpx_config.h").read_text()
+    assert "ARM_PMU_L1D_CACHE_REFILL" in config and "ARM_PMU_STALL_BACKEND" in config
