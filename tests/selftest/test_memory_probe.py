@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import attrs
 import pytest
@@ -106,27 +107,20 @@ def with_costs(stream: bytes) -> bytes:
     line, and a refill event per line of the walks that pay one."""
     records = parse_capture(stream).records
     names = {r.number("idx"): str(r.fields["name"]) for r in records if r.type == "LAYERINFO"}
-    out, seq = bytearray(), 0
-
-    def emit(kind: str, fields: dict[str, object]) -> None:
-        nonlocal seq
-        out.extend(encode_record(seq, kind, fields))
-        seq += 1
-
+    sent: list[tuple[str, dict[str, int | str | bytes]]] = []
     for record in records:
-        fields = dict(record.fields)
+        fields: dict[str, int | str | bytes] = dict(record.fields)
         if record.type == "LAYER":
             access, region = names[record.number("idx")].split()
             cost = COSTS[(region, access)]
             fields["raw"] = record.number("raw") + cost * LINES
-            emit("LAYER", fields)
-            emit("LAYEREV", {"iter": record.number("iter"), "idx": record.number("idx"),
-                             "ev": 0, "raw": LINES if cost else 0, "ovf": 0})
-            continue
-        emit(record.type, fields)
+        sent.append((record.type, fields))
+        if record.type == "LAYER":
+            sent.append(("LAYEREV", {"iter": record.number("iter"), "idx": record.number("idx"),
+                                     "ev": 0, "raw": LINES if cost else 0, "ovf": 0}))
         if record.type == "CAL":
-            emit("EVENTINFO", {"ev": 0, "number": REFILL, "cal_sum": 0})
-    return bytes(out)
+            sent.append(("EVENTINFO", {"ev": 0, "number": REFILL, "cal_sum": 0}))
+    return b"".join(encode_record(seq, kind, fields) for seq, (kind, fields) in enumerate(sent))
 
 
 def fake_runner(stream: bytes) -> ProbeRunner:
@@ -169,7 +163,7 @@ def test_calibrate_memory_recovers_known_costs_through_the_fake_probe(
 
 
 def test_a_memory_calibration_is_for_its_board_and_clock(tmp_path: Path) -> None:
-    document = {"schema": "hpx.memory-calibration/1", "board": "apollo510_evb",
+    document: dict[str, Any] = {"schema": "hpx.memory-calibration/1", "board": "apollo510_evb",
                 "clock": "lp", "regions": {"MCU_MRAM": {"read_fill": 17.5, "write_miss": None},
                                            "SHARED_SRAM": {"read_fill": 8.0,
                                                            "write_miss": 3.0}}}
