@@ -2,6 +2,8 @@
 
     python benchmarks/cycle_estimate.py          # errors with the costs in the code
     python benchmarks/cycle_estimate.py --fit    # and the fit that chose them
+    python benchmarks/cycle_estimate.py --fit --alignment  # with a cost per misaligned
+                                                            # Helium instruction as well
 
 The calibration set, and nothing else, chooses the memory costs no public document gives
 (``hpx_insight.cycles.memory_fit``; docs/cycle-model.md, "Memory costs"):
@@ -29,11 +31,14 @@ import statistics
 import tempfile
 from pathlib import Path
 
+import attrs
+from helium_alignment import vector_counts
 from hpx_insight.cycles.estimate import Estimate, SlotEstimate, estimate
 from hpx_insight.cycles.memory import FITTED, cache_setup
 from hpx_insight.cycles.memory_fit import FitRow, MemoryFit, fit_memory, summary
-from hpx_insight.profile import instruction_profile
+from hpx_insight.profile import InstructionProfile, instruction_profile
 from hpx_insight.qemu_pass import NamedRange, board_ranges
+from hpx_insight.work import Work
 
 from hpx_core.boards import get_board
 from hpx_core.config.validate import overrides
@@ -60,6 +65,7 @@ MLPERF_ROWS = {
     "IC": ("pretrainedResnet_quant.tflite", ("MCU_TCM", "MCU_TCM"), 53.161, 55.332),
     "AD": ("ad01_int8.tflite", ("MCU_TCM", "MCU_TCM"), 0.767, 1.428),
 }
+MISALIGNED = "misaligned_helium"  # --alignment: 32-bit MVE instructions at 2 modulo 4
 WEIGHTS = ("hpx_et_program", "hpx_tflm_model")  # the planned buffers holding the weights
 EVENTS = {"MCU_MRAM read_fill": "mram_read_fill", "SHARED_SRAM read_fill": "sram_read_fill",
           "SHARED_SRAM write_miss": "sram_write_miss"}
@@ -72,7 +78,7 @@ def short_op(op: str) -> str:
 
 
 def estimated(model: Path, work: Path, weights: str, arena: str, **settings: object
-              ) -> Estimate:
+              ) -> tuple[Estimate, InstructionProfile]:
     """Build and run ``model`` on qemu-m55, profile it with the Apollo510's caches, and
     estimate it with its buffers placed in ``weights`` / ``arena`` (silicon regions)."""
     emulated, silicon = get_board("qemu-m55"), get_board("apollo510_evb")
@@ -89,7 +95,14 @@ def estimated(model: Path, work: Path, weights: str, arena: str, **settings: obj
                                 caches=cache_setup(emulated, silicon, names, placed))
     assert found.counter_agrees(), "the profile must equal SysTick's counts"
     print(f"{model.name}: buffers {placed}; pass {found.seconds:.2f} s", flush=True)
-    return estimate(found, silicon, placed)
+    return estimate(found, silicon, placed), found
+
+
+def aligned(rows: list[FitRow], works: list[Work]) -> list[FitRow]:
+    """``rows`` with their misaligned Helium instructions as one more event for the fit to
+    price (benchmarks/helium_alignment.py; docs/cycle-model.md)."""
+    return [attrs.evolve(row, events={**row.events, MISALIGNED: vector_counts(work)[1]})
+            for row, work in zip(rows, works, strict=True)]
 
 
 def _events(slot: SlotEstimate, scoped: bool) -> dict[str, float]:
@@ -118,15 +131,20 @@ def mlperf_rows(name: str, result: Estimate) -> list[FitRow]:
             FitRow(f"{name} AutoDeploy", name, autodeploy_ms * MHZ, core, events)]
 
 
-def calibration_set(work: Path) -> list[FitRow]:
+def calibration_set(work: Path, *, alignment: bool = False) -> list[FitRow]:
     rows: list[FitRow] = []
     for program in SEED:
-        rows += seed_rows(program, estimated(
-            TIER1 / f"{program}.pte", work / program, "MCU_MRAM", "SHARED_SRAM",
-            engine__type="executorch", engine__backend="arm"))
+        result, found = estimated(TIER1 / f"{program}.pte", work / program, "MCU_MRAM",
+                                  "SHARED_SRAM", engine__type="executorch",
+                                  engine__backend="arm")
+        more = seed_rows(program, result)
+        rows += aligned(more, [*(x.work for x in found.layers), found.whole]) if alignment \
+            else more
     for name, (file, (weights, arena), _, _) in MLPERF_ROWS.items():
-        rows += mlperf_rows(name, estimated(MLPERF / file, work / name, weights, arena,
-                                            engine__type="tflm", engine__backend="cmsis_nn"))
+        result, found = estimated(MLPERF / file, work / name, weights, arena,
+                                  engine__type="tflm", engine__backend="cmsis_nn")
+        more = mlperf_rows(name, result)
+        rows += aligned(more, [found.whole] * len(more)) if alignment else more
     return rows
 
 
@@ -158,8 +176,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--fit", action="store_true", help="refit the memory costs and "
                         "print the leave-one-out error")
+    parser.add_argument("--alignment", action="store_true", help="give the fit a cost per "
+                        "Helium instruction off a 32-bit boundary as well (not in the model)")
     args = parser.parse_args()
-    rows = calibration_set(Path(tempfile.mkdtemp(prefix="hpx-cycle-bench-")))
+    rows = calibration_set(Path(tempfile.mkdtemp(prefix="hpx-cycle-bench-")),
+                           alignment=args.alignment)
     fit = fit_memory(rows) if args.fit else None
     if fit is not None:
         print("\nfitted costs (cycles per event):",
