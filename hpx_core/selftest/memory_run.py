@@ -9,7 +9,7 @@ from pathlib import Path
 import attrs
 
 from hpx_core.boards import Board
-from hpx_core.errors import UsageError
+from hpx_core.errors import RunError, UsageError
 from hpx_core.firmware import (
     HarnessSettings,
     build_info,
@@ -60,7 +60,7 @@ def _walk_results(walks: Sequence[Walk], layers: Sequence[LayerResult]) -> list[
     by_name = {layer.name: layer for layer in layers}
     missing = [w.name for w in walks if w.name not in by_name]
     if missing:
-        raise UsageError(f"the memory probe's run lacks the walks {', '.join(missing)}",
+        raise RunError(f"the memory probe's run lacks the walks {', '.join(missing)}",
                          "run it again; if it repeats, run hpx selftest on the board")
     return [WalkResult(w, by_name[w.name].median, dict(by_name[w.name].events)) for w in walks]
 

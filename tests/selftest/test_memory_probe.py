@@ -154,6 +154,11 @@ def test_calibrate_memory_recovers_known_costs_through_the_fake_probe(
     assert found["QSPI"].write_miss is None  # read-only: no store walk
     assert found["SRAM"].refills_per_line == 1.0
     assert any("ITCM: the data cache refilled 0%" in note for note in result.notes)
+    disturbed = attrs.evolve(run, walks=[attrs.evolve(w, cycles=w.cycles + 2000 * LINES)
+                                         if w.walk.name == "read SRAM" else w
+                                         for w in run.walks])
+    with pytest.raises(HpxError, match="read walk over SRAM took 2,011 cycles per line"):
+        region_costs(disturbed)
     # the file the estimate takes, read back for the board in its clock mode
     path = tmp_path / FILE_NAME
     path.write_text(calibration_text(result))

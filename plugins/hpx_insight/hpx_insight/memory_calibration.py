@@ -20,6 +20,7 @@ from typing import Any
 
 import attrs
 
+from hpx_core.sdk import RunError
 from hpx_core.sdk.calibration import LINE_BYTES, MemoryProbeRun, WalkResult, baseline_region
 from hpx_core.sdk.firmware import Board
 from hpx_core.sdk.passes import UsageError, read_regular, schema_problem, strict_json
@@ -109,6 +110,12 @@ def region_costs(run: MemoryProbeRun) -> MemoryCalibration:
             if cost is not None and cost < 0:
                 notes.append(f"{region}: {what} walk was faster than over {base} "
                              f"({cost:.2f} cycles per line); taken as 0")
+        for what, cost in (("read", fill), ("write", miss)):
+            if cost is not None and cost > MAX_LINE_COST:
+                raise RunError(f"the memory probe's {what} walk over {region} took {cost:,.0f} "
+                               "cycles per line, which no Apollo memory takes",
+                               "run it again with nothing else attached to the board (a "
+                               "debugger halting the core, an interrupt storm)")
         refills = _refills(read)
         if refills is not None and refills < 0.5:
             notes.append(f"{region}: the data cache refilled {refills:.0%} of the lines read; "
