@@ -137,6 +137,7 @@ def test_a_measured_memory_calibration_prices_weights_in_mram_above_tcm(
     estimate names where each cost came from."""
     from hpx_core.config.validate import overrides
     from hpx_core.pipeline import profile
+    from hpx_core.report.html import bundle_report
     from hpx_core.results.view import load_view
 
     needs_tools()
@@ -153,7 +154,8 @@ def test_a_measured_memory_calibration_prices_weights_in_mram_above_tcm(
                          output__dir=str(tmp_path / "results"))
     outcome = profile(MLPERF / "kws_ref_model.tflite", None, settings)
     assert outcome.bundle is not None
-    estimate = load_view(outcome.bundle).pass_documents["cycle_estimate.json"]
+    view = load_view(outcome.bundle)
+    estimate = view.pass_documents["cycle_estimate.json"]
     assert estimate["memory_costs"]["MCU_MRAM"]["read_fill"] == fill
     assert "hpx calibrate --memory" in estimate["memory_costs"]["MCU_MRAM"]["source"]
     by_plan = {(p["buffers"]["hpx_tflm_model"], p["buffers"]["hpx_tflm_arena"]): p
@@ -168,3 +170,8 @@ def test_a_measured_memory_calibration_prices_weights_in_mram_above_tcm(
         fill * mram + sum(n * (9.5 if "read" in k else 3.68)
                           for k, n in whole["memory_events"].items()
                           if k.startswith("SHARED_SRAM")), abs=1)
+    page = bundle_report(view)  # the costs and their source on the bundle's page
+    costs = page[page.index('class="memory-costs"'):]
+    costs = costs[:costs.index("</table>")]
+    assert "<td>MCU_MRAM</td><td class=\"n\">20.00</td>" in costs
+    assert f"measured on {silicon} at the lp clock by hpx calibrate --memory" in costs

@@ -111,7 +111,23 @@ def estimate_html(document: Mapping[str, Any]) -> str:
             "measured cycles only knowingly.</p>"
             "<table><thead><tr><th>#</th><th>layer</th><th>op</th><th>instructions</th>"
             f"<th>estimated cycles</th><th>estimated ms</th></tr></thead><tbody>{rows}</tbody>"
-            f"</table>{placements}<p>Not modelled:</p><ul>{unmodelled}</ul></section>")
+            f"</table>{placements}{memory_costs_html(document)}<p>Not modelled:</p>"
+            f"<ul>{unmodelled}</ul></section>")
+
+
+def memory_costs_html(document: Mapping[str, Any]) -> str:
+    """What a miss costs in each cached region and where the figure comes from (the fit, or
+    the board measured by hpx calibrate --memory); empty for an estimate without them."""
+    costs = document.get("memory_costs") or {}
+    rows = "".join(
+        f"<tr><td>{html.escape(str(region))}</td><td class=\"n\">{c['read_fill']:.2f}</td>"
+        f"<td class=\"n\">{c['write_miss']:.2f}</td><td>{html.escape(str(c['source']))}</td>"
+        "</tr>" for region, c in costs.items())
+    if not rows:
+        return ""
+    return ('<table class="memory-costs"><thead><tr><th>region</th><th>cycles per line filled'
+            "</th><th>cycles per write miss</th><th>source</th></tr></thead>"
+            f"<tbody>{rows}</tbody></table>")
 
 
 def placements_html(document: Mapping[str, Any]) -> str:
