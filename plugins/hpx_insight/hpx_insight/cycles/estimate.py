@@ -70,13 +70,13 @@ class Estimate:
     whole: SlotEstimate
     regions: dict[str, str]
     unmodelled: tuple[str, ...]
+    memory: MemorySystem  # what memory costs: the model's, or measured on the board
     calibration: str | None = None
-    scope: float = 0.0  # cycles one PMU scope adds around a kernel call
-    system: MemorySystem | None = None  # what memory costs (None: the board's own model)
 
     @property
-    def memory(self) -> MemorySystem:
-        return self.system if self.system is not None else memory_system(self.board)
+    def scope(self) -> float:
+        """Cycles one PMU scope adds around a kernel call."""
+        return self.memory.scope
 
     def milliseconds(self, cycles: float) -> float:
         return cycles / self.board.clock_hz * 1000.0
@@ -139,8 +139,7 @@ def core_estimate(profile: InstructionProfile, silicon: Board,
                                       or profile.caches.board != silicon.name):
         unmodelled = (f"cache misses: this profile was made without {silicon.name}'s caches "
                       "(profile with --estimate-for to simulate them)", *unmodelled)
-    return Estimate(silicon, profile.board.name, layers, whole, {}, unmodelled,
-                    scope=system.scope, system=system)
+    return Estimate(silicon, profile.board.name, layers, whole, {}, unmodelled, system)
 
 
 def reprice(base: Estimate, profile: InstructionProfile,
