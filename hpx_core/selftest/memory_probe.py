@@ -15,7 +15,6 @@ model's costs.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Literal
 
 import attrs
@@ -120,7 +119,3 @@ def _uses_of(board: Board, region: str) -> tuple[str, ...]:
     others = {word for r in board.memory if r.name != region for word in r.uses}
     unique = tuple(word for word in own.uses if word not in others)
     return unique or own.uses
-
-
-def probe_project_dir(work_dir: Path, board: Board) -> Path:
-    return work_dir / f"{board.name}-memory"

@@ -12,7 +12,6 @@ from hpx_core.boards import Board
 from hpx_core.errors import RunError, UsageError
 from hpx_core.firmware import (
     HarnessSettings,
-    build_info,
     build_project,
     get_toolchain,
     render_project,
@@ -21,7 +20,7 @@ from hpx_core.firmware.placement import check_elf
 from hpx_core.firmware.support import SupportPlan
 from hpx_core.probe.event_passes import EventPlan, plan_events
 from hpx_core.results import LayerResult
-from hpx_core.run import RunRecord, run_and_record
+from hpx_core.run import RunRecord
 from hpx_core.run.runner import Runner
 from hpx_core.runners import runner_for
 from hpx_core.selftest.memory_probe import (
@@ -29,9 +28,9 @@ from hpx_core.selftest.memory_probe import (
     EVENTS,
     Walk,
     memory_probe_contribution,
-    probe_project_dir,
     probe_walks,
 )
+from hpx_core.selftest.run import record_workload
 
 
 @attrs.frozen
@@ -87,16 +86,13 @@ def run_memory_probe(
     settings = HarnessSettings(ENGINE, iterations=5, warmup=1,
                                pmu_events=plan.counters.passes[0])
     contribution = memory_probe_contribution(board)
-    project = render_project(probe_project_dir(work_dir, board), board, contribution, settings,
+    project = render_project(work_dir / f"{board.name}-memory", board, contribution, settings,
                              support=support)
     chain = get_toolchain("arm-none-eabi-gcc")
     built = build_project(project, chain)
     check_elf(board, built.elf, contribution.buffers)
     runner = runner or runner_for(board, timeout=timeout, probe=probe, packs=packs)
-    record = run_and_record(runner, built.elf, results_dir, engine=ENGINE,
-                            toolchain=f"{chain.name} {chain.version}", build=build_info(built),
-                            config={"board": board.name, "engine": ENGINE,
-                                    "clock": board.clock, **attrs.asdict(settings)},
-                            event_names=plan.names, planned_events=plan.counters.passes[0])
+    record = record_workload(runner, built, chain, settings, results_dir,
+                             event_names=plan.names, planned_events=plan.counters.passes[0])
     walks = _walk_results(probe_walks(board), record.measurement.layers)
     return MemoryProbeRun(board.name, board.clock, board.clock_hz, walks, record)

@@ -20,17 +20,16 @@ from hpx_core.boards import Board, get_board
 from hpx_core.firmware import (
     BuildResult,
     HarnessSettings,
-    build_info,
     build_project,
     get_toolchain,
     render_project,
 )
 from hpx_core.firmware.placement import check_elf
 from hpx_core.results import LayerResult, Measurement
-from hpx_core.run import RunRecord, run_and_record
+from hpx_core.run import RunRecord
 from hpx_core.runners import runner_for
 from hpx_core.selftest.layers import CalibrationLayer, calibration_layers, selftest_contribution
-from hpx_core.selftest.run import ENGINE
+from hpx_core.selftest.run import ENGINE, record_workload
 
 MAX_CYCLES_PER_INSTRUCTION = 64
 LINEARITY = 0.05
@@ -128,16 +127,7 @@ def run_silicon_selftest(
     check_elf(board, built.elf)
     runner = runner_for(board, timeout=timeout, probe=probe, packs=packs)
     records = [
-        run_and_record(
-            runner,
-            built.elf,
-            results_dir,
-            engine=ENGINE,
-            toolchain=f"{chain.name} {chain.version}",
-            build=build_info(built),
-            config={"board": board.name, "engine": ENGINE, **attrs.asdict(settings)},
-        )
-        for _ in range(runs)
+        record_workload(runner, built, chain, settings, results_dir) for _ in range(runs)
     ]
     checks = silicon_checks(board, [r.measurement for r in records])
     return SiliconSelftestReport(board.name, checks, built, records)

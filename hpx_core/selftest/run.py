@@ -8,6 +8,7 @@ parser and the host's unit conversion. A user runs it to check a board setup.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import attrs
 
@@ -16,6 +17,7 @@ from hpx_core.errors import RunError, UsageError
 from hpx_core.firmware import (
     BuildResult,
     HarnessSettings,
+    Toolchain,
     build_info,
     build_project,
     get_toolchain,
@@ -23,6 +25,7 @@ from hpx_core.firmware import (
 )
 from hpx_core.results.memory import memory_use
 from hpx_core.run import RunRecord, run_and_record
+from hpx_core.run.runner import Runner
 from hpx_core.runners import runner_for
 from hpx_core.selftest.layers import (
     STACK_LAYER_DEPTH,
@@ -86,6 +89,19 @@ def stack_check(capture: Capture) -> SelftestCheck:
                          tuple(found))
 
 
+def record_workload(runner: Runner, built: BuildResult, chain: Toolchain,
+                    settings: HarnessSettings, results_dir: Path,
+                    **more: Any) -> RunRecord:
+    """Run a firmware that measures the board rather than a model (the selftest, the memory
+    probe) once and keep its bundle: the engine is the settings' own, and ``more`` goes to
+    :func:`run_and_record` (event names, planned events)."""
+    engine = settings.engine
+    return run_and_record(runner, built.elf, results_dir, engine=engine,
+                          toolchain=f"{chain.name} {chain.version}", build=build_info(built),
+                          config={"board": runner.board.name, "engine": engine,
+                                  **attrs.asdict(settings)}, **more)
+
+
 def run_selftest(
     board_name: str,
     work_dir: Path,
@@ -112,16 +128,7 @@ def run_selftest(
     built = build_project(project, chain)
     runner = runner_for(board, timeout=timeout)
     records = tuple(
-        run_and_record(
-            runner,
-            built.elf,
-            results_dir,
-            engine=ENGINE,
-            toolchain=f"{chain.name} {chain.version}",
-            build=build_info(built),
-            config={"board": board.name, "engine": ENGINE, **attrs.asdict(settings)},
-        )
-        for _ in range(runs)
+        record_workload(runner, built, chain, settings, results_dir) for _ in range(runs)
     )
     first = records[0].measurement
     layers = calibration_layers(board)

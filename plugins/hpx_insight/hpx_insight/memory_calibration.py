@@ -86,10 +86,21 @@ class MemoryCalibration:
         }
 
 
-def _per_line(walk: WalkResult | None, base: WalkResult) -> float | None:
+def _cost(walk: WalkResult | None, base: WalkResult, notes: list[str]) -> float | None:
+    """``walk``'s cycles per line beyond ``base``'s (None: no such walk). A walk faster than
+    the baseline costs 0, with a note; one no Apollo memory could take is refused."""
     if walk is None:
         return None
-    return (walk.cycles - base.cycles) / walk.walk.lines
+    cost = (walk.cycles - base.cycles) / walk.walk.lines
+    if cost > MAX_LINE_COST:
+        raise RunError(f"the memory probe's {walk.walk.access} walk over {walk.walk.region} "
+                       f"took {cost:,.0f} cycles per line, which no Apollo memory takes",
+                       "run it again with nothing else attached to the board (a debugger "
+                       "halting the core, an interrupt storm)")
+    if cost < 0:
+        notes.append(f"{walk.walk.region}: a {walk.walk.access} walk was faster than over "
+                     f"{base.walk.region} ({cost:.2f} cycles per line); taken as 0")
+    return max(cost, 0.0)
 
 
 def _refills(walk: WalkResult) -> float | None:
@@ -101,27 +112,17 @@ def region_costs(run: MemoryProbeRun) -> MemoryCalibration:
     """Each region's costs from the probe's walks (see the module's docstring)."""
     walks = {(w.walk.region, w.walk.access): w for w in run.walks}
     base = baseline_region([w.walk for w in run.walks])
-    regions, notes = [], []
+    regions: list[RegionCosts] = []
+    notes: list[str] = []
     for region in dict.fromkeys(w.walk.region for w in run.walks if w.walk.region != base):
         read = walks[(region, "read")]
-        fill = _per_line(read, walks[(base, "read")])
-        miss = _per_line(walks.get((region, "write")), walks[(base, "write")])
-        for what, cost in (("a read", fill), ("a write", miss)):
-            if cost is not None and cost < 0:
-                notes.append(f"{region}: {what} walk was faster than over {base} "
-                             f"({cost:.2f} cycles per line); taken as 0")
-        for what, cost in (("read", fill), ("write", miss)):
-            if cost is not None and cost > MAX_LINE_COST:
-                raise RunError(f"the memory probe's {what} walk over {region} took {cost:,.0f} "
-                               "cycles per line, which no Apollo memory takes",
-                               "run it again with nothing else attached to the board (a "
-                               "debugger halting the core, an interrupt storm)")
+        fill = _cost(read, walks[(base, "read")], notes) or 0.0
+        miss = _cost(walks.get((region, "write")), walks[(base, "write")], notes)
         refills = _refills(read)
         if refills is not None and refills < 0.5:
             notes.append(f"{region}: the data cache refilled {refills:.0%} of the lines read; "
                          "is the region cached on this board?")
-        regions.append(RegionCosts(region, max(fill or 0.0, 0.0),
-                                   None if miss is None else max(miss, 0.0), refills))
+        regions.append(RegionCosts(region, fill, miss, refills))
     return MemoryCalibration(run.board, run.clock, run.clock_hz, base, tuple(regions), run,
                              tuple(notes))
 
