@@ -60,7 +60,7 @@ def _walk_results(walks: Sequence[Walk], layers: Sequence[LayerResult]) -> list[
     missing = [w.name for w in walks if w.name not in by_name]
     if missing:
         raise RunError(f"the memory probe's run lacks the walks {', '.join(missing)}",
-                         "run it again; if it repeats, run hpx selftest on the board")
+                       "run it again; if it repeats, run hpx selftest on the board")
     return [WalkResult(w, by_name[w.name].median, dict(by_name[w.name].events)) for w in walks]
 
 
