@@ -10,9 +10,14 @@ empty work folders and an empty compiler cache of its own (cold app builds: ever
 compiled, none is a compiler-cache hit another run left), then runs both again in those
 folders with those caches (warm app builds). The sides alternate: odd repeats run the
 cells one after another first, even ones the matrix first. Each figure is the median over the
-repeats with its range, and the speed-up is the ratio of the medians. The one-after-another
-side runs each cell through ``pipeline.profile``, as ``hpx profile`` does; every cell's counts
-must be the same on both sides.
+repeats with its range, and the speed-up is the ratio of the medians. Each side's CPU (this
+process and its compilers, QEMU and tools) is printed beside its time, with the wall time that
+CPU allows on this machine's cores: the best a matrix could do, so a ratio below the goal says
+whether the schedule or the work is what bounds it. The one-after-another
+side runs each cell through ``pipeline.profile``, as ``hpx profile`` does, then writes its
+report page, as ``hpx report`` does and the matrix does for every cell: both sides make the same
+files. Its pages' time is printed apart, with the ratio without them (the matrix's pages
+included) beside it. Every cell's counts must be the same on both sides.
 
 With ``--cold`` the matrix runs once more on a private cache whose engine libraries are empty
 (its ``sources`` folder is the usual cache's, so nothing is fetched again), and the table shows
@@ -23,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -32,8 +38,10 @@ from collections import defaultdict
 from pathlib import Path
 
 from hpx_core import api
+from hpx_core.compare import load_view
 from hpx_core.matrix import MatrixPlan, MatrixResult
 from hpx_core.pipeline import profile
+from hpx_core.report import bundle_report, write_report
 from hpx_core.sources import cache_root
 
 REPO = Path(__file__).resolve().parents[1]
@@ -41,17 +49,25 @@ SPEC = REPO / "examples/matrix/emulated.yaml"
 HPX = str(Path(sys.executable).with_name("hpx"))
 
 
-def one_after_another(plan: MatrixPlan, folder: Path) -> tuple[float, dict[str, int | None]]:
-    """Every cell of ``plan`` through the pipeline in turn, in ``folder``; time and counts."""
+def one_after_another(plan: MatrixPlan, folder: Path
+                      ) -> tuple[float, float, dict[str, int | None]]:
+    """Every cell of ``plan`` through the pipeline in turn, in ``folder``, each followed by its
+    report page; the time, the pages' share of it, and the counts."""
     counts: dict[str, int | None] = {}
+    pages = 0.0
     start = time.monotonic()
     for planned in plan.cells:
+        cell = folder / "cells" / planned.cell.id
         overrides = dict(planned.overrides)
-        overrides["output.dir"] = (str(folder / "cells" / planned.cell.id), "benchmark")
+        overrides["output.dir"] = (str(cell), "benchmark")
         overrides["build.work_dir"] = (str(folder / "hpx-work"), "benchmark")
         outcome = profile(None, None, overrides)
         counts[planned.cell.id] = outcome.measurement.whole_median if outcome.measurement else None
-    return time.monotonic() - start, counts
+        drawing = time.monotonic()
+        assert outcome.bundle is not None, planned.cell.id
+        write_report(cell / "report.html", bundle_report(load_view(outcome.bundle)))
+        pages += time.monotonic() - drawing
+    return time.monotonic() - start, pages, counts
 
 
 def in_parallel(folder: Path, workers: int | None, *, fresh: bool = False
@@ -65,6 +81,13 @@ def check_counts(result: MatrixResult, counts: dict[str, int | None]) -> None:
     for cell in result.cells:
         whole = cell.numbers.whole if cell.numbers else None
         assert cell.status == "complete" and whole == counts[cell.id], cell.id
+
+
+def cpu_seconds() -> float:
+    """User + system CPU of this process and of its finished child processes so far."""
+    own, children = (resource.getrusage(who) for who in (resource.RUSAGE_SELF,
+                                                         resource.RUSAGE_CHILDREN))
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def spread(values: list[float]) -> str:
@@ -108,6 +131,8 @@ def main() -> None:
           f"cell (hpx prepare --matrix, {time.monotonic() - started:.1f} s); app builds start "
           f"cold in each side's own work folders and empty compiler cache")
     times: dict[str, list[float]] = defaultdict(list)
+    cpu: dict[str, list[float]] = defaultdict(list)
+    drawn: dict[str, list[float]] = defaultdict(list)  # the pages' share, one after another
     for repeat in range(args.repeats):
         folder = work / f"repeat{repeat}"
         plan = api.plan_matrix(SPEC, folder / "parallel" / "matrix")
@@ -118,23 +143,36 @@ def main() -> None:
             for side in sides:
                 ccache = folder / f"ccache-{side.replace(' ', '-')}"
                 os.environ["CCACHE_DIR"] = str(ccache)  # empty at "cold", the side's own after
+                used = cpu_seconds()
                 if side == "matrix":
                     seconds, result = in_parallel(plan.folder, args.workers,
                                                   fresh=state == "warm")
                     if counts:
                         check_counts(result, counts)
                 else:
-                    seconds, found = one_after_another(plan, folder / "sequential")
+                    seconds, pages, found = one_after_another(plan, folder / "sequential")
                     counts.update(found)
+                    drawn[state].append(pages)
                 times[f"{side}, {state}"].append(seconds)
+                cpu[f"{side}, {state}"].append(cpu_seconds() - used)
         print(f"repeat {repeat + 1}: " + ", ".join(f"{k} {v[-1]:.1f} s"
                                                    for k, v in times.items()))
     print(f"\n{len(plan.cells)} cells, {os.cpu_count()} cores, {args.repeats} repeats "
           f"(sides alternating); work in {work}")
+    cores = os.cpu_count() or 1
     for state in ("cold", "warm"):
         alone, together = times[f"one after another, {state}"], times[f"matrix, {state}"]
+        pages = statistics.median(drawn[state])
         print(f"app builds {state}: one after another {spread(alone)}, matrix "
               f"{spread(together)}: {statistics.median(alone) / statistics.median(together):.2f}x")
+        print(f"  of which the cells' report pages one after another: {pages:.1f} s; without "
+              f"them: {(statistics.median(alone) - pages) / statistics.median(together):.2f}x")
+        alone_cpu, together_cpu = (statistics.median(cpu[f"{side}, {state}"])
+                                   for side in ("one after another", "matrix"))
+        best = together_cpu / cores
+        print(f"  CPU: one after another {alone_cpu:.1f} s, matrix {together_cpu:.1f} s (its "
+              f"report pages included); that CPU on {cores} cores takes at least {best:.1f} s: "
+              f"at most {statistics.median(alone) / best:.2f}x")
     if args.cold:
         cold_libraries(work, args.workers)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import threading
 import time
 import traceback
 from collections.abc import Callable, Mapping
@@ -29,10 +30,12 @@ from hpx_core.pipeline import ProfileOutcome, StageUnavailableError
 from hpx_core.pipeline.built import write_build
 from hpx_core.plugins import Registry
 from hpx_core.results import verify_bundle
+from hpx_core.results.build_bundle import is_build_bundle
 from hpx_core.results.outputs import OutputVerdict
 from hpx_core.validation.bundle import is_validation_bundle
 
 CELL_FILE = "cell.json"
+PAGE_FILE = "report.html"
 BUILD_ONLY = "kernel verification"
 CellStatus = Literal["complete", "built", "failed", "interrupted", "not run"]
 DONE: tuple[CellStatus, ...] = ("complete", "built")
@@ -98,8 +101,30 @@ def run_cell(planned: PlannedCell, registry: Registry, on_stage: Callable[[str],
     numbers = read_numbers(result.bundle) if result.bundle else None
     result = attrs.evolve(result, seconds=round(time.monotonic() - started, 3),
                           numbers=with_validation(numbers, result.validation), place=place())
+    write_cell_page(result)
     write_cell_file(result)
     return result
+
+
+_DRAWING = threading.Lock()
+"""Matplotlib draws one figure at a time: its text and font caches are shared by threads."""
+
+
+def write_cell_page(result: CellResult) -> None:
+    """The cell's ``report.html`` from its result bundle, written as the cell ends, in its
+    worker while the other cells build and run: drawn at the matrix's end, the pages of the
+    emulated MLPerf Tiny example took 2 s on one core while the other idled. A bundle the report
+    cannot read leaves no page: the matrix report shows the cell without a link to it."""
+    if result.bundle is None or is_build_bundle(result.bundle):
+        return
+    from hpx_core.compare import load_view  # matplotlib and the report, only when a cell ends
+    from hpx_core.report import bundle_report, write_report
+
+    try:
+        with _DRAWING:
+            write_report(result.planned.folder / PAGE_FILE, bundle_report(load_view(result.bundle)))
+    except HpxError:
+        return
 
 
 def _profile(planned: PlannedCell, registry: Registry, on_stage: Callable[[str], None],

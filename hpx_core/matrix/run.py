@@ -17,7 +17,7 @@ import attrs
 from filelock import FileLock, Timeout
 
 from hpx_core.errors import HpxError, UsageError
-from hpx_core.matrix.cell import CellResult, finished_before, run_cell
+from hpx_core.matrix.cell import PAGE_FILE, CellResult, finished_before, run_cell, write_cell_page
 from hpx_core.matrix.outputs import CSV_FILE, JUNIT_FILE, write_tables
 from hpx_core.matrix.places import places_by_board
 from hpx_core.matrix.plan import CELLS, MatrixPlan
@@ -26,7 +26,7 @@ from hpx_core.matrix.resources import Resources, machine_resources
 from hpx_core.matrix.scheduler import Progress, Scheduler
 from hpx_core.plugins import Registry
 
-REPORT_FILE = "report.html"
+REPORT_FILE = PAGE_FILE
 LOCK_FILE = ".matrix.lock"
 WRITTEN = (CELLS, MATRIX_FILE, CSV_FILE, JUNIT_FILE, REPORT_FILE)
 
@@ -120,20 +120,12 @@ def _prepare_folder(folder: Path, *, resume: bool, fresh: bool) -> None:
 
 
 def _record(plan: MatrixPlan, results: tuple[CellResult, ...], interrupted: bool) -> list[Path]:
-    from hpx_core.compare import load_view  # reports only when the cells are done
-    from hpx_core.matrix.heatmap import matrix_report
-    from hpx_core.report import bundle_report, write_report
-    from hpx_core.results.build_bundle import is_build_bundle
+    from hpx_core.matrix.heatmap import matrix_report  # reports only when the cells are done
+    from hpx_core.report import write_report
 
     for result in results:
-        page = result.planned.folder / REPORT_FILE
-        if result.bundle is None or is_build_bundle(result.bundle) or (
-                result.resumed and page.is_file()):
-            continue
-        try:
-            write_report(page, bundle_report(load_view(result.bundle)))
-        except HpxError:
-            continue  # the matrix report shows the cell without a link to its own page
+        if result.resumed and not (result.planned.folder / PAGE_FILE).is_file():
+            write_cell_page(result)  # each cell run here wrote its page as it ended
     written = [write_matrix_json(plan, results, interrupted=interrupted)]
     view = load_matrix(plan.folder)
     written += write_tables(view)
