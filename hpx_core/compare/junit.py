@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import io
+import re
 from pathlib import Path
+from xml.dom.minidom import parseString
 
 from junitparser import Failure, JUnitXml, Skipped, TestCase, TestSuite
 
+from hpx_core.atomic import write_atomic
 from hpx_core.compare.diff import Comparison
 from hpx_core.compare.policy import NUMERICS, OUTPUTS, PolicyOutcome, is_memory
 
+NOT_XML = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+"""Control characters XML 1.0 cannot hold, even escaped (tab, line feed, return it can)."""
 ENERGY_REGRESSION = "energy regression"
 """A failed energy check: the candidate takes more µJ per inference."""
 FAILURE_TYPES = {OUTPUTS: "wrong output", NUMERICS: "layer output differs",
@@ -48,12 +54,15 @@ def junit_xml(comparison: Comparison, outcome: PolicyOutcome) -> JUnitXml:
 
 
 def write_junit(path: Path, comparison: Comparison, outcome: PolicyOutcome) -> Path:
-    """Write the JUnit file atomically (parent folders created); returns its path."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    try:
-        junit_xml(comparison, outcome).write(str(tmp), pretty=True)
-        tmp.replace(path)
-    finally:
-        tmp.unlink(missing_ok=True)
-    return path
+    """Write the comparison's JUnit file; returns its path."""
+    return write_junit_file(path, junit_xml(comparison, outcome))
+
+
+def write_junit_file(path: Path, xml: JUnitXml) -> Path:
+    """Write ``xml`` indented, atomically (parent folders created). Control characters are
+    dropped first: a cause quoting a tool can carry one (git ends some errors with a NUL), and
+    a JUnit file holding it is no XML, which a CI system refuses whole."""
+    plain = io.BytesIO()
+    xml.write(plain)
+    return write_atomic(path, parseString(NOT_XML.sub(b"", plain.getvalue())).toprettyxml(
+        encoding="utf-8"))

@@ -15,7 +15,7 @@ from junitparser import JUnitXml, Skipped, TestCase, TestSuite
 
 from hpx_core.atomic import write_atomic
 from hpx_core.compare import Comparison, PolicyOutcome, compare, load_view
-from hpx_core.compare.junit import junit_xml
+from hpx_core.compare.junit import junit_xml, write_junit_file
 from hpx_core.compare.policy import Policy, apply_policy, default_policy, load_policy
 from hpx_core.matrix.record import MatrixView, load_matrix
 
@@ -86,14 +86,7 @@ def write_matrix_junit(path: Path, result: MatrixComparison) -> Path:
         others.add_testcase(case)
     if len(others):
         xml.add_testsuite(others)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    try:
-        xml.write(str(tmp), pretty=True)
-        tmp.replace(path)
-    finally:
-        tmp.unlink(missing_ok=True)
-    return path
+    return write_junit_file(path, xml)
 
 
 def write_matrix_comparison(folder: Path, result: MatrixComparison) -> Path:

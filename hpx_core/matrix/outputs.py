@@ -11,6 +11,7 @@ from pathlib import Path
 from junitparser import Error, Failure, JUnitXml, Skipped, TestCase, TestSuite
 
 from hpx_core.atomic import write_atomic
+from hpx_core.compare.junit import write_junit_file
 from hpx_core.matrix.record import CellRow, MatrixView
 
 CSV_FILE = "matrix.csv"
@@ -76,11 +77,4 @@ def matrix_junit(view: MatrixView) -> JUnitXml:
 def write_tables(view: MatrixView) -> list[Path]:
     """``matrix.csv`` and ``junit.xml`` in the matrix folder (each written atomically)."""
     csv_path = write_atomic(view.folder / CSV_FILE, matrix_csv(view))
-    junit = view.folder / JUNIT_FILE
-    tmp = junit.with_name(f".{junit.name}.tmp")
-    try:
-        matrix_junit(view).write(str(tmp), pretty=True)
-        tmp.replace(junit)
-    finally:
-        tmp.unlink(missing_ok=True)
-    return [csv_path, junit]
+    return [csv_path, write_junit_file(view.folder / JUNIT_FILE, matrix_junit(view))]

@@ -67,8 +67,12 @@ def git_said(exc: git.GitCommandError) -> str:
     return text
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+"""What git's stderr can carry that is no text (a NUL after a remote's message, colours)."""
+
+
 def _meaningful(text: str) -> tuple[str, ...]:
-    lines = (line.strip() for line in re.split(r"[\r\n]+", text))
+    lines = (_CONTROL.sub("", line).strip() for line in re.split(r"[\r\n]+", text))
     return tuple(line for line in lines if line and not _PROGRESS.match(line))
 
 

@@ -6,10 +6,11 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from junitparser import Failure, JUnitXml, TestCase, TestSuite
 from selftest_bundles import bundle
 
 from hpx_core.compare import apply_policy, compare, default_policy, load_view
-from hpx_core.compare.junit import write_junit
+from hpx_core.compare.junit import write_junit, write_junit_file
 
 pytestmark = pytest.mark.emulated
 
@@ -36,3 +37,19 @@ def test_junit_of_a_passing_policy_has_no_failures(tmp_path: Path) -> None:
     root = ET.parse(write_junit(tmp_path / "j.xml", c, apply_policy(c, default_policy(c))))
     assert root.getroot().findall(".//failure") == []
     assert len(root.getroot().findall(".//testcase")) == 2 + len(fast.layers)
+
+
+def test_a_message_with_control_characters_still_makes_xml(tmp_path: Path) -> None:
+    """git ends some answers with a NUL and tools colour their words; XML can hold neither."""
+    case = TestCase("kws--tflm-reference--apollo510_evb", classname="hpx.matrix.kws")
+    case.result = [Failure("cannot clone: possible repository corruption.\x00; \x1b[31mno\x1b[0m",
+                           "cell failed")]
+    suite = TestSuite("hpx matrix: mixed")
+    suite.add_testcase(case)
+    xml = JUnitXml("hpx matrix")
+    xml.add_testsuite(suite)
+    path = write_junit_file(tmp_path / "junit.xml", xml)
+    failure = ET.parse(path).getroot().find(".//failure")
+    assert failure is not None
+    assert failure.get("message") == "cannot clone: possible repository corruption.; [31mno[0m"
+    assert [p.name for p in tmp_path.iterdir()] == ["junit.xml"]

@@ -79,6 +79,7 @@ def test_a_plain_mirror_lacking_an_excluded_file_names_the_object_and_the_answer
     assert error.message.startswith(f"submodule external/heavy of app: {asked}")
     assert f"the server lacks object {lost}" in error.message
     assert f"unable to read {lost}" in error.message  # the server's own words
+    assert error.message.isprintable()  # git ends that answer with a NUL; a report cannot
     assert "the server does not filter" in error.message
     assert "uploadpack.allowFilter" in error.hint
     assert list(store.sources.iterdir()) == []
