@@ -21,7 +21,8 @@ The calibration set, and nothing else, chooses the memory costs no public docume
 
 Each program is built and profiled through the pipeline on qemu-m55, then once more under the
 instruction-profile plugin with the Apollo510's caches simulated, and estimated for
-apollo510_evb. The leave-one-out error refits without each program and predicts it.
+apollo510_evb. The leave-one-out error refits without each program and predicts it. The
+programs are built with the first ``arm-none-eabi-gcc`` on PATH, which the run names first.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from hpx_insight.work import Work
 
 from hpx_core.boards import get_board
 from hpx_core.config.validate import overrides
+from hpx_core.firmware.toolchain import get_toolchain
 from hpx_core.pipeline import profile
 
 REPO = Path(__file__).resolve().parents[1]
@@ -179,6 +181,9 @@ def main() -> None:
     parser.add_argument("--alignment", action="store_true", help="give the fit a cost per "
                         "Helium instruction off a 32-bit boundary as well (not in the model)")
     args = parser.parse_args()
+    gcc = get_toolchain()
+    print(f"compiler: {gcc.compiler} ({gcc.version}); the seed's table was built with GCC 15.2: "
+          "put another arm-none-eabi-gcc first on PATH to build with it", flush=True)
     rows = calibration_set(Path(tempfile.mkdtemp(prefix="hpx-cycle-bench-")),
                            alignment=args.alignment)
     fit = fit_memory(rows) if args.fit else None
