@@ -24,6 +24,7 @@ import attrs
 from hpx_core import pipeline
 from hpx_core.atomic import write_atomic
 from hpx_core.errors import HpxError
+from hpx_core.log import get_logger
 from hpx_core.matrix.numbers import CellNumbers, read_numbers, with_validation
 from hpx_core.matrix.plan import PlannedCell
 from hpx_core.pipeline import ProfileOutcome, StageUnavailableError
@@ -34,6 +35,7 @@ from hpx_core.results.build_bundle import is_build_bundle
 from hpx_core.results.outputs import OutputVerdict
 from hpx_core.validation.bundle import is_validation_bundle
 
+log = get_logger()
 CELL_FILE = "cell.json"
 PAGE_FILE = "report.html"
 BUILD_ONLY = "kernel verification"
@@ -125,6 +127,8 @@ def write_cell_page(result: CellResult) -> None:
             write_report(result.planned.folder / PAGE_FILE, bundle_report(load_view(result.bundle)))
     except HpxError:
         return
+    except Exception as error:  # a defect in a page must not lose the cell it reports
+        log.warning("no report page", cell=result.id, error=f"{type(error).__name__}: {error}")
 
 
 def _profile(planned: PlannedCell, registry: Registry, on_stage: Callable[[str], None],

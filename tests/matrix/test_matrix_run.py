@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from junitparser import JUnitXml
 from loops_engine import loops_registry
-from matrix_folders import KWS, private_cache, run_spec, smoke_matrix
+from matrix_folders import KWS, SLOWER, private_cache, run_spec, smoke_matrix
 
 from hpx_core import pipeline
 from hpx_core.matrix import load_matrix
@@ -128,3 +128,20 @@ def test_a_cell_whose_outputs_differ_from_the_host_fails() -> None:
     assert "OUTPUTS DIFFER" in junit and not result.passed
     rows = list(csv.DictReader(io.StringIO((result.folder / "matrix.csv").read_text())))
     assert {r["output_check"] for r in rows} == {"exact", "DIFFER: max abs diff 2"}
+
+
+def test_a_page_that_cannot_be_drawn_loses_no_cell(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each worker draws its cell's page as the cell ends; a defect there (here the report
+    raising) leaves the cell measured and recorded, without its page."""
+    import hpx_core.report
+
+    def broken(view: object) -> str:
+        raise RuntimeError("a defect in the report")
+
+    monkeypatch.setattr(hpx_core.report, "bundle_report", broken)
+    result = run_spec("pageless", SLOWER.replace("loops-slower", "loops-pageless"))
+    (cell,) = result.cells
+    assert cell.status == "complete" and cell.numbers is not None and cell.numbers.whole
+    assert json.loads((cell.planned.folder / "cell.json").read_text())["status"] == "complete"
+    assert not (cell.planned.folder / "report.html").exists()
+    assert (result.folder / "report.html").is_file()  # the matrix's own page, without the link
