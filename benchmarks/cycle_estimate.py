@@ -28,6 +28,7 @@ programs are built with the first ``arm-none-eabi-gcc`` on PATH, which the run n
 from __future__ import annotations
 
 import argparse
+import re
 import statistics
 import tempfile
 from pathlib import Path
@@ -71,6 +72,15 @@ MISALIGNED = "misaligned_helium"  # --alignment: 32-bit MVE instructions at 2 mo
 WEIGHTS = ("hpx_et_program", "hpx_tflm_model")  # the planned buffers holding the weights
 EVENTS = {"MCU_MRAM read_fill": "mram_read_fill", "SHARED_SRAM read_fill": "sram_read_fill",
           "SHARED_SRAM write_miss": "sram_write_miss"}
+
+
+REFERENCE_GCC = 15  # the seed's programs were built with GCC 15.2 (docs/cycle-model.md)
+
+
+def gcc_major(version: str) -> int:
+    """``arm-none-eabi-gcc (15:12.2.rel1-1) 12.2.1 20221205`` -> 12 (0 when unreadable)."""
+    found = re.search(r"\) (\d+)\.", version)
+    return int(found.group(1)) if found else 0
 
 
 def short_op(op: str) -> str:
@@ -162,16 +172,19 @@ def table(rows: list[FitRow], costs: dict[str, float], fit: MemoryFit | None) ->
         print(line + (f" {fit.held_out[row.name]:+.1%} |" if fit else ""))
 
 
-def report(rows: list[FitRow], costs: dict[str, float]) -> None:
+def report(rows: list[FitRow], costs: dict[str, float], fit: MemoryFit | None) -> None:
     used = MemoryFit(costs, {}, {})
     for label, chosen in (("seed operators", [r for r in rows if "#" in r.name]),
                           ("whole programs", [r for r in rows if "#" not in r.name])):
         before = {r.name: r.core / r.measured - 1 for r in chosen}
         after = {r.name: used.predict(r) / r.measured - 1 for r in chosen}
         b, a = summary(before), summary(after)
+        held = "" if fit is None else (
+            "; held out: median |error| {:.1%}, largest {:.1%}".format(
+                *summary({r.name: fit.held_out[r.name] for r in chosen})))
         print(f"{label}: median |error| {b[0]:.1%} -> {a[0]:.1%}, largest {b[1]:.1%} -> "
               f"{a[1]:.1%}; within 10%: {sum(abs(e) <= 0.10 for e in after.values())} of "
-              f"{len(after)}")
+              f"{len(after)}{held}")
 
 
 def main() -> None:
@@ -182,8 +195,12 @@ def main() -> None:
                         "Helium instruction off a 32-bit boundary as well (not in the model)")
     args = parser.parse_args()
     gcc = get_toolchain()
-    print(f"compiler: {gcc.compiler} ({gcc.version}); the seed's table was built with GCC 15.2: "
-          "put another arm-none-eabi-gcc first on PATH to build with it", flush=True)
+    print(f"compiler: {gcc.compiler} ({gcc.version})", flush=True)
+    if gcc_major(gcc.version) < REFERENCE_GCC:
+        print(f"the seed's table was built with GCC 15.2, and GCC {gcc_major(gcc.version)} "
+              "compiles some of its operators into other code (minimum: 15 instructions per "
+              "16 bytes against 7): put a GCC 15 first on PATH for the figures "
+              "docs/cycle-model.md gives", flush=True)
     rows = calibration_set(Path(tempfile.mkdtemp(prefix="hpx-cycle-bench-")),
                            alignment=args.alignment)
     fit = fit_memory(rows) if args.fit else None
@@ -200,7 +217,7 @@ def main() -> None:
     print()
     table(rows, dict(FITTED), fit)
     print()
-    report(rows, dict(FITTED))
+    report(rows, dict(FITTED), fit)
 
 
 if __name__ == "__main__":
