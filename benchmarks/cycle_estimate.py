@@ -199,7 +199,7 @@ def main() -> None:
     if gcc_major(gcc.version) < REFERENCE_GCC:
         print(f"the seed's table was built with GCC 15.2, and GCC {gcc_major(gcc.version)} "
               "compiles some of its operators into other code (minimum: 15 instructions per "
-              "16 bytes against 7): put a GCC 15 first on PATH for the figures "
+              "16 bytes against GCC 15's 8): put a GCC 15 first on PATH for the figures "
               "docs/cycle-model.md gives", flush=True)
     rows = calibration_set(Path(tempfile.mkdtemp(prefix="hpx-cycle-bench-")),
                            alignment=args.alignment)
