@@ -112,6 +112,15 @@ _DRAWING = threading.Lock()
 """Matplotlib draws one figure at a time: its text and font caches are shared by threads."""
 
 
+def write_bundle_page(bundle: Path, page: Path) -> Path:
+    """``page``, the report of the result bundle ``bundle``, drawn one page at a time."""
+    from hpx_core.compare import load_view  # matplotlib and the report, only when a cell ends
+    from hpx_core.report import bundle_report, write_report
+
+    with _DRAWING:
+        return write_report(page, bundle_report(load_view(bundle)))
+
+
 def write_cell_page(result: CellResult) -> None:
     """The cell's ``report.html`` from its result bundle, written as the cell ends, in its
     worker while the other cells build and run: drawn at the matrix's end, the pages of the
@@ -119,12 +128,8 @@ def write_cell_page(result: CellResult) -> None:
     cannot read leaves no page: the matrix report shows the cell without a link to it."""
     if result.bundle is None or is_build_bundle(result.bundle):
         return
-    from hpx_core.compare import load_view  # matplotlib and the report, only when a cell ends
-    from hpx_core.report import bundle_report, write_report
-
     try:
-        with _DRAWING:
-            write_report(result.planned.folder / PAGE_FILE, bundle_report(load_view(result.bundle)))
+        write_bundle_page(result.bundle, result.planned.folder / PAGE_FILE)
     except HpxError:
         return
     except Exception as error:  # a defect in a page must not lose the cell it reports
