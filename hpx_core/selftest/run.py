@@ -98,8 +98,8 @@ def record_workload(runner: Runner, built: BuildResult, chain: Toolchain,
     engine = settings.engine
     return run_and_record(runner, built.elf, results_dir, engine=engine,
                           toolchain=f"{chain.name} {chain.version}", build=build_info(built),
-                          config={"board": runner.board.name, "engine": engine,
-                                  **attrs.asdict(settings)}, **more)
+                          config={"board": runner.board.name, "clock": runner.board.clock,
+                                  "engine": engine, **attrs.asdict(settings)}, **more)
 
 
 def run_selftest(

@@ -142,6 +142,9 @@ def test_calibrate_memory_recovers_known_costs_through_the_fake_probe(
                            runner=fake_runner(with_costs(qemu_stream)), events=PLAN,
                            support=support_plan(QEMU))
     assert run.record.bundle.is_dir()
+    config = json.loads((run.record.bundle / "config.json").read_text())
+    assert (config["board"], config["clock"], config["engine"]) == (BOARD.name, BOARD.clock,
+                                                                   "memory-probe")
     result = region_costs(run)
     assert result.baseline == "DTCM"
     found = {r.region: r for r in result.regions}
