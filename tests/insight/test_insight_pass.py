@@ -8,6 +8,7 @@ QEMU plugin; no engine sources).
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -237,7 +238,10 @@ def test_calibrate_recovers_a_known_energy_law_and_the_estimate_uses_it(
                  str(tmp_path / "est")])
     out = " ".join(capsys.readouterr().out.split())
     assert code == 0 and "est. µJ" in out
-    assert f"estimated energy on apollo510_evb: {whole_uj:.3f} µJ per inference" in out
+    # the class calibration prices the layers' memory cycles (their code's fills from MRAM)
+    # into per-class costs, which reproduce the measured cycles to a few in 10,000, not exactly
+    said_uj = re.search(r"estimated energy on apollo510_evb: ([0-9.]+) µJ per inference", out)
+    assert said_uj is not None and float(said_uj.group(1)) == pytest.approx(whole_uj, rel=1e-3)
 
 
 def test_without_a_calibration_an_estimate_states_no_energy(

@@ -85,8 +85,9 @@ def teardown_module() -> None:
 def test_what_if_placements_price_weights_and_arena_where_the_board_holds_them(
         silicon: str) -> None:
     """KWS with CMSIS-NN estimated for an Apollo5 board: every plan of its model and arena the
-    board holds is priced, the default marked; the arena in shared SRAM costs more than in TCM
-    (its misses, at the fitted costs); the table is in the bundle, the console and the page."""
+    board holds is priced, the default marked; the arena in shared SRAM and the model in MRAM
+    cost more than in TCM (their misses, at the fitted costs); the table is in the bundle, the
+    console and the page."""
     from hpx_core.config.validate import overrides
     from hpx_core.pipeline import profile
     from hpx_core.report.html import bundle_report
@@ -109,6 +110,9 @@ def test_what_if_placements_price_weights_and_arena_where_the_board_holds_them(
             ("MCU_MRAM", "MCU_TCM")} <= set(by_plan)
     in_tcm = by_plan[("MCU_TCM", "MCU_TCM")]["estimated_cycles"]
     assert by_plan[("MCU_TCM", "SHARED_SRAM")]["estimated_cycles"] > in_tcm
+    # the model's fills from MRAM, at the least Ambiq's ranking allows (shared SRAM's cost)
+    assert by_plan[("MCU_MRAM", "MCU_TCM")]["estimated_cycles"] > in_tcm
+    assert "MCU_MRAM priced at its least" in estimate["best_placement"]
     default = next(p for p in plans if p["default"])
     assert default["estimated_cycles"] == estimate["whole"]["estimated_cycles"]
     assert estimate["best_placement"].startswith(("best placement on", "placement on"))

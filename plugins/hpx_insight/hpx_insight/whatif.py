@@ -90,7 +90,7 @@ def best_line(placements: Sequence[Placement]) -> str:
     best = min(placements, key=lambda p: p.estimate.whole.cycles)
     board = default.estimate.board.name
     blind = undetermined(default.estimate.memory)
-    caveat = (f"; {', '.join(blind)} priced as hits (not measured: hpx calibrate --memory)"
+    caveat = (f"; {', '.join(blind)} priced at its least (not measured: hpx calibrate --memory)"
               if blind else "")
     if best is default or best.estimate.whole.cycles >= default.estimate.whole.cycles:
         return (f"placement on {board}: the default plan is the cheapest of "
@@ -98,7 +98,8 @@ def best_line(placements: Sequence[Placement]) -> str:
     change = _change(default.estimate.whole, best.estimate.whole)
     layers = _changed_layers(best, default)
     where = f" (layers {_layer_span(layers)})" if layers else ""
-    return (f"best placement on {board}: {_moved(best, default)}: {change:+.0%} estimated"
+    shown = f"{change:+.0%}" if abs(change) >= 0.01 else f"{change:+.1%}"
+    return (f"best placement on {board}: {_moved(best, default)}: {shown} estimated"
             f"{where}, {default.estimate.whole.cycles:,.0f} -> "
             f"{best.estimate.whole.cycles:,.0f} cycles{caveat}")
 

@@ -28,6 +28,7 @@ class LineCosts:
     read_fill: float
     write_miss: float
     source: str
+    at_bound: bool = False  # the fit could say no more than a documented ranking's least
 
 
 @attrs.frozen
@@ -74,11 +75,19 @@ _INTERFERENCE = ("write-backs of dirty lines, and the bus between the caches and
                  "SRAM beyond a line's fill")
 FIT_SOURCE = ("fitted on the calibration set by hpx_insight.cycles.memory_fit "
               "(docs/cycle-model.md, 'Memory costs'; benchmarks/cycle_estimate.py --fit)")
+RANKED = {"mram_read_fill": "sram_read_fill"}
+"""Costs a public document ranks (dearer -> cheaper), which the fit keeps: Ambiq's Apollo510
+memory table gives MRAM as "slow (wait states)" and shared SRAM as "medium (1+ wait)"
+(neuralSPOT-X user guide, 'Memory placement'), so an MRAM line fill costs at least a shared
+SRAM one."""
+_RANKED_SOURCE = (FIT_SOURCE + ", kept at least shared SRAM's line fill: Ambiq ranks MRAM "
+                  "slower (neuralSPOT-X user guide, 'Memory placement')")
 # The fit's result on the Apollo510 calibration set, its programs built with GCC 15 as the seed's
 # were (docs/cycle-model.md, 'Memory costs').
-FITTED = {"mram_read_fill": 0.0, "sram_read_fill": 7.35, "sram_write_miss": 4.95,
-          "pmu_scope": 304.56}
-MRAM_LINES = LineCosts(FITTED["mram_read_fill"], 0.0, FIT_SOURCE)
+FITTED = {"mram_read_fill": 7.18, "sram_read_fill": 7.18, "sram_write_miss": 5.02,
+          "pmu_scope": 268.33}
+MRAM_LINES = LineCosts(FITTED["mram_read_fill"], 0.0, _RANKED_SOURCE,
+                       at_bound=FITTED["mram_read_fill"] <= FITTED["sram_read_fill"])
 SRAM_LINES = LineCosts(FITTED["sram_read_fill"], FITTED["sram_write_miss"], FIT_SOURCE)
 M55_ICACHE_WAYS, M55_DCACHE_WAYS, M55_LINE = 2, 4, 32
 _M55_GEOMETRY = ("32-byte lines (CMSIS_6 armv7m_cachel1.h, __SCB_DCACHE_LINE_SIZE / "
@@ -135,18 +144,18 @@ def with_lines(system: MemorySystem, costs: Mapping[str, LineCosts]) -> MemorySy
 
 
 def undetermined(system: MemorySystem) -> tuple[str, ...]:
-    """The cached regions whose line fill the fit could not determine (it gave 0): the
-    estimate prices their misses as hits until the board's own costs are measured."""
-    return tuple(r.name for r in system.regions
-                 if r.lines is not None and r.lines.source == FIT_SOURCE
-                 and r.lines.read_fill == 0)
+    """The cached regions whose line fill the fit could not determine beyond a documented
+    ranking's least (MRAM at shared SRAM's cost): a lower bound until the board's own costs
+    are measured."""
+    return tuple(r.name for r in system.regions if r.lines is not None and r.lines.at_bound)
 
 
 def undetermined_notes(system: MemorySystem) -> tuple[str, ...]:
     """The estimate's ``unmodelled`` sentence for each :func:`undetermined` region."""
     return tuple(
-        f"line fills from {name}: the calibration set cannot determine their cost (fitted "
-        f"0), so data in {name} prices like TCM; measure it on your board with hpx "
+        f"line fills from {name} beyond the least Ambiq's ranking allows: the calibration set "
+        f"cannot determine how much dearer than shared SRAM's they are, so the estimate prices "
+        f"them at shared SRAM's cost, a lower bound; measure them on your board with hpx "
         f"calibrate --memory --board {system.board} and pass --memory-calibration"
         for name in undetermined(system))
 

@@ -7,6 +7,11 @@ non-negative costs that minimize the squared *relative* error over the rows (a 5
 900-cycle operator weigh alike), exactly, by trying every subset of free costs (the rest at
 zero) with least squares: with four unknowns that is sixteen small solves. The leave-one-out
 error refits without each group of rows (a program and its operators) and predicts that group.
+
+A cost a public document ranks above another (``at_least``: Ambiq ranks MRAM slower than shared
+SRAM) is fitted as the lower cost plus a non-negative extra: the same non-negative solve then
+keeps the ranking, and where the rows cannot tell the two apart the extra is 0 and the dearer
+cost sits at its documented bound instead of at 0.
 """
 
 from __future__ import annotations
@@ -59,16 +64,31 @@ def _solve(rows: Sequence[FitRow], events: Sequence[str]) -> dict[str, float]:
     return best[1]
 
 
-def fit_memory(rows: Sequence[FitRow]) -> MemoryFit:
-    """The non-negative event costs that best explain ``rows``, with their errors."""
-    events = sorted({e for r in rows for e in r.events})
-    costs = _solve(rows, events)
+def _ranked_solve(rows: Sequence[FitRow], events: Sequence[str],
+                  at_least: Mapping[str, str]) -> dict[str, float]:
+    """:func:`_solve` with each ``at_least`` cost (dearer -> cheaper) at least its cheaper
+    one: a dearer event also counts as a cheaper one, and its own cost is the extra."""
+    shifted = [attrs.evolve(r, events={**r.events, **{
+        cheaper: r.events.get(cheaper, 0.0) + r.events.get(dearer, 0.0)
+        for dearer, cheaper in at_least.items()}}) for r in rows]
+    costs = _solve(shifted, events)
+    return costs | {dearer: costs[dearer] + costs[cheaper]
+                    for dearer, cheaper in at_least.items()}
+
+
+def fit_memory(rows: Sequence[FitRow], at_least: Mapping[str, str] | None = None
+               ) -> MemoryFit:
+    """The non-negative event costs that best explain ``rows``, with their errors; each cost
+    ``at_least`` names (dearer -> cheaper, a documented ranking) no lower than its cheaper."""
+    ranking = dict(at_least or {})
+    events = sorted({e for r in rows for e in r.events} | {*ranking, *ranking.values()})
+    costs = _ranked_solve(rows, events, ranking)
     fitted = MemoryFit(costs, {}, {})
     errors = {r.name: fitted.predict(r) / r.measured - 1 for r in rows}
     held_out: dict[str, float] = {}
     for group in sorted({r.group for r in rows}):
         rest = [r for r in rows if r.group != group]
-        partial = MemoryFit(_solve(rest, events), {}, {}) if rest else fitted
+        partial = MemoryFit(_ranked_solve(rest, events, ranking), {}, {}) if rest else fitted
         held_out |= {r.name: partial.predict(r) / r.measured - 1
                      for r in rows if r.group == group}
     return MemoryFit(costs, errors, held_out)
