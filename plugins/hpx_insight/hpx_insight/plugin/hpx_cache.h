@@ -22,6 +22,7 @@ typedef struct {
     uint32_t *tags;  /* sets * ways: line number + 1, 0 when empty */
     uint64_t *stamp; /* when each way was last used */
     uint64_t clock;
+    uint32_t last;   /* the line touched last + 1 (0: none): already its set's most recent */
 } cache_t;
 
 /* Set ``c`` up from SIZE:WAYS:LINE; 0 when the geometry is usable. */
@@ -49,6 +50,8 @@ static int cache_init(cache_t *c, const char *spec) {
     while ((1ul << c->shift) < line) {
         c->shift++;
     }
+    c->clock = 0;
+    c->last = 0;
     c->tags = calloc(sets * ways, sizeof *c->tags);
     c->stamp = calloc(sets * ways, sizeof *c->stamp);
     return c->tags != NULL && c->stamp != NULL ? 0 : -1;
@@ -60,15 +63,23 @@ static int cache_like(cache_t *c, const cache_t *from) {
     c->ways = from->ways;
     c->shift = from->shift;
     c->clock = 0;
+    c->last = 0;
     c->tags = calloc((size_t)c->sets * c->ways, sizeof *c->tags);
     c->stamp = calloc((size_t)c->sets * c->ways, sizeof *c->stamp);
     return c->tags != NULL && c->stamp != NULL ? 0 : -1;
 }
 
-/* Touch one line (an address >> shift); 1 when it missed (and was filled). */
+/* Touch one line (an address >> shift); 1 when it missed (and was filled). The line touched
+ * last is a hit with nothing to update: it is already its set's most recently used, so touching
+ * it again leaves every way's order as it was (most accesses read on in the same line). */
 static inline int cache_touch(cache_t *c, uint32_t line) {
+    uint32_t key = line + 1;
+    if (key == c->last) {
+        return 0;
+    }
+    c->last = key;
     uint32_t base = (line & (c->sets - 1)) * c->ways;
-    uint32_t key = line + 1, victim = 0;
+    uint32_t victim = 0;
     uint32_t *tags = c->tags + base;
     uint64_t *stamp = c->stamp + base;
     c->clock++;
