@@ -75,13 +75,13 @@ _INTERFERENCE = ("write-backs of dirty lines, and the bus between the caches and
                  "SRAM beyond a line's fill")
 FIT_SOURCE = ("fitted on the calibration set by hpx_insight.cycles.memory_fit "
               "(docs/cycle-model.md, 'Memory costs'; benchmarks/cycle_estimate.py --fit)")
+RANKING_SOURCE = "neuralSPOT-X user guide, 'Memory placement'"
 RANKED = {"mram_read_fill": "sram_read_fill"}
 """Costs a public document ranks (dearer -> cheaper), which the fit keeps: Ambiq's Apollo510
-memory table gives MRAM as "slow (wait states)" and shared SRAM as "medium (1+ wait)"
-(neuralSPOT-X user guide, 'Memory placement'), so an MRAM line fill costs at least a shared
-SRAM one."""
-_RANKED_SOURCE = (FIT_SOURCE + ", kept at least shared SRAM's line fill: Ambiq ranks MRAM "
-                  "slower (neuralSPOT-X user guide, 'Memory placement')")
+memory table (:data:`RANKING_SOURCE`) gives MRAM as "slow (wait states)" and shared SRAM as
+"medium (1+ wait)", so an MRAM line fill costs at least a shared SRAM one."""
+_RANKED_SOURCE = (f"{FIT_SOURCE}, kept at least shared SRAM's line fill: Ambiq ranks MRAM "
+                  f"slower ({RANKING_SOURCE})")
 # The fit's result on the Apollo510 calibration set, its programs built with GCC 15 as the seed's
 # were (docs/cycle-model.md, 'Memory costs').
 FITTED = {"mram_read_fill": 7.18, "sram_read_fill": 7.18, "sram_write_miss": 5.02,
