@@ -7,13 +7,13 @@ code, never a traceback.
 
 from __future__ import annotations
 
-import gc
 import sys
 from collections.abc import Sequence
 
 import typer
 
 from hpx_core.cli.app import app
+from hpx_core.cli.extensions import ExtendedGroup
 from hpx_core.cli.stopping import interruptible, stopped_error
 from hpx_core.errors import HpxError
 
@@ -39,12 +39,6 @@ from hpx_core.cli import validate as _validate  # noqa: F401  isort: skip
 # Options whose value may be left out (``--check-layers`` means ``--check-layers=first``):
 # typer has no optional option values, so the bare flag is spelled out before parsing.
 OPTIONAL_VALUES = {"--check-layers": "first"}
-# The console script makes a few thousand long-lived objects while it starts (modules, attrs
-# classes, the plugins): with the default thresholds the collector walks them again and again.
-# A larger first generation still bounds the garbage a long run leaves. (Nothing is frozen at
-# exit: objects of native bindings, lief's among them, must be collected before they are torn
-# down, or nanobind reports them as leaked.)
-GC_THRESHOLDS = (50_000, 50, 100)
 INTERRUPTED = 130  # typer's exit status for a KeyboardInterrupt that reached it
 
 
@@ -61,10 +55,11 @@ def _said(error: HpxError) -> int:
     return error.exit_code
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the CLI. As the console script it exits; called with ``argv`` it returns the code."""
-    if argv is None:
-        gc.set_threshold(*GC_THRESHOLDS)
+def main(argv: Sequence[str] | None = None, *, freeze_loaded: bool = False) -> int:
+    """Run the CLI. As the console script it exits; called with ``argv`` it returns the code.
+    ``freeze_loaded``: the console script's own (:mod:`hpx_core.console`), not for a process
+    that goes on after the command."""
+    ExtendedGroup.freeze_loaded = freeze_loaded
     try:
         with interruptible():
             args = spell_out(sys.argv[1:] if argv is None else argv)

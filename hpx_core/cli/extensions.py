@@ -11,7 +11,8 @@ adds a command with an ``hpx.commands`` entry point naming a function typer can 
 
 from __future__ import annotations
 
-from typing import Any
+import gc
+from typing import Any, ClassVar
 
 import typer
 from typer.core import TyperGroup, TyperOption
@@ -25,6 +26,16 @@ FLAGGED_COMMANDS = ("profile",)
 class ExtendedGroup(TyperGroup):
     """The ``hpx`` group: the core's commands, every ``hpx.commands`` entry point's, and the
     passes' flags on the commands that take them."""
+
+    freeze_loaded: ClassVar[bool] = False
+    """Set by the console script: once the command is known (and with it what its options
+    imported), freeze what is loaded (:mod:`hpx_core.console` says why)."""
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        resolved = super().resolve_command(ctx, args)
+        if self.freeze_loaded:
+            gc.freeze()
+        return resolved
 
     def list_commands(self, ctx: Any) -> list[str]:
         own = super().list_commands(ctx)
