@@ -10,13 +10,19 @@ what is loaded once the command is known is frozen: kept out of the collector's 
 as usual, at exit too: objects of native bindings (lief's, through nanobind) must be, or
 nanobind reports them as leaked.
 
-This module is outside :mod:`hpx_core.cli` so that the thresholds are set before the command
-line is imported.
+A warm emulated run gets a head start here too: QEMU starts on the ELF the same command ran
+last, before the command line is imported (:mod:`hpx_core.head_start`).
+
+This module is outside :mod:`hpx_core.cli` so that both happen before the command line is
+imported.
 """
 
 from __future__ import annotations
 
 import gc
+import sys
+
+from hpx_core import head_start
 
 GC_THRESHOLDS = (50_000, 50, 100)
 
@@ -24,6 +30,10 @@ GC_THRESHOLDS = (50_000, 50, 100)
 def main() -> None:
     """Run ``hpx`` with the process's arguments and exit with its code."""
     gc.set_threshold(*GC_THRESHOLDS)
-    from hpx_core.cli import main as run_cli
+    head_start.start(sys.argv[1:])
+    try:
+        from hpx_core.cli import main as run_cli
 
-    run_cli(freeze_loaded=True)
+        run_cli(freeze_loaded=True)
+    finally:
+        head_start.cancel()

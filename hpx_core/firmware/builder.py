@@ -15,6 +15,7 @@ from pathlib import Path
 
 import attrs
 
+from hpx_core import head_start
 from hpx_core.contract import SourceSet
 from hpx_core.errors import BuildError, ToolError
 from hpx_core.firmware.elfinfo import SectionSizes, section_sizes
@@ -157,6 +158,10 @@ def build_project(
     )
     stamp_path = project.root / STAMP
     previous = read_stamp(stamp_path)
+    if previous.get("fingerprint") != fingerprint:
+        # This build changes the firmware: a run started ahead on the old ELF could not be
+        # taken over, and would take a core from the compiler meanwhile.
+        head_start.cancel()
     cache = compiler_cache()
     launcher = cache.describe() if cache else ""
     # Stamps written before the identity was kept have the version (a GCC's identity).

@@ -21,7 +21,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -29,6 +28,7 @@ from typing import IO, Literal
 
 import attrs
 
+from hpx_core import head_start
 from hpx_core.boards import Board
 from hpx_core.contract import Json
 from hpx_core.errors import RunError, ToolError
@@ -39,9 +39,8 @@ from hpx_core.tool_version import version_line
 
 log = get_logger(__name__)
 
-QEMU = "qemu-system-arm"
-SANDBOX = "on,obsolete=deny,elevateprivileges=deny,spawn=deny,resourcecontrol=deny"
-"""QEMU's seccomp filter: no new processes, no privilege changes, no obsolete system calls."""
+QEMU = head_start.QEMU
+SANDBOX = head_start.SANDBOX
 NO_PEER = b"qemu-system-arm: warning: nic lan9118.0 has no peer\n"
 """What QEMU says of the boards' Ethernet controller without a network: expected, dropped."""
 STDERR_KEPT = 64 * 1024
@@ -62,6 +61,7 @@ class RunOutput:
     seconds: float
     timed_out: bool
     over_limit: bool = False  # stopped once the stream passed the capture limit
+    head_start: bool = False  # started as the console script started (:mod:`hpx_core.head_start`)
 
 
 def qemu_argv(board: Board, elf: Path, qemu: str = QEMU) -> list[str]:
@@ -73,28 +73,7 @@ def qemu_argv(board: Board, elf: Path, qemu: str = QEMU) -> list[str]:
             "run silicon boards with the probe runner",
         )
     spec = board.qemu
-    return [
-        qemu,
-        "-machine",
-        spec.machine,
-        "-cpu",
-        spec.cpu,
-        "-display",
-        "none",
-        "-monitor",
-        "none",
-        "-serial",
-        "stdio",
-        "-nic",
-        "none",
-        "-no-reboot",
-        "-sandbox",
-        SANDBOX,
-        "-icount",
-        f"shift={spec.icount_shift},sleep=off",
-        "-kernel",
-        str(elf),
-    ]
+    return head_start.qemu_command(qemu, spec.machine, spec.cpu, spec.icount_shift, elf)
 
 
 def check_load_segments(board: Board, elf: Path) -> None:
@@ -135,22 +114,24 @@ def run_on_qemu(board: Board, elf: Path, *, timeout: float = 60.0,
         raise RunError(f"firmware {elf} does not exist", "build it first with `hpx build`")
     check_load_segments(board, elf)
     argv = qemu_argv(board, elf, found)
-    started = time.perf_counter()
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        with subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err) as proc:
-            try:
-                ending = _watch(proc, out, started + timeout, max_capture, on_output)
-            except BaseException:  # stopped (SIGTERM reaches hpx alone): QEMU goes too
-                proc.kill()
-                proc.wait()
-                raise
-        seconds = time.perf_counter() - started
-        stream, stderr = _kept(out, max_capture), _kept(err, STDERR_KEPT)
-    exit_code = proc.returncode if ending == "exit" else None
+    early = head_start.take(argv, elf)
+    with early or head_start.Launched(argv) as run:
+        try:
+            ending = _watch(run.proc, run.out, run.started + timeout, max_capture, on_output)
+        except BaseException:  # stopped (SIGTERM reaches hpx alone): QEMU goes too
+            run.proc.kill()
+            run.proc.wait()
+            raise
+        seconds = time.perf_counter() - run.started
+        stream, stderr = _kept(run.out, max_capture), _kept(run.err, STDERR_KEPT)
+    exit_code = run.proc.returncode if ending == "exit" else None
+    if exit_code is not None and board.qemu is not None:
+        spec = board.qemu
+        head_start.remember(spec.machine, spec.cpu, spec.icount_shift, elf)
     log.info("qemu", board=board.name, exit_code=exit_code, seconds=round(seconds, 3),
-             ending=ending, stream_bytes=len(stream))
+             ending=ending, stream_bytes=len(stream), head_start=early is not None)
     return RunOutput(tuple(argv), stream, stderr.replace(NO_PEER, b""), exit_code, seconds,
-                     ending == "timeout", ending == "limit")
+                     ending == "timeout", ending == "limit", early is not None)
 
 
 def _watch(proc: subprocess.Popen[bytes], out: IO[bytes], deadline: float,
@@ -216,6 +197,7 @@ class QemuRunner:
             "exit_code": output.exit_code,
             "seconds": round(output.seconds, 3),
             "timed_out": output.timed_out,
+            "head_start": output.head_start,
             "stderr": output.stderr.decode("utf-8", "replace")[-4000:],
         }
         identity: dict[str, Json] = {
