@@ -8,6 +8,9 @@ ELF, which goes first alternating over the repeats, and prints the medians, thei
 their ratio. Then the same warm re-run as a user types it, ``hpx profile`` in a new process
 each time: that adds Python's start-up and imports, the plugin registry, the config and the
 bundle to the in-process run (with Python's bytecode cache on, as an installed package has it).
+It runs with the console script's head start (QEMU started on the last run's ELF while the
+stages confirm it, :mod:`hpx_core.head_start`) and without it (``HPX_HEAD_START=off``), the two
+and QEMU alone taking turns to go first.
 """
 
 from __future__ import annotations
@@ -73,14 +76,16 @@ def main() -> None:
     )
     print(f"QEMU alone, same ELF (median of {args.repeats}): {q:.3f} s ({_spread(qemu)})")
     print(f"ratio warm / QEMU alone: {w / q:.2f}")
-    cli, alone, added = _cli_runs(args.model, args.backend, args.board, work / "cli",
-                                  args.repeats)
-    print(f"hpx profile, a new process each time (median of {args.repeats}): "
-          f"{statistics.median(cli):.3f} s ({_spread(cli)}); QEMU alone on its ELF, before or "
-          f"after each run in turn (default iterations): {statistics.median(alone):.3f} s "
-          f"({_spread(alone)}); ratio: {statistics.median(cli) / statistics.median(alone):.2f}")
-    print(f"added to QEMU's time (median over the runs of the run's wall time minus the QEMU "
-          f"time it recorded): {statistics.median(added):.3f} s ({_spread(added)})")
+    sides = _cli_runs(args.model, args.backend, args.board, work / "cli", args.repeats)
+    alone = statistics.median(sides["qemu alone"][0])
+    print(f"QEMU alone on the profile's ELF (default iterations, median of {args.repeats}): "
+          f"{alone:.3f} s ({_spread(sides['qemu alone'][0])})")
+    for side in ("hpx profile", "hpx profile, HPX_HEAD_START=off"):
+        walls, added = sides[side]
+        print(f"{side}, a new process each time (median of {args.repeats}): "
+              f"{statistics.median(walls):.3f} s ({_spread(walls)}); minus QEMU alone: "
+              f"{statistics.median(walls) - alone:.3f} s; each run's wall time minus the QEMU "
+              f"time it recorded: {statistics.median(added):.3f} s ({_spread(added)})")
     print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
@@ -89,12 +94,13 @@ def _spread(values: list[float]) -> str:
 
 
 def _cli_runs(model: Path, backend: str, board: str, folder: Path,
-              repeats: int) -> tuple[list[float], list[float], list[float]]:
-    """``hpx profile`` re-runs in ``folder`` (the first one warms both sides: it builds the
-    ELF and runs QEMU on it): each one's wall time, QEMU alone on the same ELF (run before
-    the profile on odd repeats, after it on even ones), and each run's wall time minus the
-    QEMU time its bundle recorded (QEMU's own time varies by a tenth from run to run; the
-    difference within one run does not)."""
+              repeats: int) -> dict[str, tuple[list[float], list[float]]]:
+    """``hpx profile`` re-runs in ``folder``, with its head start and without
+    (``HPX_HEAD_START=off``), and QEMU alone on the same ELF, the three in turn, each repeat
+    starting with the next (the first run warms all three: it builds the ELF and runs QEMU on
+    it). Each side's wall times and, for the profiles, each run's wall time minus the QEMU time
+    its bundle recorded (QEMU's own time varies by a tenth from run to run; the difference
+    within one run does not; with the head start QEMU's time overlaps the stages')."""
     folder.mkdir(parents=True, exist_ok=True)
     argv = [str(Path(sys.executable).parent / "hpx"), "profile", str(model), "--engine", "tflm",
             "--backend", backend, "--board", board]
@@ -104,19 +110,21 @@ def _cli_runs(model: Path, backend: str, board: str, folder: Path,
     subprocess.run(argv, cwd=folder, capture_output=True, check=True, env=env)
     bundle = sorted((folder / "hpx-results").iterdir())[-1]
     qemu = json.loads((bundle / "run.json").read_text(encoding="utf-8"))["argv"]
-    walls: list[float] = []
-    alone: list[float] = []
-    added: list[float] = []
+    order = ["hpx profile", "hpx profile, HPX_HEAD_START=off", "qemu alone"]
+    sides: dict[str, tuple[list[float], list[float]]] = {side: ([], []) for side in order}
     for repeat in range(repeats):
-        if repeat % 2:
-            alone.append(_timed(qemu, None, None))
-        walls.append(_timed(argv, folder, env))
-        bundle = sorted((folder / "hpx-results").iterdir())[-1]
-        run = json.loads((bundle / "run.json").read_text(encoding="utf-8"))
-        added.append(walls[-1] - run["seconds"])
-        if not repeat % 2:
-            alone.append(_timed(qemu, None, None))
-    return walls, alone, added
+        for side in order[repeat % 3:] + order[:repeat % 3]:
+            walls, added = sides[side]
+            if side == "qemu alone":
+                walls.append(_timed(qemu, None, None))
+                continue
+            walls.append(_timed(argv, folder, env if side == "hpx profile"
+                                else {**env, "HPX_HEAD_START": "off"}))
+            bundle = sorted((folder / "hpx-results").iterdir())[-1]
+            run = json.loads((bundle / "run.json").read_text(encoding="utf-8"))
+            assert run["head_start"] == (side == "hpx profile"), side
+            added.append(walls[-1] - run["seconds"])
+    return sides
 
 
 def _timed(argv: list[str], cwd: Path | None, env: dict[str, str] | None) -> float:
