@@ -96,17 +96,20 @@ def start(args: Sequence[str]) -> None:
     """In the console script, as it starts: note the command and, when it ran QEMU last time
     on an ELF still there, start that run again."""
     global _key, _pending
-    _key = command_key(args) if args and args[0] in COMMANDS else None
-    if _key is None or os.environ.get(SWITCH, "").lower() in OFF:
-        return
-    found = shutil.which(QEMU)
-    kept = _kept_run(RUNS.load(_key))
-    if found is None or kept is None:
-        return
-    machine, cpu, shift, elf = kept
-    signature = file_signature(elf)
-    if signature is not None:
-        _pending = Launched(qemu_command(found, machine, cpu, shift, elf), signature)
+    try:
+        _key = command_key(args) if args and args[0] in COMMANDS else None
+        if _key is None or os.environ.get(SWITCH, "").lower() in OFF:
+            return
+        found = shutil.which(QEMU)
+        kept = _kept_run(RUNS.load(_key))
+        if found is None or kept is None:
+            return
+        machine, cpu, shift, elf = kept
+        signature = file_signature(elf)
+        if signature is not None:
+            _pending = Launched(qemu_command(found, machine, cpu, shift, elf), signature)
+    except OSError:  # no working folder, no temporary files, QEMU gone: the run starts later
+        _pending = None
 
 
 def take(argv: Sequence[str], elf: Path) -> Launched | None:

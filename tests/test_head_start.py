@@ -160,3 +160,13 @@ def test_a_build_that_changes_the_firmware_stops_the_run_started_ahead(tmp_path:
     build(tmp_path / "p", "qemu-m55", selftest_contribution(project.board), "selftest")
     assert head_start._pending is None
     assert early.proc.returncode is not None and early.out.closed
+
+
+def test_a_head_start_that_cannot_start_leaves_the_command_to_run_as_usual(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    key = head_start.command_key(["run", "x"])
+    head_start.RUNS.store(key, {"machine": "mps3-an547", "cpu": "cortex-m55",
+                                "icount_shift": 10, "elf": sys.executable})
+    monkeypatch.setattr(head_start.shutil, "which", lambda _name: "/nonexistent/qemu")
+    head_start.start(["run", "x"])  # the binary is gone as it starts: no error, no run
+    assert head_start._pending is None
