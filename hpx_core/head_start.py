@@ -71,8 +71,12 @@ class Launched:
         self.out: IO[bytes] = self._files.enter_context(tempfile.TemporaryFile())  # noqa: SIM115
         self.err: IO[bytes] = self._files.enter_context(tempfile.TemporaryFile())  # noqa: SIM115
         self.started = time.perf_counter()
-        self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, stdout=self.out,
-                                     stderr=self.err)
+        try:
+            self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, stdout=self.out,
+                                         stderr=self.err)
+        except BaseException:
+            self._files.close()
+            raise
 
     def __enter__(self) -> Launched:
         return self
