@@ -45,7 +45,7 @@ COMMANDS = ("profile", "run")
 """The commands given a head start: each runs the firmware once on the board it names."""
 RUNS = KeptFolder("head-starts", keep=64)
 SWITCH = "HPX_HEAD_START"
-"""``HPX_HEAD_START=off`` (or 0, no, false): no run starts ahead (a one-core machine, say)."""
+"""``HPX_HEAD_START=off`` (or 0, no, false): no run starts ahead (nor does one on one core)."""
 OFF = ("0", "off", "no", "false")
 _NAME = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
 
@@ -102,7 +102,7 @@ def start(args: Sequence[str]) -> None:
     global _key, _pending
     try:
         _key = command_key(args) if args and args[0] in COMMANDS else None
-        if _key is None or os.environ.get(SWITCH, "").lower() in OFF:
+        if _key is None or os.environ.get(SWITCH, "").lower() in OFF or usable_cores() < 2:
             return
         found = shutil.which(QEMU)
         kept = _kept_run(RUNS.load(_key))
@@ -148,6 +148,14 @@ def remember(machine: str, cpu: str, icount_shift: int, elf: Path) -> None:
     if key is not None:
         RUNS.store(key, {"machine": machine, "cpu": cpu, "icount_shift": icount_shift,
                          "elf": str(elf if elf.is_absolute() else elf.absolute())})
+
+
+def usable_cores() -> int:
+    """The cores this process may run on: with one, a run started ahead would only take turns
+    with the stages, and take the compiler's core when the guess is wrong."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
 
 
 def command_key(args: Sequence[str]) -> str:
