@@ -22,14 +22,14 @@ from __future__ import annotations
 import gc
 import sys
 
-from hpx_core import head_start
-
 GC_THRESHOLDS = (50_000, 50, 100)
 
 
 def main() -> None:
     """Run ``hpx`` with the process's arguments and exit with its code."""
     gc.set_threshold(*GC_THRESHOLDS)
+    from hpx_core import head_start
+
     head_start.start(sys.argv[1:])
     try:
         from hpx_core.cli import main as run_cli
