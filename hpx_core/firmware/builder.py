@@ -158,7 +158,8 @@ def build_project(
     )
     stamp_path = project.root / STAMP
     previous = read_stamp(stamp_path)
-    if previous.get("fingerprint") != fingerprint:
+    unchanged = previous.get("fingerprint") == fingerprint
+    if not unchanged:
         # This build changes the firmware: a run started ahead on the old ELF could not be
         # taken over, and would take a core from the compiler meanwhile.
         head_start.cancel()
@@ -196,7 +197,7 @@ def build_project(
         configured=configured,
         compiled=compiled,
         no_work="ninja: no work to do." in output,
-        fingerprint_unchanged=previous.get("fingerprint") == fingerprint,
+        fingerprint_unchanged=unchanged,
         seconds=time.perf_counter() - started,
         log=log_file,
         compiler_cache=launcher,

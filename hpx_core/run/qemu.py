@@ -40,7 +40,6 @@ from hpx_core.tool_version import version_line
 log = get_logger(__name__)
 
 QEMU = head_start.QEMU
-SANDBOX = head_start.SANDBOX
 NO_PEER = b"qemu-system-arm: warning: nic lan9118.0 has no peer\n"
 """What QEMU says of the boards' Ethernet controller without a network: expected, dropped."""
 STDERR_KEPT = 64 * 1024
@@ -115,13 +114,10 @@ def run_on_qemu(board: Board, elf: Path, *, timeout: float = 60.0,
     check_load_segments(board, elf)
     argv = qemu_argv(board, elf, found)
     early = head_start.take(argv, elf)
+    # Leaving the block stops QEMU if it still runs: stopped (SIGTERM reaches hpx alone), QEMU
+    # goes too.
     with early or head_start.Launched(argv) as run:
-        try:
-            ending = _watch(run.proc, run.out, run.started + timeout, max_capture, on_output)
-        except BaseException:  # stopped (SIGTERM reaches hpx alone): QEMU goes too
-            run.proc.kill()
-            run.proc.wait()
-            raise
+        ending = _watch(run.proc, run.out, run.started + timeout, max_capture, on_output)
         seconds = time.perf_counter() - run.started
         stream, stderr = _kept(run.out, max_capture), _kept(run.err, STDERR_KEPT)
     exit_code = run.proc.returncode if ending == "exit" else None
