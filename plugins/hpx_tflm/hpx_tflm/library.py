@@ -64,8 +64,9 @@ def _include_dirs(sources: SourceSet, backend: str) -> list[str]:
 
 
 def public_include_dirs(sources: SourceSet) -> list[str]:
-    """What the glue compiled into the app needs (TFLM headers and what they include)."""
-    return _include_dirs(sources, "reference")
+    """What the glue compiled into the app needs (TFLM headers and what they include), but the
+    library's own folders (``@LIB@``): the app names those from the library it links."""
+    return [d for d in _include_dirs(sources, "reference") if not d.startswith("@LIB@")]
 
 
 def tflm_spec(
