@@ -18,6 +18,10 @@ from pathlib import Path
 ENV = "HPX_CACHE_DIR"
 NAME = "hpx"
 LEGACY_NAME = "helia-profiler"  # the default folder's name in earlier releases
+DEBUG_ROOT = "/hpx-cache"
+"""What compiled code records instead of the cache's folder (debug info; ``__FILE__`` in
+libraries): a debugger finds the sources with ``set substitute-path /hpx-cache <the cache
+folder>``, and a build names no folder of the machine it ran on."""
 
 
 def cache_root() -> Path:

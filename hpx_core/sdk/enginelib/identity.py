@@ -16,14 +16,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from hpx_core.cachedir import DEBUG_ROOT as DEBUG_ROOT  # the plugins find it here
 from hpx_core.contract import SourceSet
 from hpx_core.sources import cache_root
 from hpx_core.sources.content import tree_digest
 
 CACHE_ROOT = "cache"
-DEBUG_ROOT = "/hpx-cache"
-"""What compiled libraries record instead of the cache's folder (debug info, ``__FILE__``): a
-debugger finds their sources with ``set substitute-path /hpx-cache <the cache folder>``."""
 
 
 def source_roots(sources: SourceSet) -> dict[str, str]:

@@ -8,6 +8,7 @@ shapes: ``ADDR:<tab>MNEMONIC<tab>OPERANDS`` lines, and FUNCTION / FILE:LINE pair
 
 from __future__ import annotations
 
+import posixpath
 import shutil
 import subprocess
 from collections.abc import Mapping, Sequence
@@ -50,8 +51,15 @@ class Binutils:
         text = _run(argv, "symbolize", "\n".join(f"0x{a:x}" for a in addresses) + "\n")
         lines = [line for line in text.splitlines() if line.strip()]
         pairs = list(zip(lines[0::2], lines[1::2], strict=False))
-        return {a: (fn.strip(), where.strip()) for a, (fn, where) in zip(addresses, pairs,
-                                                                          strict=False)}
+        return {a: (fn.strip(), _tidy(where.strip())) for a, (fn, where) in zip(addresses, pairs,
+                                                                                strict=False)}
+
+
+def _tidy(where: str) -> str:
+    """``FILE:LINE`` with the file's path made plain: an app's sources are named from its build
+    folder (``./../project/engine/x.cc``: :mod:`hpx_core.firmware.debug_paths`)."""
+    file, colon, line = where.rpartition(":")
+    return f"{posixpath.normpath(file)}:{line}" if colon and "/" in file else where
 
 
 def _run(argv: list[str], what: str, stdin: str | None = None) -> str:
