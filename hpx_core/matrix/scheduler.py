@@ -3,12 +3,14 @@
 The pipeline's ``on_stage`` callback is where a cell takes what its next stage needs and gives
 back what the last one held: a build slot for firmware generation and the build, an emulator,
 the board itself or a free board farm place for the run (:mod:`.resources`); the cell's run goes
-to the place it took. Engine libraries: the first cell of a library group goes through firmware
-generation (where its engine builds or finds the library) before the group's other cells start,
-so they find it made instead of queueing on its lock; should they meet a lock anyway (another
-process building it), they say what they wait for and lend their build slot to other cells
-meanwhile (:mod:`hpx_core.locks`). Stopping: no new cell starts, a cell waiting for a resource
-gives up (interrupted), and a stage that runs finishes.
+to the place it took. Cells of one model (on one board, with one toolchain) do not build side by
+side while another cell can: the later finds the model's units in the compiler cache instead of
+compiling them beside the earlier. Engine libraries: the first cell of a library group goes
+through firmware generation (where its engine builds or finds the library) before the group's
+other cells start, so they find it made instead of queueing on its lock; should they meet a lock
+anyway (another process building it), they say what they wait for and lend their build slot to
+other cells meanwhile (:mod:`hpx_core.locks`). Stopping: no new cell starts, a cell waiting for
+a resource gives up (interrupted), and a stage that runs finishes.
 """
 
 from __future__ import annotations
@@ -27,6 +29,15 @@ from hpx_core.matrix.resources import POLL_S, PlaceSlot, Resources, Slots, take_
 BUILD_STAGES = ("firmware generation", "build")
 RUN_STAGE = "run, capture and results"
 LIBRARY_MADE = "build"  # the stage after the one that makes engine libraries
+BUILT = "kernel verification"  # the stage after the build
+
+
+def _shares(planned: PlannedCell) -> tuple[str, str, str]:
+    """What cells' app builds share through the compiler cache (:mod:`hpx_core.firmware.
+    debug_paths`) beyond the harness: the model's compiled units (its data, inputs and layers),
+    for one board and toolchain, whatever the engine's backend or variant."""
+    cell = planned.cell
+    return (str(cell.model.path), cell.board, cell.toolchain)
 
 
 @attrs.frozen
@@ -147,6 +158,7 @@ class Scheduler:
         self._results: dict[str, CellResult] = {r.id: r for r in done}
         self._opening: set[object] = set()
         self._ready: set[object] = set()
+        self._building: Counter[tuple[str, str, str]] = Counter()
         self._cond = threading.Condition()
 
     def run(self) -> list[CellResult]:
@@ -175,9 +187,14 @@ class Scheduler:
 
             gate = StageGate(planned, self._resources, self._stop, say)
 
-            def on_stage(stage: str, gate: StageGate = gate, group: object = group) -> None:
+            building = [_shares(planned)]  # until its build is over
+
+            def on_stage(stage: str, gate: StageGate = gate, group: object = group,
+                         building: list[tuple[str, str, str]] = building) -> None:
                 if stage == LIBRARY_MADE:
                     self._library_made(group)
+                if stage == BUILT:
+                    self._built(building)
                 gate.enter(stage)
 
             try:
@@ -186,20 +203,33 @@ class Scheduler:
             finally:
                 gate.close()
                 self._library_made(group)
+                self._built(building)
             self._finish(index, result)
         self._set(index, None, "idle")
 
     def _next(self) -> PlannedCell | None:
-        """The first queued cell whose library group is made, or not being made by another."""
+        """The first queued cell whose library group is made, or not being made by another;
+        of those, the first whose model no other cell is building, when there is one."""
         with self._cond:
             while not self._stop.is_set() and self._queue:
-                for i, planned in enumerate(self._queue):
-                    group = planned.library_group
-                    if group in self._ready or group not in self._opening:
-                        self._opening.add(group)
-                        return self._queue.pop(i)
+                free = [i for i, planned in enumerate(self._queue)
+                        if planned.library_group in self._ready
+                        or planned.library_group not in self._opening]
+                if free:
+                    chosen = next((i for i in free
+                                   if not self._building[_shares(self._queue[i])]), free[0])
+                    planned = self._queue.pop(chosen)
+                    self._opening.add(planned.library_group)
+                    self._building[_shares(planned)] += 1
+                    return planned
                 self._cond.wait(POLL_S)
             return None
+
+    def _built(self, building: list[tuple[str, str, str]]) -> None:
+        """A cell's build is over (or it ended before): its model's units are in the cache."""
+        with self._cond:
+            while building:
+                self._building[building.pop()] -= 1
 
     def _library_made(self, group: object) -> None:
         with self._cond:

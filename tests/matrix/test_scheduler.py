@@ -142,6 +142,22 @@ def test_a_stop_starts_no_new_cell_and_abandons_waits() -> None:
     assert heard[-1].finished == {"complete": 1, "interrupted": 1}
 
 
+def test_cells_of_one_model_do_not_build_side_by_side_while_another_can() -> None:
+    """Planned model by model, as a matrix file's axes make them: the later cell of a model
+    builds after the earlier one's build, and finds its units in the compiler cache."""
+    cells = [_cell(m, b) for m in ("m1", "m2", "m3") for b in ("plain", "nops")]
+    recorder = Recorder({"build": 0.15})
+    Scheduler(cells, recorder, _resources(builds=2), workers=2, stop=threading.Event()).run()
+    builds = {c.cell.id: (recorder.started(c.cell.id, "build"),
+                          recorder.started(c.cell.id, "kernel verification")) for c in cells}
+    for model in ("m1", "m2"):  # m3's two cells are the last: nothing else could go instead
+        (start_a, end_a), (start_b, end_b) = (builds[c.cell.id] for c in cells
+                                              if c.cell.model.name == model)
+        assert end_a <= start_b or end_b <= start_a, model
+    # both build slots were used: the other model's cell went beside it instead
+    assert min(builds[c.cell.id][0] for c in cells[2:4]) < builds[cells[0].cell.id][1]
+
+
 def test_cells_done_before_are_not_run_again() -> None:
     cells = [_cell(f"m{i}", "plain") for i in range(3)]
     done = [CellResult(cells[1], "complete", resumed=True)]
