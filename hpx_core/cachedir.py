@@ -21,7 +21,7 @@ LEGACY_NAME = "helia-profiler"  # the default folder's name in earlier releases
 DEBUG_ROOT = "/hpx-cache"
 """What compiled code records instead of the cache's folder (debug info; ``__FILE__`` in
 libraries): a debugger finds the sources with ``set substitute-path /hpx-cache <the cache
-folder>``, and a build names no folder of the machine it ran on."""
+folder>``, and what is built names no cache folder of the machine it was built on."""
 
 
 def cache_root() -> Path:
