@@ -64,6 +64,19 @@ def test_a_build_with_a_precompiled_header_tells_ccache_its_sloppiness_beside_th
     assert build_env(None, precompiled=True).get("CCACHE_SLOPPINESS") == "time_macros"
 
 
+@needs_ccache
+def test_library_builds_use_ccaches_depend_mode_unless_the_user_says(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    found = find_compiler_cache({})
+    assert found is not None
+    monkeypatch.delenv("CCACHE_DEPEND", raising=False)
+    monkeypatch.delenv("CCACHE_NODEPEND", raising=False)
+    assert build_env(found, library=True)["CCACHE_DEPEND"] == "true"
+    assert "CCACHE_DEPEND" not in build_env(found)  # an app's units: the preprocessor mode
+    monkeypatch.setenv("CCACHE_NODEPEND", "1")
+    assert "CCACHE_DEPEND" not in build_env(found, library=True)
+
+
 def test_stats_log_counts_units(tmp_path: Path) -> None:
     log = tmp_path / "stats.log"
     log.write_text("# /a.c\ncache_miss\ndirect_cache_miss\n# /b.S\ndirect_cache_hit\n"

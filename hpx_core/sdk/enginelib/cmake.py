@@ -144,7 +144,8 @@ def cmake_library(
 
     chosen = ["--target", *targets] if targets else []
     run_logged(["cmake", "--build", str(build), "--parallel", str(jobs), *chosen], log_file,
-               f"building {what}", env=build_env(cache, stats_log, precompiled=precompiled),
+               f"building {what}", env=build_env(cache, stats_log, precompiled=precompiled,
+                                                      library=True),
                on_line=seen)
     stats = read_stats(stats_log) if cache is not None else None
     stats_log.unlink(missing_ok=True)
