@@ -80,6 +80,9 @@ class HarnessSettings:
             )
 
 
+BUILD_FOLDER = "build"  # in a project's work folder: where CMake builds (and compiles from)
+
+
 @attrs.frozen
 class Project:
     """A rendered firmware project: its source folder and the files hpx put there."""
@@ -96,7 +99,7 @@ class Project:
 
     @property
     def build_dir(self) -> Path:
-        return self.root / "build"
+        return self.root / BUILD_FOLDER
 
     @property
     def elf(self) -> Path:
@@ -179,7 +182,7 @@ def _cmakelists(
         board=board,
         engine=settings.engine,
         cpu_flags=board.cpu_flags,
-        debug_prefix_maps=debug_prefix_maps(src.parent, src.parent / "build"),
+        debug_prefix_maps=debug_prefix_maps(src.parent, src.parent / BUILD_FOLDER),
         core_sources=[_cmake_path(p) for p in core_sources],
         engine_sources=_resolve(engine_dir, contribution.sources),
         core_include_dirs=[
