@@ -40,6 +40,15 @@ def _shares(planned: PlannedCell) -> tuple[str, str, str]:
     return (str(cell.model.path), cell.board, cell.toolchain)
 
 
+@attrs.define
+class _BuildClaim:
+    """A cell's mark on what it builds (:func:`_shares`), taken off once: when its build is
+    over, or when the cell ends before."""
+
+    shares: tuple[str, str, str]
+    held: bool = True
+
+
 @attrs.frozen
 class WorkerState:
     """What one worker does now: its cell and the stage (or what it waits for)."""
@@ -187,14 +196,14 @@ class Scheduler:
 
             gate = StageGate(planned, self._resources, self._stop, say)
 
-            building = [_shares(planned)]  # until its build is over
+            claim = _BuildClaim(_shares(planned))
 
             def on_stage(stage: str, gate: StageGate = gate, group: object = group,
-                         building: list[tuple[str, str, str]] = building) -> None:
+                         claim: _BuildClaim = claim) -> None:
                 if stage == LIBRARY_MADE:
                     self._library_made(group)
                 if stage == BUILT:
-                    self._built(building)
+                    self._built(claim)
                 gate.enter(stage)
 
             try:
@@ -203,7 +212,7 @@ class Scheduler:
             finally:
                 gate.close()
                 self._library_made(group)
-                self._built(building)
+                self._built(claim)
             self._finish(index, result)
         self._set(index, None, "idle")
 
@@ -225,11 +234,12 @@ class Scheduler:
                 self._cond.wait(POLL_S)
             return None
 
-    def _built(self, building: list[tuple[str, str, str]]) -> None:
+    def _built(self, claim: _BuildClaim) -> None:
         """A cell's build is over (or it ended before): its model's units are in the cache."""
         with self._cond:
-            while building:
-                self._building[building.pop()] -= 1
+            if claim.held:
+                claim.held = False
+                self._building[claim.shares] -= 1
 
     def _library_made(self, group: object) -> None:
         with self._cond:
