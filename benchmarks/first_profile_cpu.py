@@ -111,9 +111,8 @@ def main() -> None:
         for repeat in range(args.repeats):
             order = list(sides) if repeat % 2 == 0 else list(sides)[::-1]
             for side in order:
-                made = in_process_of_its_own(sides[side], root / f"run{repeat}-{len(runs[side])}"
-                                             f"-{side.split()[-1]}", args.backend,
-                                             show=not runs[side])
+                made = in_process_of_its_own(sides[side], root / f"run{repeat}-{side.split()[-1]}",
+                                             args.backend, show=not runs[side])
                 print(f"{side}: {made.cpu_s:.1f} CPU s, {made.wall_s:.1f} s wall "
                       f"(load {made.load_before:.1f})", flush=True)
                 runs[side].append(made)
