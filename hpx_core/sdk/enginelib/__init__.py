@@ -14,6 +14,7 @@ an object at a time as programs need them, linked through archives in the whole 
 
 from hpx_core.firmware.cmake_text import cmake_quote, shell_join
 from hpx_core.sdk.enginelib.build import (
+    LIB_TOKEN,
     EngineLibrary,
     archive_cmake,
     ensure_library,
@@ -43,6 +44,7 @@ from hpx_core.sdk.enginelib.unit_tree import TargetUnits, Unit
 from hpx_core.sdk.enginelib.units import UnitLibrary, UnitRecipe
 
 __all__ = [
+    "LIB_TOKEN",
     "CachedFolder",
     "EngineLibrary",
     "LibraryBuild",

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from hpx_core.sdk import SourceError, SourceSet
 from hpx_core.sdk.enginelib import (
+    LIB_TOKEN,
     LibrarySpec,
     SourceGroup,
     Stage,
@@ -52,7 +53,7 @@ def _abs(root: Path, files: Sequence[str]) -> list[str]:
 def _include_dirs(sources: SourceSet, backend: str) -> list[str]:
     dirs = [
         sources.path_of("tflite-micro").as_posix(),
-        "@LIB@/flatbuffers/include",
+        f"{LIB_TOKEN}/flatbuffers/include",
         sources.path_of("gemmlowp").as_posix(),
         sources.path_of("ruy").as_posix(),
     ]
@@ -66,7 +67,7 @@ def _include_dirs(sources: SourceSet, backend: str) -> list[str]:
 def public_include_dirs(sources: SourceSet) -> list[str]:
     """What the glue compiled into the app needs (TFLM headers and what they include), but the
     library's own folders (``@LIB@``): the app names those from the library it links."""
-    return [d for d in _include_dirs(sources, "reference") if not d.startswith("@LIB@")]
+    return [d for d in _include_dirs(sources, "reference") if not d.startswith(LIB_TOKEN)]
 
 
 def tflm_spec(
