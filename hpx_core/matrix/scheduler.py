@@ -188,15 +188,14 @@ class Scheduler:
             return list(self._queue)
 
     def _work(self, index: int) -> None:
-        while (planned := self._next()) is not None:
+        while (taken := self._next()) is not None:
+            planned, claim = taken
             group = planned.library_group
 
             def say(activity: str, cell: str = planned.cell.id) -> None:
                 self._set(index, cell, activity)
 
             gate = StageGate(planned, self._resources, self._stop, say)
-
-            claim = _BuildClaim(_shares(planned))
 
             def on_stage(stage: str, gate: StageGate = gate, group: object = group,
                          claim: _BuildClaim = claim) -> None:
@@ -216,9 +215,10 @@ class Scheduler:
             self._finish(index, result)
         self._set(index, None, "idle")
 
-    def _next(self) -> PlannedCell | None:
+    def _next(self) -> tuple[PlannedCell, _BuildClaim] | None:
         """The first queued cell whose library group is made, or not being made by another;
-        of those, the first whose model no other cell is building, when there is one."""
+        of those, the first whose model no other cell is building, when there is one. With it,
+        its mark on what it builds, taken in the same step."""
         with self._cond:
             while not self._stop.is_set() and self._queue:
                 free = [i for i, planned in enumerate(self._queue)
@@ -229,8 +229,9 @@ class Scheduler:
                                    if not self._building[_shares(self._queue[i])]), free[0])
                     planned = self._queue.pop(chosen)
                     self._opening.add(planned.library_group)
-                    self._building[_shares(planned)] += 1
-                    return planned
+                    claim = _BuildClaim(_shares(planned))
+                    self._building[claim.shares] += 1
+                    return planned, claim
                 self._cond.wait(POLL_S)
             return None
 
