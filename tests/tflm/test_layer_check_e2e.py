@@ -16,6 +16,7 @@ from profiles import profile_run
 from hpx_core.errors import ConfigError
 from hpx_core.pipeline import ProfileOutcome
 from hpx_core.pipeline.layer_check_pass import NAME as LAYER_CHECK
+from hpx_core.pipeline.workdir import WORK_FOLDER
 from hpx_core.results.layer_check import LayerCheck
 
 pytestmark = [
@@ -95,4 +96,4 @@ def test_a_board_without_ram_for_the_staging_is_refused_before_building(tmp_path
         profile_run(vww, "tflm", "qemu-m4", tmp_path, backend="reference", until="build",
                     check_layers="first", arena_size=4 * 1024 * 1024 - 16 * 1024)
     # the work folders are beside the output folder (tmp_path/results): none was built
-    assert not list(tmp_path.glob("hpx-work/*/build/hpx_app.elf"))
+    assert not list((tmp_path / WORK_FOLDER).glob("*/build/hpx_app.elf"))
