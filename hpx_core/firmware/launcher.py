@@ -159,7 +159,7 @@ def build_env(cache: CompilerCache | None, stats_log: Path | None = None, *,
     (:mod:`hpx_core.firmware.debug_paths`). A ``library`` build (an engine library's units)
     runs ccache in its depend mode unless the user's environment says either way: a miss then
     costs no preprocessor run (in a first profile, a second compile of each of KWS's 46 units,
-    about 9 CPU-s), and a unit is found again only with its own flags and headers, as library
+    about 7 CPU-s), and a unit is found again only with its own flags and headers, as library
     units always are (their key names both)."""
     env = dict(os.environ)
     if cache is not None:
